@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# compare.sh - tdist-bench against the same measurements on OpenSHMEM (Debian's OpenMPI).
+#
+#   bench/compare.sh                       # 2 and 4 PEs, all cases, 3 runs of 5 repeats each
+#   bench/compare.sh --pes 2 --runs 5 --cases "pingpong barrier"
+#
+# For every PE count and run it starts ours (build/bin/tdist-run -n N -- build/bin/tdist-bench)
+# and right after it the peer (oshrun -np N shmem_bench) with the same arguments, so that both see
+# the same machine load. Each program reports the median of its repeats; the table shows the
+# median of those over the runs. Raw output goes to BUILD/bench/compare-<time>.log.
+# Without oshcc/oshrun the peer is skipped with a message and the table has only our column.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$ROOT/build
+PES_LIST="2 4"
+CASES="put pingpong barrier"
+RUNS=3
+REPEATS=5
+ITERS=""
+MAX_SIZE=64M
+SIGNAL=1
+BUILD_OURS=0
+QUIET_WAIT=300
+
+usage() {
+  cat <<USAGE
+usage: bench/compare.sh [flags]
+  --build-dir DIR   tdist build directory ($BUILD); the peer binary goes to DIR/bench/
+  --build           run 'ninja -C DIR tdist-bench tdist-run' first
+  --pes "2 4"       PE counts to compare
+  --cases "..."     cases among: put pingpong barrier
+  --runs N          launches of each program per PE count ($RUNS); the table shows medians
+  --repeats R       timed repeats inside each launch ($REPEATS)
+  --iters K         iterations per repeat (default: each case's own)
+  --max-size S      largest put size ($MAX_SIZE)
+  --no-signal       skip tdist's extra 'pingpong --op signal' rows (OpenSHMEM 1.4 has no signal API)
+  --quiet-wait S    before each launch wait up to S seconds for no other runnable process ($QUIET_WAIT;
+                    0 = do not wait); launches that start on a busy machine are counted
+USAGE
+}
+
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --build-dir) BUILD=$(realpath -m "$2"); shift 2 ;;
+    --build) BUILD_OURS=1; shift ;;
+    --pes) PES_LIST=$2; shift 2 ;;
+    --cases) CASES=$2; shift 2 ;;
+    --runs) RUNS=$2; shift 2 ;;
+    --repeats) REPEATS=$2; shift 2 ;;
+    --iters) ITERS=$2; shift 2 ;;
+    --max-size) MAX_SIZE=$2; shift 2 ;;
+    --no-signal) SIGNAL=0; shift ;;
+    --quiet-wait) QUIET_WAIT=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "compare.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+mkdir -p "$BUILD/bench"
+LOG=$BUILD/bench/compare-$(date +%Y%m%d-%H%M%S).log
+: >"$LOG"
+note() { echo "compare.sh: $*" >&2; }
+
+# ---- ours ------------------------------------------------------------------------------------
+if [[ $BUILD_OURS == 1 ]]; then
+  ninja -C "$BUILD" tdist-bench tdist-run >&2
+fi
+OURS=1
+if [[ ! -x $BUILD/bin/tdist-run || ! -x $BUILD/bin/tdist-bench ]]; then
+  note "no $BUILD/bin/tdist-run or tdist-bench; build them (--build) -- skipping tdist"
+  OURS=0
+fi
+
+# ---- the peer --------------------------------------------------------------------------------
+PEER=1
+PEER_BIN=$BUILD/bench/shmem_bench
+if ! command -v oshcc >/dev/null || ! command -v oshrun >/dev/null; then
+  note "oshcc/oshrun not found (Debian: apt-get install -y openmpi-bin libopenmpi-dev) -- skipping OpenSHMEM"
+  PEER=0
+elif ! oshcc -O2 -std=gnu11 -o "$PEER_BIN" "$ROOT/bench/openshmem/shmem_bench.c" >>"$LOG" 2>&1; then
+  note "oshcc failed to build the peer (see $LOG) -- skipping OpenSHMEM"
+  PEER=0
+fi
+if [[ $OURS == 0 && $PEER == 0 ]]; then
+  note "nothing to run"
+  exit 1
+fi
+
+# The peer's symmetric heap must hold the largest put buffer plus its own bookkeeping.
+max_bytes=$(numfmt --from=iec "${MAX_SIZE%B}")
+SYMMETRIC_MIB=$(( max_bytes / 1048576 + 64 ))
+
+ARGS=($CASES --repeats "$REPEATS" --max-size "$MAX_SIZE" --no-table)
+[[ -n $ITERS ]] && ARGS+=(--iters "$ITERS")
+
+OSHRUN_FLAGS=(--mca memory ^patcher --oversubscribe)
+[[ $(id -u) == 0 ]] && OSHRUN_FLAGS+=(--allow-run-as-root)
+
+# Busy: in at least 3 of 10 samples over a second, something besides the sampler was runnable.
+machine_busy() {
+  local busy=0 running
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    running=$(awk '/^procs_running/ {print $2}' /proc/stat)
+    (( running > 1 )) && busy=$((busy + 1))
+    sleep 0.1
+  done
+  (( busy >= 3 ))
+}
+
+BUSY_LAUNCHES=0
+TOTAL_LAUNCHES=0
+wait_quiet() {
+  (( QUIET_WAIT > 0 )) || return 0
+  local deadline=$((SECONDS + QUIET_WAIT))
+  while machine_busy; do
+    if (( SECONDS >= deadline )); then
+      BUSY_LAUNCHES=$((BUSY_LAUNCHES + 1))
+      echo "## machine still busy after ${QUIET_WAIT}s; measuring anyway" >>"$LOG"
+      return 0
+    fi
+    sleep 2
+  done
+}
+
+run_logged() {  # label, command...
+  local label=$1; shift
+  wait_quiet
+  TOTAL_LAUNCHES=$((TOTAL_LAUNCHES + 1))
+  echo "## $label: $*" >>"$LOG"
+  if ! timeout 900 "$@" >>"$LOG" 2>&1; then
+    note "$label failed (status $?); see $LOG"
+  fi
+}
+
+note "load before: $(cut -d' ' -f1-3 /proc/loadavg); log: $LOG"
+for pes in $PES_LIST; do
+  for run in $(seq 1 "$RUNS"); do
+    note "pes=$pes run $run/$RUNS"
+    if [[ $OURS == 1 ]]; then
+      run_logged "tdist pes=$pes run=$run" "$BUILD/bin/tdist-run" -n "$pes" -- \
+        "$BUILD/bin/tdist-bench" "${ARGS[@]}"
+      if [[ $SIGNAL == 1 && " $CASES " == *" pingpong "* ]]; then
+        run_logged "tdist-signal pes=$pes run=$run" "$BUILD/bin/tdist-run" -n "$pes" -- \
+          "$BUILD/bin/tdist-bench" pingpong --op signal --repeats "$REPEATS" --no-table \
+          ${ITERS:+--iters "$ITERS"}
+      fi
+    fi
+    if [[ $PEER == 1 ]]; then
+      run_logged "openshmem pes=$pes run=$run" env SHMEM_SYMMETRIC_SIZE=${SYMMETRIC_MIB}M \
+        oshrun "${OSHRUN_FLAGS[@]}" -np "$pes" "$PEER_BIN" "${ARGS[@]}"
+    fi
+  done
+done
+note "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+if (( QUIET_WAIT > 0 )); then
+  note "$BUSY_LAUNCHES of $TOTAL_LAUNCHES launches started while other processes were runnable"
+fi
+
+# ---- the table -------------------------------------------------------------------------------
+python3 - "$LOG" <<'PY'
+import re, statistics, sys
+from collections import defaultdict
+
+runs = defaultdict(list)          # (impl, case, variant, pes, size) -> per-run medians
+ranges = defaultdict(list)        # same key -> (min, max) per run
+vcsw = defaultdict(list)
+for line in open(sys.argv[1]):
+    if not line.startswith("RESULT "):
+        continue
+    fields = dict(f.split("=", 1) for f in line.split()[1:] if "=" in f)
+    unit = "gbps" if "median_gbps" in fields else "us"
+    variant = fields.get("op", "")
+    key = (fields["impl"], fields["case"], variant, int(fields["pes"]), int(fields["size"]))
+    runs[key].append(float(fields["median_" + unit]))
+    ranges[key].append((float(fields["min_" + unit]), float(fields["max_" + unit])))
+    vcsw[key].append(float(fields.get("vcsw_per_iter", 0)))
+
+def size_label(n):
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} B"
+
+def cell(key):
+    if key not in runs:
+        return "n/a", None
+    values = runs[key]
+    med = statistics.median(values)
+    lo = min(r[0] for r in ranges[key]); hi = max(r[1] for r in ranges[key])
+    return f"{med:.3g} ({lo:.3g}–{hi:.3g})", med
+
+rows = sorted({(c, v, p, s) for (_, c, v, p, s) in runs},
+              key=lambda r: (r[2], {"pingpong": 0, "barrier": 1, "put": 2, "memcpy": 3}.get(r[0], 9), r[1], r[3]))
+print("\n| case | PEs | size | unit | tdist | OpenSHMEM | tdist/OpenSHMEM | better | tdist vcsw/iter |")
+print("|---|---|---|---|---|---|---|---|---|")
+for case, variant, pes, size in rows:
+    if case == "memcpy":
+        continue
+    latency = case != "put"
+    unit = "µs" if latency else "GB/s"
+    ours, ours_med = cell(("tdist", case, variant, pes, size))
+    peer_key = ("openshmem", case, "p" if variant == "signal" else variant, pes, size)
+    peer, peer_med = cell(peer_key)
+    ratio = better = "–"
+    if ours_med and peer_med:
+        r = ours_med / peer_med
+        ratio = f"{r:.2f}"
+        wins_ours = r < 1 if latency else r > 1
+        better = "≈ parity" if abs(r - 1) <= 0.05 else ("tdist" if wins_ours else "OpenSHMEM")
+    name = case + (f" ({variant})" if variant else "")
+    if variant == "signal":
+        name += " vs peer's p"
+    v = vcsw.get(("tdist", case, variant, pes, size))
+    vtext = f"{statistics.median(v):.3f}" if v else "–"
+    print(f"| {name} | {pes} | {size_label(size) if case == 'put' else '8 B' if case == 'pingpong' else '–'} "
+          f"| {unit} | {ours} | {peer} | {ratio} | {better} | {vtext} |")
+print("\nLatency: lower is better, ratio < 1 favours tdist. Bandwidth: higher is better, ratio > 1 favours tdist.")
+print("Cells: median over runs of each run's median (min–max over every repeat of every run).")
+
+put_rows = [(p, s) for (c, v, p, s) in rows if c == "put"]
+if put_rows:
+    print("\n| PEs | size | tdist put / memcpy | OpenSHMEM put / memcpy |")
+    print("|---|---|---|---|")
+    for pes, size in put_rows:
+        texts = []
+        for impl in ("tdist", "openshmem"):
+            put = runs.get((impl, "put", "", pes, size)); cp = runs.get((impl, "memcpy", "", pes, size))
+            texts.append(f"{statistics.median(put) / statistics.median(cp):.2f}" if put and cp else "n/a")
+        print(f"| {pes} | {size_label(size)} | {texts[0]} | {texts[1]} |")
+    print("\nmemcpy: the same PE's single-core memcpy of the same size between private buffers, same run.")
+PY

@@ -1,0 +1,60 @@
+// tdist/dl.h - the seeds' `dl` primitives in C++: rank, num_ranks, symm_at, notify, wait,
+// consume_token, and the program id of the running program instance.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "tdist/shmem.h"
+
+namespace tdist::dl {
+
+// Numbering of the dialect's SignalOp attribute.
+enum class SignalOp : int { Set = 1, Add = 2 };
+enum class CommScope : int { Gpu = 0, IntraNode = 1, InterNode = 2 };
+enum class MemScope : int { Cta = 0, Gpu = 1, System = 2 };
+enum class MemSemantic : int { Relaxed = 0, Acquire = 1 };
+
+// One signal slot per 64-byte line: wait() walks n slots at this stride.
+template <class S>
+constexpr std::size_t kSignalSlotStride = 64 / sizeof(S);
+
+struct Token {
+  std::uint64_t value = 0;
+};
+
+int rank();
+int num_ranks();
+int program_id(int axis = 0);
+int num_programs(int axis = 0);
+
+template <class T>
+T *symm_at(T *ptr, int rank) {
+  return static_cast<T *>(shmem::ptr(ptr, rank));
+}
+
+// SET stores value into rank's copy of *sig with release order; ADD adds it atomically.
+// S is int32_t, int64_t or uint64_t.
+template <class S>
+void notify(S *sig, int rank, S value, SignalOp op = SignalOp::Set,
+            CommScope scope = CommScope::InterNode);
+
+// Waits until each of the n slots sig[0], sig[stride], ... equals value (non-consuming).
+template <class S>
+Token wait(S *sig, int n, S value, MemScope scope = MemScope::System,
+           MemSemantic semantic = MemSemantic::Acquire);
+
+// Returns x; later accesses through the result are ordered after the wait that made token.
+// A compiler barrier only: no runtime cost.
+template <class T>
+T consume_token(T x, Token token) {
+  if constexpr (sizeof(T) <= sizeof(void *) && std::is_trivially_copyable_v<T>) {
+    asm volatile("" : "+r"(x) : "r"(token.value) : "memory");
+  } else {
+    asm volatile("" : : "r"(token.value) : "memory");
+  }
+  return x;
+}
+
+}  // namespace tdist::dl

@@ -1,0 +1,74 @@
+// tdist/shmem.h - device functions of the symmetric-memory runtime (C++).
+//
+// Callable from PE code and from program instances of tdist::launch. Semantics are OpenSHMEM's
+// as aclshmem implements them: blocking puts are complete (and visible after fence/quiet or a
+// signal) on return; put-with-signal delivers its data before its signal; signal SET is a
+// release store and ADD an atomic add; waits are acquire loads with a deadline.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tdist::shmem {
+
+enum class SignalOp : int { Set = 0, Add = 1 };
+enum class Cmp : int { EQ = 0, NE = 1, GT = 2, GE = 3, LT = 4, LE = 5 };
+
+using Team = int;
+constexpr Team kTeamInvalid = -1;
+constexpr Team kTeamWorld = 0;
+
+int my_pe();
+int n_pes();
+void *ptr(const void *ptr, int pe);
+
+void putmem(void *dest, const void *source, std::size_t nbytes, int pe);
+void getmem(void *dest, const void *source, std::size_t nbytes, int pe);
+void putmem_nbi(void *dest, const void *source, std::size_t nbytes, int pe);
+void getmem_nbi(void *dest, const void *source, std::size_t nbytes, int pe);
+
+template <class T> void p(T *dest, T value, int pe);
+template <class T> T g(const T *source, int pe);
+
+// Signals: S is int32_t, int64_t or uint64_t.
+template <class S>
+void putmem_signal(void *dest, const void *source, std::size_t nbytes, S *sig_addr, S signal,
+                   SignalOp op, int pe);
+template <class S>
+void putmem_signal_nbi(void *dest, const void *source, std::size_t nbytes, S *sig_addr, S signal,
+                       SignalOp op, int pe);
+template <class S> void signal_op(S *sig_addr, S signal, SignalOp op, int pe);
+template <class S> S signal_wait_until(S *sig_addr, Cmp cmp, S value);
+
+// Point-to-point synchronization on a local symmetric variable.
+template <class T> void wait_until(T *ivar, Cmp cmp, T value);
+template <class T> bool test(T *ivar, Cmp cmp, T value);
+
+// Atomics on pe's copy of dest.
+template <class T> T atomic_fetch(const T *source, int pe);
+template <class T> void atomic_set(T *dest, T value, int pe);
+template <class T> T atomic_swap(T *dest, T value, int pe);
+template <class T> T atomic_compare_swap(T *dest, T cond, T value, int pe);
+template <class T> void atomic_add(T *dest, T value, int pe);
+template <class T> void atomic_inc(T *dest, int pe);
+template <class T> T atomic_fetch_add(T *dest, T value, int pe);
+template <class T> T atomic_fetch_inc(T *dest, int pe);
+
+void quiet();
+void fence();
+void barrier_all();   // quiet + centralized pull barrier over the world team
+void sync_all();      // the barrier without the quiet
+void barrier(Team team);
+void sync(Team team);
+
+// Collective over parent; returns kTeamInvalid on PEs that are not members.
+Team team_split_strided(Team parent, int start, int stride, int size);
+int team_translate_pe(Team src_team, int src_pe, Team dest_team);
+int team_my_pe(Team team);
+int team_n_pes(Team team);
+void team_destroy(Team team);
+
+// Ends the whole job with status: every PE's next wait, and tdist-run, see it.
+[[noreturn]] void global_exit(int status);
+
+}  // namespace tdist::shmem

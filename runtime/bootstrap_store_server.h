@@ -1,0 +1,38 @@
+// runtime/bootstrap_store_server.h - the bootstrap store's server, which PE 0 runs on a thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "runtime/bootstrap_store_wire.h"
+
+namespace tdist::runtime::bootstrap {
+
+// Serves one job's store: a single poll() loop over the listening socket and every peer, with
+// non-blocking sockets, so that a slow or hostile peer never holds up the others.
+class BootstrapServer {
+ public:
+  BootstrapServer(UniqueFd listen_fd, int n_pes, std::string secret);
+  ~BootstrapServer();  // stops at once
+  BootstrapServer(const BootstrapServer &) = delete;
+  BootstrapServer &operator=(const BootstrapServer &) = delete;
+
+  // Lets every PE that joined say goodbye or disconnect, waiting at most timeout, then stops and
+  // closes the listening socket.
+  void stopWhenPesLeave(std::chrono::milliseconds timeout) noexcept;
+
+ private:
+  class Loop;
+  void stop(std::chrono::steady_clock::time_point deadline) noexcept;
+
+  std::unique_ptr<Loop> loop_;
+  UniqueFd wake_fd_;  // an eventfd that interrupts the loop's poll() when a stop is asked for
+  std::atomic<std::int64_t> stop_at_ns_;
+  std::thread thread_;
+};
+
+}  // namespace tdist::runtime::bootstrap

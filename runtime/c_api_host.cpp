@@ -1,0 +1,178 @@
+// runtime/c_api_host.cpp - the host half of aclshmem.h: init, heap, teams, status.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "aclshmem.h"
+#include "runtime/c_api_support.h"
+#include "runtime/runtime_state.h"
+#include "tdist/runtime.h"
+#include "tdist/shmem.h"
+
+namespace tdist::capi {
+namespace {
+thread_local std::string t_last_error;
+}
+
+void reportError(ErrorCode code, const char *message) {
+  t_last_error = message;
+  int pe = runtime::g_state != nullptr ? runtime::g_state->my_pe : -1;
+  if (pe >= 0) std::fprintf(stderr, "tdist: PE %d: error: %s\n", pe, message);
+  else std::fprintf(stderr, "tdist: error: %s\n", message);
+}
+
+const char *lastError() { return t_last_error.c_str(); }
+
+}  // namespace tdist::capi
+
+using tdist::capi::guarded;
+using tdist::capi::guardedValue;
+
+namespace {
+
+std::chrono::milliseconds secondsOr(std::uint32_t seconds, std::chrono::milliseconds fallback) {
+  return seconds == 0 ? fallback : std::chrono::milliseconds(std::uint64_t{seconds} * 1000);
+}
+
+tdist::InitAttr toInitAttr(const aclshmemx_init_attr_t &attr) {
+  tdist::InitAttr out;
+  out.my_pe = attr.my_pe;
+  out.n_pes = attr.n_pes;
+  if (std::memchr(attr.ip_port, '\0', sizeof attr.ip_port) == nullptr) {
+    throw tdist::Error(tdist::ErrorCode::InvalidParam, "init: ip_port is not NUL-terminated within 64 bytes");
+  }
+  out.ip_port = attr.ip_port;
+  out.local_mem_size = attr.local_mem_size;
+  const auto &opt = attr.option_attr;
+  out.engines = opt.data_op_engine_type == 0 ? tdist::kEngineMte : static_cast<unsigned>(opt.data_op_engine_type);
+  out.init_timeout = secondsOr(opt.shm_init_timeout, out.init_timeout);
+  out.create_timeout = secondsOr(opt.shm_create_timeout, out.create_timeout);
+  out.control_timeout = secondsOr(opt.control_operation_timeout, out.control_timeout);
+  // fd 0 is stdin, never a listening socket: a zero-filled struct means "none".
+  out.listen_fd = opt.sockFd > 0 ? opt.sockFd : -1;
+  if (opt.wait_timeout_ms != 0) {
+    out.wait_timeout = std::chrono::milliseconds(opt.wait_timeout_ms);
+  } else if (const char *text = std::getenv("TDIST_WAIT_TIMEOUT"); text != nullptr && *text != '\0') {
+    double seconds = std::atof(text);
+    if (seconds > 0) out.wait_timeout = std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+  }
+  if (const char *secret = std::getenv("TDIST_JOB_SECRET")) out.job_secret = secret;
+  return out;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char *aclshmemx_last_error(void) { return tdist::capi::lastError(); }
+
+int aclshmemx_set_attributes(int my_pe, int n_pes, uint64_t local_mem_size, const char *ip_port,
+                             aclshmemx_init_attr_t *attr) {
+  return guarded([&] {
+    if (attr == nullptr || ip_port == nullptr) {
+      throw tdist::Error(tdist::ErrorCode::InvalidParam, "aclshmemx_set_attributes: NULL argument");
+    }
+    if (std::strlen(ip_port) >= sizeof attr->ip_port) {
+      throw tdist::Error(tdist::ErrorCode::InvalidParam,
+                         std::string("aclshmemx_set_attributes: ip_port '") + ip_port + "' is longer than 63 bytes");
+    }
+    std::memset(attr, 0, sizeof *attr);
+    attr->my_pe = my_pe;
+    attr->n_pes = n_pes;
+    attr->local_mem_size = local_mem_size;
+    std::strcpy(attr->ip_port, ip_port);
+    attr->option_attr.version = 1;
+    attr->option_attr.data_op_engine_type = ACLSHMEM_DATA_OP_MTE;
+    attr->option_attr.shm_init_timeout = 120;
+    attr->option_attr.shm_create_timeout = 120;
+    attr->option_attr.control_operation_timeout = 120;
+    attr->option_attr.sockFd = -1;
+  });
+}
+
+int aclshmemx_init_attr(aclshmemx_bootstrap_t flags, aclshmemx_init_attr_t *attr) {
+  return guarded([&] {
+    if (attr == nullptr) throw tdist::Error(tdist::ErrorCode::InvalidParam, "aclshmemx_init_attr: attr is NULL");
+    if (flags != ACLSHMEMX_INIT_WITH_DEFAULT) {
+      throw tdist::Error(tdist::ErrorCode::NotSupported,
+                         "aclshmemx_init_attr: only ACLSHMEMX_INIT_WITH_DEFAULT (ip_port bootstrap) is supported");
+    }
+    tdist::init(toInitAttr(*attr));
+  });
+}
+
+int aclshmem_init(void) {
+  return guarded([] { tdist::init(tdist::attrFromEnvironment()); });
+}
+
+int aclshmem_finalize(void) { return guarded([] { tdist::finalize(); }); }
+
+int aclshmemx_init_status(void) { return static_cast<int>(tdist::initStatus()); }
+
+void aclshmem_global_exit(int status) { tdist::shmem::global_exit(status); }
+
+void *aclshmem_malloc(size_t size) {
+  return guardedValue<void *>(nullptr, [&] { return tdist::allocate(size); });
+}
+
+void *aclshmem_calloc(size_t nmemb, size_t size) {
+  return guardedValue<void *>(nullptr, [&] { return tdist::allocateZeroed(nmemb, size); });
+}
+
+void *aclshmem_align(size_t alignment, size_t size) {
+  return guardedValue<void *>(nullptr, [&] { return tdist::allocate(size, alignment); });
+}
+
+void aclshmem_free(void *ptr) {
+  guarded([&] { tdist::deallocate(ptr); });
+}
+
+void *aclshmemx_get_heap_base(void) {
+  return guardedValue<void *>(nullptr, [] { return tdist::heapBase(); });
+}
+
+void *aclshmem_ptr(const void *ptr, int pe) {
+  return guardedValue<void *>(nullptr, [&] { return tdist::peerPointer(ptr, pe); });
+}
+
+uint32_t aclshmemx_transport_mask(int pe) {
+  return guardedValue<uint32_t>(0, [&] { return tdist::transportMask(pe); });
+}
+
+int aclshmem_team_split_strided(aclshmem_team_t parent, int start, int stride, int size,
+                                aclshmem_team_t *new_team) {
+  return guarded([&] {
+    if (new_team == nullptr) {
+      throw tdist::Error(tdist::ErrorCode::InvalidParam, "aclshmem_team_split_strided: new_team is NULL");
+    }
+    *new_team = ACLSHMEM_TEAM_INVALID;
+    *new_team = tdist::shmem::team_split_strided(parent, start, stride, size);
+  });
+}
+
+int aclshmem_team_translate_pe(aclshmem_team_t src_team, int src_pe, aclshmem_team_t dest_team) {
+  return guardedValue(-1, [&] { return tdist::shmem::team_translate_pe(src_team, src_pe, dest_team); });
+}
+
+int aclshmem_team_my_pe(aclshmem_team_t team) {
+  return guardedValue(-1, [&] { return tdist::shmem::team_my_pe(team); });
+}
+
+int aclshmem_team_n_pes(aclshmem_team_t team) {
+  return guardedValue(-1, [&] { return tdist::shmem::team_n_pes(team); });
+}
+
+void aclshmem_team_destroy(aclshmem_team_t team) {
+  guarded([&] { tdist::shmem::team_destroy(team); });
+}
+
+void aclshmem_barrier(aclshmem_team_t team) {
+  guarded([&] { tdist::shmem::barrier(team); });
+}
+
+void aclshmem_team_sync(aclshmem_team_t team) {
+  guarded([&] { tdist::shmem::sync(team); });
+}
+
+}  // extern "C"

@@ -1,0 +1,226 @@
+// runtime/heap.cpp - collective allocation on the symmetric heap, and tensors.
+//
+// Every PE checks its own arguments, then the PEs exchange what they were asked (call, sizes,
+// local verdict) and all decide alike: either every PE gets the same block, or every PE gets
+// the same error, naming the call and what each PE asked. The heap is never touched on error.
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+
+#include "runtime/collective.h"
+#include "runtime/symmetric_heap.h"
+#include "runtime/runtime_state.h"
+#include "tdist/shmem.h"
+
+namespace tdist {
+namespace {
+
+using runtime::CollectiveKind;
+using runtime::CollectiveRecord;
+using runtime::RuntimeState;
+
+const char *callName(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::Malloc: return "aclshmem_malloc";
+    case CollectiveKind::Calloc: return "aclshmem_calloc";
+    case CollectiveKind::Align: return "aclshmem_align";
+    case CollectiveKind::Free: return "aclshmem_free";
+    case CollectiveKind::TeamSplit: return "aclshmem_team_split_strided";
+    case CollectiveKind::TeamEpoch: return "aclshmem_team_split_strided";
+    case CollectiveKind::TeamDestroy: return "aclshmem_team_destroy";
+  }
+  return "a collective call";
+}
+
+std::string describe(const CollectiveRecord &r) {
+  char text[128];
+  switch (r.kind) {
+    case CollectiveKind::Malloc:
+      std::snprintf(text, sizeof text, "aclshmem_malloc(%" PRIu64 ")", r.arg0);
+      break;
+    case CollectiveKind::Calloc:
+      std::snprintf(text, sizeof text, "aclshmem_calloc(%" PRIu64 ", %" PRIu64 ")", r.arg0, r.arg1);
+      break;
+    case CollectiveKind::Align:
+      std::snprintf(text, sizeof text, "aclshmem_align(%" PRIu64 ", %" PRIu64 ")", r.arg1, r.arg0);
+      break;
+    case CollectiveKind::Free:
+      if (r.arg0 == 0) std::snprintf(text, sizeof text, "aclshmem_free(NULL)");
+      else if (r.arg0 == ~std::uint64_t{0}) std::snprintf(text, sizeof text, "aclshmem_free(a pointer off the heap)");
+      else std::snprintf(text, sizeof text, "aclshmem_free(heap offset 0x%" PRIx64 ")", r.arg0);
+      break;
+    default:
+      std::snprintf(text, sizeof text, "%s", callName(r.kind));
+      break;
+  }
+  return text;
+}
+
+// Agrees with every PE on this call; returns normally only when all PEs asked the same and
+// none found a local error.
+void agree(RuntimeState &state, CollectiveRecord mine, const std::string &local_error) {
+  const char *call = callName(mine.kind);
+  auto &world = state.teams.teams[shmem::kTeamWorld];
+  auto all = runtime::exchangeRecords(state, world, mine, call);
+  // This PE's own error says most; the others learn that the call failed and why it differs.
+  if (mine.status != 0) {
+    throw Error(static_cast<ErrorCode>(mine.status), std::string(call) + ": " + local_error);
+  }
+  bool same = true;
+  for (const CollectiveRecord &r : all) {
+    same = same && r.kind == all[0].kind && r.arg0 == all[0].arg0 && r.arg1 == all[0].arg1;
+  }
+  if (!same) {
+    std::string text = std::string(call) + ": collective call #" +
+                       std::to_string(all[state.my_pe].sequence) + " differs between PEs:";
+    for (int pe = 0; pe < state.n_pes; ++pe) {
+      text += (pe ? ", PE " : " PE ") + std::to_string(pe) + " called " + describe(all[pe]);
+    }
+    text += "; the heap is unchanged";
+    throw Error(ErrorCode::CollectiveMismatch, text);
+  }
+  for (int pe = 0; pe < state.n_pes; ++pe) {
+    if (all[pe].status == 0) continue;
+    auto code = static_cast<ErrorCode>(all[pe].status);
+    throw Error(code, std::string(call) + ": failed on PE " + std::to_string(pe) + " (" +
+                          toString(code) + "); the heap is unchanged");
+  }
+}
+
+void *allocateAgreed(RuntimeState &state, CollectiveRecord mine, std::size_t bytes,
+                     std::size_t alignment, std::string error) {
+  if (error.empty() && (alignment == 0 || (alignment & (alignment - 1)) != 0)) {
+    error = "alignment " + std::to_string(alignment) + " is not a power of two";
+  } else if (error.empty() && alignment > runtime::kHeapBaseAlignment) {
+    error = "alignment " + std::to_string(alignment) + " is larger than the heap base alignment (" +
+            std::to_string(runtime::kHeapBaseAlignment) + ")";
+  }
+  if (!error.empty()) mine.status = static_cast<std::int32_t>(ErrorCode::InvalidParam);
+  agree(state, mine, error);
+  if (bytes == 0) return nullptr;
+  // Every PE holds the same allocator state, so every PE gets the same offset or none.
+  auto offset = state.allocator.allocate(bytes, alignment);
+  if (!offset) {
+    throw Error(ErrorCode::HeapExhausted,
+                std::string(callName(mine.kind)) + ": cannot allocate " + std::to_string(bytes) +
+                    " bytes: the symmetric heap has " + std::to_string(state.allocator.bytesFree()) +
+                    " bytes free, the largest free block is " +
+                    std::to_string(state.allocator.largestFree()) +
+                    " bytes (local_mem_size " + std::to_string(state.attr.local_mem_size) + ")");
+  }
+  return state.heap.base() + *offset;
+}
+
+}  // namespace
+
+void *allocate(std::size_t bytes, std::size_t alignment) {
+  auto &state = runtime::requireState("aclshmem_malloc");
+  CollectiveRecord mine{};
+  mine.kind = alignment == kDefaultAlignment ? CollectiveKind::Malloc : CollectiveKind::Align;
+  mine.arg0 = bytes;
+  mine.arg1 = mine.kind == CollectiveKind::Align ? alignment : 0;
+  return allocateAgreed(state, mine, bytes, alignment, "");
+}
+
+void *allocateZeroed(std::size_t count, std::size_t size) {
+  auto &state = runtime::requireState("aclshmem_calloc");
+  CollectiveRecord mine{};
+  mine.kind = CollectiveKind::Calloc;
+  mine.arg0 = count;
+  mine.arg1 = size;
+  std::size_t bytes = 0;
+  std::string error;
+  if (__builtin_mul_overflow(count, size, &bytes)) {
+    error = std::to_string(count) + " x " + std::to_string(size) + " bytes overflows size_t";
+    bytes = 0;
+  }
+  void *ptr = allocateAgreed(state, mine, bytes, kDefaultAlignment, error);
+  if (ptr != nullptr) {
+    std::memset(ptr, 0, bytes);
+    // No peer may write into the block before this PE has zeroed it.
+    shmem::sync_all();
+  }
+  return ptr;
+}
+
+void deallocate(void *ptr) {
+  auto &state = runtime::requireState("aclshmem_free");
+  CollectiveRecord mine{};
+  mine.kind = CollectiveKind::Free;
+  std::string error;
+  if (ptr != nullptr) {
+    if (!state.heap.contains(ptr)) {
+      mine.status = static_cast<std::int32_t>(ErrorCode::InvalidParam);
+      char text[96];
+      std::snprintf(text, sizeof text, "%p is not on the symmetric heap", ptr);
+      error = text;
+      mine.arg0 = ~std::uint64_t{0};
+    } else {
+      mine.arg0 = state.heap.offsetOf(ptr);
+      error = state.allocator.checkFree(mine.arg0);
+      if (!error.empty()) mine.status = static_cast<std::int32_t>(ErrorCode::InvalidParam);
+    }
+  }
+  agree(state, mine, error);
+  if (ptr != nullptr) state.allocator.free(mine.arg0);
+}
+
+// ---- tensors ---------------------------------------------------------------------------------
+
+std::size_t dtypeSize(DType dtype) {
+  switch (dtype) {
+    case DType::I8: case DType::U8: return 1;
+    case DType::I16: case DType::U16: case DType::F16: case DType::BF16: return 2;
+    case DType::I32: case DType::U32: case DType::F32: return 4;
+    case DType::I64: case DType::U64: case DType::F64: return 8;
+  }
+  return 0;
+}
+
+const char *dtypeName(DType dtype) {
+  switch (dtype) {
+    case DType::I8: return "i8";
+    case DType::I16: return "i16";
+    case DType::I32: return "i32";
+    case DType::I64: return "i64";
+    case DType::U8: return "u8";
+    case DType::U16: return "u16";
+    case DType::U32: return "u32";
+    case DType::U64: return "u64";
+    case DType::F16: return "f16";
+    case DType::BF16: return "bf16";
+    case DType::F32: return "f32";
+    case DType::F64: return "f64";
+  }
+  return "?";
+}
+
+std::int64_t Tensor::numel() const {
+  return std::accumulate(shape.begin(), shape.end(), std::int64_t{1}, std::multiplies<>());
+}
+
+std::size_t Tensor::nbytes() const { return static_cast<std::size_t>(numel()) * dtypeSize(dtype); }
+
+Tensor createTensor(const std::vector<std::int64_t> &shape, DType dtype) {
+  for (std::int64_t extent : shape) {
+    if (extent < 0) {
+      throw Error(ErrorCode::InvalidParam,
+                  "create_tensor: negative extent " + std::to_string(extent) + " in the shape");
+    }
+  }
+  Tensor tensor;
+  tensor.dtype = dtype;
+  tensor.shape = shape;
+  tensor.strides.assign(shape.size(), 1);
+  for (std::size_t d = shape.size(); d-- > 1;) tensor.strides[d - 1] = tensor.strides[d] * shape[d];
+  tensor.data = allocate(tensor.nbytes());
+  return tensor;
+}
+
+void freeTensor(Tensor &tensor) {
+  deallocate(tensor.data);
+  tensor.data = nullptr;
+}
+
+}  // namespace tdist

@@ -1,0 +1,50 @@
+// runtime/teams.h - teams: strided subsets of the world, each with its own barrier line.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "runtime/control_block.h"
+
+namespace tdist::runtime {
+
+struct TeamInfo {
+  bool active = false;
+  int start = 0;   // world PE of team PE 0
+  int stride = 1;
+  int size = 0;
+  int my_pe = -1;  // this PE's index in the team
+  std::int64_t epoch = 0;       // last barrier epoch this PE arrived at
+  std::uint64_t sequence = 0;   // collective calls on this team so far
+
+  int worldPe(int team_pe) const { return start + team_pe * stride; }
+  int teamPe(int world_pe) const {
+    int delta = world_pe - start;
+    if (delta < 0 || delta % stride != 0 || delta / stride >= size) return -1;
+    return delta / stride;
+  }
+};
+
+struct TeamTable {
+  std::array<TeamInfo, kMaxTeams> teams{};
+
+  std::uint64_t freeMask() const {
+    std::uint64_t mask = 0;
+    for (int t = 0; t < kMaxTeams; ++t) {
+      if (!teams[t].active) mask |= std::uint64_t{1} << t;
+    }
+    return mask;
+  }
+};
+
+struct RuntimeState;
+
+// Looks team up, or throws Error(InvalidParam) naming call.
+TeamInfo &requireTeam(RuntimeState &state, int team, const char *call);
+
+// Centralized pull barrier over team (the seeds' algorithm): this PE stores the next epoch into
+// its own line, then reads every member's line through the peer mapping until it holds that
+// epoch or the next one (a fast member may already be in the next barrier).
+void teamSync(RuntimeState &state, TeamInfo &team, const char *call);
+
+}  // namespace tdist::runtime

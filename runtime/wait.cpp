@@ -1,0 +1,149 @@
+// runtime/wait.cpp - backoff, deadline and the wait diagnostic.
+#include "runtime/wait.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "runtime/fiber_scheduler.h"
+#include "runtime/runtime_state.h"
+#include "tdist/exit_codes.h"
+
+namespace tdist::runtime {
+namespace {
+
+struct WaitPolicy {
+  std::uint32_t spin_polls = 64;                     // busy polls before the first yield
+  std::chrono::microseconds yield_for{1000};         // then yield until this much time passed
+  std::chrono::microseconds first_sleep{20};         // then sleep, doubling ...
+  std::chrono::microseconds max_sleep{1000};         // ... up to this
+};
+
+long envLong(const char *name, long fallback) {
+  const char *text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  char *end = nullptr;
+  long value = std::strtol(text, &end, 10);
+  return (end != nullptr && *end == '\0' && value >= 0) ? value : fallback;
+}
+
+const WaitPolicy &policy() {
+  static const WaitPolicy p = [] {
+    WaitPolicy w;
+    w.spin_polls = static_cast<std::uint32_t>(envLong("TDIST_WAIT_SPIN", w.spin_polls));
+    w.yield_for = std::chrono::microseconds(envLong("TDIST_WAIT_YIELD_US", w.yield_for.count()));
+    return w;
+  }();
+  return p;
+}
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+}  // namespace
+
+Backoff::Backoff() { reset(); }
+
+void Backoff::reset() {
+  start_ = std::chrono::steady_clock::now();
+  polls_ = 0;
+  sleep_ = policy().first_sleep;
+}
+
+void Backoff::pause() {
+  const WaitPolicy &p = policy();
+  if (polls_ < p.spin_polls) {
+    ++polls_;
+    cpuRelax();
+    return;
+  }
+  if (std::chrono::steady_clock::now() - start_ < p.yield_for) {
+    sched_yield();
+    return;
+  }
+  std::this_thread::sleep_for(sleep_);
+  sleep_ = std::min(sleep_ * 2, p.max_sleep);
+}
+
+void checkExitRequest() {
+  RuntimeState *state = g_state;
+  if (state == nullptr || !state->heap.mapped()) return;
+  std::int64_t request = state->heap.control().exit_request.value.load(std::memory_order_acquire);
+  if (request != 0) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(static_cast<int>(request - 1));
+  }
+}
+
+WaitLoop::WaitLoop(const WaitSite &site) : site_(site) {
+  const RuntimeState *state = g_state;
+  auto timeout = state != nullptr ? state->wait_timeout : std::chrono::nanoseconds(std::chrono::seconds(120));
+  deadline_ = backoff_.started() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
+}
+
+void WaitLoop::pause() {
+  ++polls_;
+  // The clock and the exit flag are read every 64 polls only: they cost more than a poll.
+  if ((polls_ & 63) == 0) {
+    if (std::chrono::steady_clock::now() >= deadline_) expire();
+    checkExitRequest();
+  }
+  if (inProgramFiber()) {
+    if (launchAborted()) throw LaunchAborted{};
+    // A program spins very little: its siblings on this worker may be the ones it waits for.
+    if (polls_ > 16) {
+      yieldProgram();
+      if (std::chrono::steady_clock::now() >= deadline_) expire();
+    } else {
+      cpuRelax();
+    }
+    return;
+  }
+  backoff_.pause();
+}
+
+void WaitLoop::finish() {
+  if (inProgramFiber() && polls_ > 16) noteProgramProgress();
+}
+
+void WaitLoop::expire() {
+  const RuntimeState *state = g_state;
+  const int me = state != nullptr ? state->my_pe : -1;
+  const int owner = site_.owner_pe >= 0 ? site_.owner_pe : me;
+  std::int64_t observed = site_.read != nullptr ? site_.read(site_.address) : 0;
+  char where[160];
+  const std::byte *local = state != nullptr ? state->heap.base() : nullptr;
+  const std::byte *owner_base =
+      (state != nullptr && owner >= 0 && owner < state->n_pes) ? state->heap.peers().p2p_base[owner]
+                                                               : nullptr;
+  auto addr = static_cast<const std::byte *>(site_.address);
+  if (owner_base != nullptr && addr >= owner_base && addr < owner_base + state->heap.size()) {
+    std::snprintf(where, sizeof where, "symmetric offset 0x%zx of PE %d",
+                  static_cast<std::size_t>(addr - owner_base), owner);
+  } else {
+    std::snprintf(where, sizeof where, "address %p (not on the symmetric heap)", site_.address);
+  }
+  (void)local;
+  char slot[48] = "";
+  if (site_.slots > 1) std::snprintf(slot, sizeof slot, " (slot %d of %d)", site_.slot, site_.slots);
+  double seconds = state != nullptr ? std::chrono::duration<double>(state->wait_timeout).count() : 120.0;
+  std::fprintf(stderr,
+               "tdist: PE %d: %s: wait passed its deadline of %.3f s: value at %s%s, "
+               "waiting for %s %" PRId64 ", observed %" PRId64 "\n",
+               me, site_.call, seconds, where, slot, site_.predicate, site_.expected, observed);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(kExitWaitTimeout);
+}
+
+}  // namespace tdist::runtime

@@ -1,0 +1,70 @@
+// runtime/wait.h - how every wait of the runtime waits: spin briefly, then yield (the program
+// fiber, or the thread), then sleep with backoff; past the deadline, a diagnostic and exit.
+//
+// CI has 2 cores and runs 4+ PEs: a waiter that keeps its core starves the PE it waits for, so
+// the spin is short and the yield comes early.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace tdist::runtime {
+
+// What a wait is for, for the diagnostic when its deadline passes.
+struct WaitSite {
+  const char *call = "";              // the API function that waits
+  const void *address = nullptr;      // the polled word (on this PE's heap, or a peer's)
+  int owner_pe = -1;                  // PE whose heap holds it; -1 = this PE
+  const char *predicate = "EQ";       // how the observed value is compared
+  std::int64_t expected = 0;
+  std::int64_t (*read)(const void *) = nullptr;  // reads the observed value
+  int slot = 0;                       // multi-slot waits: which slot is not ready
+  int slots = 1;
+};
+
+// Escalating pause: spin, then yield, then sleep doubling up to a cap.
+class Backoff {
+ public:
+  Backoff();
+  void reset();
+  void pause();
+  std::chrono::steady_clock::time_point started() const { return start_; }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  std::uint32_t polls_ = 0;
+  std::chrono::microseconds sleep_{0};
+};
+
+class WaitLoop {
+ public:
+  explicit WaitLoop(const WaitSite &site);
+  // After a failed poll: pause. Ends the process with kExitWaitTimeout past the deadline, and
+  // with the global_exit status when a PE asked the job to end.
+  void pause();
+  // After the poll succeeded: tells the program scheduler that this program made progress.
+  void finish();
+  WaitSite &site() { return site_; }
+
+ private:
+  [[noreturn]] void expire();
+
+  WaitSite site_;
+  Backoff backoff_;
+  std::chrono::steady_clock::time_point deadline_;
+  std::uint32_t polls_ = 0;
+};
+
+// Polls until poll() is true.
+template <class Poll>
+inline void waitUntil(const WaitSite &site, Poll &&poll) {
+  if (poll()) [[likely]] return;
+  WaitLoop loop(site);
+  while (!poll()) loop.pause();
+  loop.finish();
+}
+
+// Ends this PE because global_exit was requested (by this PE or a peer) if it was.
+void checkExitRequest();
+
+}  // namespace tdist::runtime

@@ -1,0 +1,150 @@
+// Puts, gets and point operations between PEs; a ring of puts with signals.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "aclshmem.h"
+#include "tdist/runtime.h"
+#include "tdist/shmem.h"
+
+namespace tdist {
+namespace {
+
+namespace sh = tdist::shmem;
+
+int next(int pe) { return (pe + 1) % sh::n_pes(); }
+int prev(int pe) { return (pe + sh::n_pes() - 1) % sh::n_pes(); }
+
+TEST(Rma, PeQueriesMatchTheLauncher) {
+  EXPECT_EQ(aclshmem_my_pe(), std::atoi(std::getenv("TDIST_PE")));
+  EXPECT_EQ(aclshmem_n_pes(), std::atoi(std::getenv("TDIST_N_PES")));
+  // Every PE is reached by load/store; by the copy engine too when it is enabled.
+  const char *engines = std::getenv("TDIST_ENGINES");
+  uint32_t expected = ACLSHMEM_TRANSPORT_MTE;
+  if (engines != nullptr && std::strstr(engines, "sdma") != nullptr) expected |= ACLSHMEM_TRANSPORT_SDMA;
+  for (int pe = 0; pe < sh::n_pes(); ++pe) EXPECT_EQ(aclshmemx_transport_mask(pe), expected);
+}
+
+TEST(Rma, PeerPointersAddressTheSameOffset) {
+  auto *block = static_cast<std::int64_t *>(allocate(64));
+  block[0] = 1000 + sh::my_pe();
+  sh::barrier_all();
+  for (int pe = 0; pe < sh::n_pes(); ++pe) {
+    auto *remote = static_cast<std::int64_t *>(aclshmem_ptr(block, pe));
+    ASSERT_NE(remote, nullptr);
+    EXPECT_EQ(*remote, 1000 + pe);
+    // The same symmetric offset from each PE's heap base.
+    EXPECT_EQ(static_cast<char *>(aclshmem_ptr(block, pe)) - static_cast<char *>(aclshmem_ptr(heapBase(), pe)),
+              reinterpret_cast<char *>(block) - static_cast<char *>(heapBase()));
+  }
+  EXPECT_EQ(aclshmem_ptr(block, sh::n_pes()), nullptr);
+  sh::barrier_all();
+  deallocate(block);
+}
+
+TEST(Rma, RingOfPutsWithSignals) {
+  constexpr std::size_t kInts = 1 << 14;
+  constexpr int kRounds = 50;
+  auto *inbox = static_cast<std::int32_t *>(allocate(kInts * sizeof(std::int32_t)));
+  auto *signal = static_cast<std::int32_t *>(allocateZeroed(1, sizeof(std::int32_t)));
+  std::vector<std::int32_t> outbox(kInts);
+  const int me = sh::my_pe();
+  for (int round = 1; round <= kRounds; ++round) {
+    std::iota(outbox.begin(), outbox.end(), me * 1'000'000 + round);
+    // Round r sends only after the neighbour consumed round r - 1 (it signals back via ADD).
+    sh::putmem_signal(inbox, outbox.data(), kInts * sizeof(std::int32_t), signal, round,
+                      sh::SignalOp::Set, next(me));
+    sh::signal_wait_until(signal, sh::Cmp::EQ, round);
+    std::int32_t expected_first = prev(me) * 1'000'000 + round;
+    EXPECT_EQ(inbox[0], expected_first);
+    EXPECT_EQ(inbox[kInts - 1], expected_first + static_cast<std::int32_t>(kInts) - 1);
+    sh::barrier_all();  // nobody overwrites an inbox that is still being checked
+  }
+  deallocate(signal);
+  deallocate(inbox);
+}
+
+TEST(Rma, RingWith64BitSignalsAndNbi) {
+  constexpr std::size_t kBytes = 4096;
+  auto *inbox = static_cast<unsigned char *>(allocate(kBytes));
+  auto *signal = static_cast<std::uint64_t *>(allocateZeroed(1, sizeof(std::uint64_t)));
+  std::vector<unsigned char> outbox(kBytes, static_cast<unsigned char>(sh::my_pe() + 1));
+  aclshmemx_putmem_signal64(inbox, outbox.data(), kBytes, signal, 1, ACLSHMEM_SIGNAL_ADD, next(sh::my_pe()));
+  EXPECT_EQ(aclshmemx_signal64_wait_until(signal, ACLSHMEM_CMP_GE, 1), 1u);
+  EXPECT_EQ(inbox[kBytes - 1], prev(sh::my_pe()) + 1);
+  sh::barrier_all();
+  aclshmem_putmem_nbi(inbox, outbox.data(), kBytes / 2, next(sh::my_pe()));
+  aclshmem_quiet();
+  sh::barrier_all();
+  EXPECT_EQ(inbox[0], prev(sh::my_pe()) + 1);
+  sh::barrier_all();
+  deallocate(signal);
+  deallocate(inbox);
+}
+
+TEST(Rma, GetmemReadsThePeersCopy) {
+  auto *block = static_cast<std::int32_t *>(allocate(256 * sizeof(std::int32_t)));
+  for (int i = 0; i < 256; ++i) block[i] = sh::my_pe() * 1000 + i;
+  sh::barrier_all();
+  std::vector<std::int32_t> copy(256);
+  for (int pe = 0; pe < sh::n_pes(); ++pe) {
+    aclshmem_getmem(copy.data(), block, 256 * sizeof(std::int32_t), pe);
+    EXPECT_EQ(copy[17], pe * 1000 + 17);
+    aclshmem_getmem_nbi(copy.data(), block + 100, sizeof(std::int32_t), pe);
+    aclshmem_quiet();
+    EXPECT_EQ(copy[0], pe * 1000 + 100);
+  }
+  sh::barrier_all();
+  deallocate(block);
+}
+
+template <class T>
+void pointRoundTrip(T base) {
+  auto *slot = static_cast<T *>(allocateZeroed(sh::n_pes(), sizeof(T)));
+  // Every PE writes its value into its own index on every PE.
+  for (int pe = 0; pe < sh::n_pes(); ++pe) sh::p<T>(slot + sh::my_pe(), static_cast<T>(base + sh::my_pe()), pe);
+  sh::barrier_all();
+  for (int pe = 0; pe < sh::n_pes(); ++pe) {
+    EXPECT_EQ(slot[pe], static_cast<T>(base + pe));
+    EXPECT_EQ(sh::g<T>(slot + sh::my_pe(), pe), static_cast<T>(base + sh::my_pe()));
+  }
+  sh::barrier_all();
+  deallocate(slot);
+}
+
+TEST(Rma, PointPutAndGetOfEveryType) {
+  pointRoundTrip<int>(-5);
+  pointRoundTrip<long>(1L << 40);
+  pointRoundTrip<long long>(-(1LL << 50));
+  pointRoundTrip<unsigned int>(3000000000u);
+  pointRoundTrip<unsigned long>(1UL << 63);
+  pointRoundTrip<unsigned long long>(42);
+  pointRoundTrip<float>(0.5f);
+  pointRoundTrip<double>(-2.25);
+  // The C names reach the same implementation.
+  auto *x = static_cast<double *>(allocateZeroed(1, sizeof(double)));
+  aclshmem_double_p(x, 3.5 + sh::my_pe(), next(sh::my_pe()));
+  sh::barrier_all();
+  EXPECT_EQ(*x, 3.5 + prev(sh::my_pe()));
+  EXPECT_EQ(aclshmem_double_g(x, next(sh::my_pe())), 3.5 + sh::my_pe());
+  sh::barrier_all();
+  deallocate(x);
+}
+
+TEST(Rma, InvalidPeMovesNothing) {
+  auto *block = static_cast<std::int32_t *>(allocateZeroed(4, sizeof(std::int32_t)));
+  std::int32_t value = 77;
+  aclshmem_putmem(block, &value, sizeof value, sh::n_pes());
+  EXPECT_NE(std::string(aclshmemx_last_error()).find("out of range"), std::string::npos);
+  aclshmem_int32_p(block, 5, -1);
+  aclshmemx_signal_op(block, 5, ACLSHMEM_SIGNAL_SET, sh::n_pes() + 3);
+  sh::barrier_all();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(block[i], 0);
+  sh::barrier_all();
+  deallocate(block);
+}
+
+}  // namespace
+}  // namespace tdist

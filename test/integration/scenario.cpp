@@ -1,0 +1,90 @@
+// tdist_scenario NAME: PE programs that end badly on purpose; scenario_test.cpp runs them under
+// tdist-run and checks how the job ends.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "aclshmem.h"
+#include "tdist/dl.h"
+#include "tdist/runtime.h"
+#include "tdist/shmem.h"
+
+namespace {
+
+int initOrReport() {
+  int rc = aclshmem_init();
+  if (rc != ACLSHMEM_SUCCESS) std::fprintf(stderr, "scenario: init failed (%d)\n", rc);
+  return rc;
+}
+
+// PE 0 waits for a signal that nobody sends; the others go on to finalize, whose store barrier
+// has a much longer deadline, so PE 0's diagnostic is the one that ends the job.
+int waitForever() {
+  if (initOrReport() != 0) return 1;
+  auto *sig = static_cast<int32_t *>(aclshmem_calloc(64, sizeof(int32_t)));
+  aclshmem_barrier_all();
+  if (aclshmem_my_pe() == 0) aclshmem_signal_wait_until(sig + 16, ACLSHMEM_CMP_EQ, 1);
+  aclshmem_finalize();
+  return 0;
+}
+
+// The same with dl.wait over several slots, where one notify is missing.
+int dlWaitMissingNotify() {
+  tdist::init(tdist::attrFromEnvironment());
+  auto *sig = static_cast<std::int64_t *>(tdist::allocateZeroed(4 * 8, sizeof(std::int64_t)));
+  for (int slot = 0; slot < 4; ++slot) {
+    if (slot != 2) tdist::dl::notify(sig + slot * 8, tdist::dl::rank(), std::int64_t{5});
+  }
+  tdist::dl::wait(sig, 4, std::int64_t{5});
+  tdist::finalize();
+  return 0;
+}
+
+// The last PE dies from a signal while the others wait in a barrier.
+int crash() {
+  if (initOrReport() != 0) return 1;
+  aclshmem_barrier_all();
+  if (aclshmem_my_pe() == aclshmem_n_pes() - 1) raise(SIGSEGV);
+  aclshmem_barrier_all();
+  aclshmem_finalize();
+  return 0;
+}
+
+// PE 1 presents another secret to the store.
+int wrongSecret() {
+  if (std::atoi(std::getenv("TDIST_PE")) == 1) setenv("TDIST_JOB_SECRET", "not-the-job-secret", 1);
+  if (initOrReport() != 0) return 1;
+  aclshmem_finalize();
+  return 0;
+}
+
+// PE 0 ends the job with status 7 while the others wait for something that never comes.
+int globalExit() {
+  if (initOrReport() != 0) return 1;
+  auto *sig = static_cast<int32_t *>(aclshmem_calloc(1, sizeof(int32_t)));
+  aclshmem_barrier_all();
+  if (aclshmem_my_pe() == 0) aclshmem_global_exit(7);
+  aclshmem_signal_wait_until(sig, ACLSHMEM_CMP_EQ, 1);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: tdist_scenario wait-forever|dl-wait-missing-notify|crash|wrong-secret|global-exit\n");
+    return 2;
+  }
+  std::string name = argv[1];
+  if (name == "wait-forever") return waitForever();
+  if (name == "dl-wait-missing-notify") return dlWaitMissingNotify();
+  if (name == "crash") return crash();
+  if (name == "wrong-secret") return wrongSecret();
+  if (name == "global-exit") return globalExit();
+  std::fprintf(stderr, "tdist_scenario: unknown scenario '%s'\n", name.c_str());
+  return 2;
+}

@@ -1,0 +1,76 @@
+// Jobs that end badly end quickly, with a non-zero status and a message naming the PE and the
+// cause: a wait that can never be satisfied, a crash, a refused peer, global_exit.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "test/launcher/launcher_harness.h"
+
+namespace tdist {
+namespace {
+
+using launcher::test::LauncherResult;
+using launcher::test::runLauncher;
+using namespace std::chrono_literals;
+
+LauncherResult runScenario(int n_pes, const std::string &name, std::vector<std::string> options = {}) {
+  std::vector<std::string> args = {"-n", std::to_string(n_pes)};
+  args.insert(args.end(), options.begin(), options.end());
+  args.insert(args.end(), {"--", TDIST_SCENARIO_PATH, name});
+  return runLauncher(args);
+}
+
+bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(Scenario, UnsatisfiableWaitEndsWithADiagnostic) {
+  for (int n : {1, 2, 4}) {
+    LauncherResult r = runScenario(n, "wait-forever", {"--wait-timeout", "1"});
+    EXPECT_FALSE(r.hung);
+    EXPECT_NE(r.exit_status, 0);
+    EXPECT_LT(r.elapsed, 15s) << n;
+    // What was waited for: rank, symmetric offset, predicate, expected and observed value.
+    EXPECT_TRUE(contains(r.err, "PE 0: aclshmem_signal_wait_until: wait passed its deadline of 1.000 s")) << r.err;
+    EXPECT_TRUE(contains(r.err, "symmetric offset 0x")) << r.err;
+    EXPECT_TRUE(contains(r.err, "waiting for EQ 1, observed 0")) << r.err;
+    EXPECT_TRUE(contains(r.err, "PE 0")) << r.err;
+    EXPECT_TRUE(contains(r.err, "deadline")) << r.err;
+  }
+}
+
+TEST(Scenario, DlWaitNamesTheMissingSlot) {
+  LauncherResult r = runScenario(2, "dl-wait-missing-notify", {"--wait-timeout", "0.5"});
+  EXPECT_NE(r.exit_status, 0);
+  EXPECT_TRUE(contains(r.err, "dl.wait: wait passed its deadline")) << r.err;
+  EXPECT_TRUE(contains(r.err, "(slot 2 of 4)")) << r.err;
+  EXPECT_TRUE(contains(r.err, "waiting for EQ 5, observed 0")) << r.err;
+}
+
+TEST(Scenario, CrashedPeEndsTheJob) {
+  for (int n : {2, 3, 4}) {
+    LauncherResult r = runScenario(n, "crash");
+    EXPECT_FALSE(r.hung);
+    EXPECT_NE(r.exit_status, 0);
+    EXPECT_LT(r.elapsed, 10s);
+    EXPECT_TRUE(contains(r.err, "PE " + std::to_string(n - 1))) << r.err;
+    EXPECT_TRUE(contains(r.err, "signal 11")) << r.err;
+  }
+}
+
+TEST(Scenario, PeerWithTheWrongSecretIsRefused) {
+  LauncherResult r = runScenario(2, "wrong-secret", {"--timeout", "30"});
+  EXPECT_NE(r.exit_status, 0);
+  EXPECT_LT(r.elapsed, 20s);
+  EXPECT_TRUE(contains(r.err, "wrong job secret")) << r.err;
+  EXPECT_TRUE(contains(r.err, "PE 1")) << r.err;
+}
+
+TEST(Scenario, GlobalExitEndsEveryPeWithItsStatus) {
+  LauncherResult r = runScenario(3, "global-exit");
+  EXPECT_EQ(r.exit_status, 7) << r.err;
+  EXPECT_LT(r.elapsed, 10s);
+}
+
+}  // namespace
+}  // namespace tdist

@@ -1,0 +1,80 @@
+// Bad command lines: exit 2 with a message that says what is wrong, before any PE starts.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "launcher_harness.h"
+
+namespace tdist::launcher::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct BadUsage {
+  std::vector<std::string> args;
+  std::string message;
+};
+
+class UsageTest : public ::testing::TestWithParam<BadUsage> {};
+
+TEST_P(UsageTest, ExitsTwoWithAMessage) {
+  LauncherResult result = runLauncher(GetParam().args);
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_EQ(result.out, "");
+  EXPECT_THAT(result.err, HasSubstr("tdist-run: " + GetParam().message + "\n"));
+  EXPECT_THAT(result.err, HasSubstr("tdist-run --help"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadCommandLines, UsageTest,
+    ::testing::Values(
+        BadUsage{{}, "missing -n N, the number of PEs"},
+        BadUsage{{"--", "/bin/true"}, "missing -n N, the number of PEs"},
+        BadUsage{{"-n", "0", "--", "/bin/true"},
+                 "-n: expected a number of PEs from 1 to 4096, got '0'"},
+        BadUsage{{"-n", "-3", "--", "/bin/true"},
+                 "-n: expected a number of PEs from 1 to 4096, got '-3'"},
+        BadUsage{{"-n", "two", "--", "/bin/true"},
+                 "-n: expected a number of PEs from 1 to 4096, got 'two'"},
+        BadUsage{{"-n"}, "option -n needs a value"},
+        BadUsage{{"-n", "2"}, "missing the program to run (after --)"},
+        BadUsage{{"-n", "2", "--"}, "missing the program to run (after --)"},
+        BadUsage{{"-n", "2", "--", "/nonexistent/foo"},
+                 "cannot execute '/nonexistent/foo': No such file or directory"},
+        BadUsage{{"-n", "2", "--", "tdist-no-such-program"},
+                 "cannot execute 'tdist-no-such-program': No such file or directory"},
+        BadUsage{{"-n", "2", "--", "/etc/passwd"}, "cannot execute '/etc/passwd': Permission denied"},
+        BadUsage{{"-n", "2", "--", "/tmp"}, "cannot execute '/tmp': Is a directory"},
+        BadUsage{{"-n", "2", "--heap", "12Q", "--", "/bin/true"},
+                 "--heap: expected a size in bytes such as 4096, 64K, 256M or 2G, got '12Q'"},
+        BadUsage{{"-n", "2", "--heap"}, "option --heap needs a value"},
+        BadUsage{{"-n", "2", "--engines", "mte,dma", "--", "/bin/true"},
+                 "--engines: unknown engine 'dma' in 'mte,dma' (known: mte, sdma, roce, udma)"},
+        BadUsage{{"-n", "2", "--wait-timeout", "0", "--", "/bin/true"},
+                 "--wait-timeout: expected a number of seconds greater than 0, got '0'"},
+        BadUsage{{"-n", "2", "--timeout", "-1", "--", "/bin/true"},
+                 "--timeout: expected a number of seconds (0 or more), got '-1'"},
+        BadUsage{{"-n", "2", "--timeout", "soon", "--", "/bin/true"},
+                 "--timeout: expected a number of seconds (0 or more), got 'soon'"},
+        BadUsage{{"-n", "2", "--tag-output=yes", "--", "/bin/true"},
+                 "option --tag-output takes no value"},
+        BadUsage{{"-n", "2", "--bogus", "--", "/bin/true"}, "unknown option '--bogus'"},
+        // An address of the documentation range, which no host has: binding it fails.
+        BadUsage{{"-n", "2", "--host", "192.0.2.1", "--", "/bin/true"},
+                 "--host: cannot listen on '192.0.2.1': Cannot assign requested address"}));
+
+TEST(Usage, HelpGoesToStdoutAndExitsZero) {
+  LauncherResult result = runLauncher({"--help"});
+  EXPECT_EQ(result.exit_status, 0);
+  EXPECT_THAT(result.out, HasSubstr("Usage: tdist-run -n N [options] -- program [args...]"));
+  EXPECT_EQ(result.err, "");
+}
+
+TEST(Usage, ValuesMayBeJoinedToTheirOption) {
+  LauncherResult result = runLauncher(
+      {"-n2", "--heap=4K", "--", "/bin/sh", "-c", "echo $TDIST_N_PES $TDIST_HEAP_SIZE"});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(result.out, "2 4096\n2 4096\n");
+}
+
+}  // namespace
+}  // namespace tdist::launcher::test

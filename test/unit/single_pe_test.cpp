@@ -1,0 +1,233 @@
+// The runtime in one process with n_pes = 1: init, finalize, status, errors of the host API.
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "aclshmem.h"
+#include "tdist/runtime.h"
+#include "tdist/shmem.h"
+#include "test/support/single_pe.h"
+
+namespace tdist {
+namespace {
+
+using testing::Listener;
+
+InitAttr singleAttr(const Listener &listener) { return testing::singlePeAttr(listener); }
+
+ErrorCode initError(const InitAttr &attr) {
+  try {
+    init(attr);
+  } catch (const Error &error) {
+    return error.code();
+  }
+  finalize();
+  return ErrorCode::Internal;  // init succeeded: not what these callers expect
+}
+
+TEST(SinglePe, CallsBeforeInitFailClearly) {
+  ASSERT_FALSE(isInitialized());
+  EXPECT_EQ(initStatus(), InitStatus::NotInitialized);
+  try {
+    allocate(64);
+    FAIL() << "allocate before init did not throw";
+  } catch (const Error &error) {
+    EXPECT_EQ(error.code(), ErrorCode::NotInitialized);
+    EXPECT_NE(std::string(error.what()).find("not initialized"), std::string::npos);
+  }
+  EXPECT_EQ(aclshmem_malloc(64), nullptr);
+  EXPECT_NE(std::string(aclshmemx_last_error()).find("aclshmem_malloc"), std::string::npos);
+  EXPECT_EQ(aclshmem_my_pe(), -1);
+  EXPECT_EQ(aclshmem_finalize(), ACLSHMEM_NOT_INITED);
+  EXPECT_EQ(aclshmemx_init_status(), ACLSHMEM_STATUS_NOT_INITIALIZED);
+}
+
+TEST(SinglePe, InitFinalizeInitOnTheSameEndpoint) {
+  Listener listener;
+  for (int round = 0; round < 3; ++round) {
+    init(singleAttr(listener));
+    EXPECT_EQ(initStatus(), InitStatus::Initialized);
+    EXPECT_EQ(myPe(), 0);
+    EXPECT_EQ(nPes(), 1);
+    void *block = allocate(4096);
+    ASSERT_NE(block, nullptr);
+    std::memset(block, round, 4096);
+    deallocate(block);
+    finalize();
+    EXPECT_EQ(initStatus(), InitStatus::NotInitialized);
+  }
+}
+
+TEST(SinglePe, InitTwiceIsAnErrorAndKeepsTheFirst) {
+  Listener listener;
+  init(singleAttr(listener));
+  void *block = allocate(128);
+  EXPECT_EQ(initError(singleAttr(listener)), ErrorCode::AlreadyInitialized);
+  EXPECT_TRUE(isInitialized());
+  EXPECT_EQ(peerPointer(block, 0), block);
+  deallocate(block);
+  finalize();
+}
+
+TEST(SinglePe, BadIpPortIsRejected) {
+  Listener listener;
+  for (const char *text : {"tcp://127.0.0.1:80", "tcp://127.0.0.1:1024", "tcp://127.0.0.1:70000",
+                           "http://127.0.0.1:2000", "tcp://:2000", "127.0.0.1:2000",
+                           "tcp://127.0.0.1", "tcp://127.0.0.1:20x0"}) {
+    InitAttr attr = singleAttr(listener);
+    attr.ip_port = text;
+    EXPECT_EQ(initError(attr), ErrorCode::InvalidParam) << text;
+    EXPECT_EQ(initStatus(), InitStatus::NotInitialized) << text;
+  }
+  aclshmemx_init_attr_t c_attr;
+  ASSERT_EQ(aclshmemx_set_attributes(0, 1, 1 << 20, "tcp://127.0.0.1:99", &c_attr), 0);
+  EXPECT_EQ(aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &c_attr), ACLSHMEM_INVALID_PARAM);
+  EXPECT_NE(std::string(aclshmemx_last_error()).find("tcp://127.0.0.1:99"), std::string::npos);
+}
+
+TEST(SinglePe, InvalidAttributesAreRejected) {
+  Listener listener;
+  InitAttr attr = singleAttr(listener);
+  attr.my_pe = 1;
+  EXPECT_EQ(initError(attr), ErrorCode::InvalidParam);
+  attr = singleAttr(listener);
+  attr.n_pes = 0;
+  EXPECT_EQ(initError(attr), ErrorCode::InvalidParam);
+  attr = singleAttr(listener);
+  attr.local_mem_size = 0;
+  EXPECT_EQ(initError(attr), ErrorCode::InvalidParam);
+  attr = singleAttr(listener);
+  attr.engines = kEngineRoce;
+  EXPECT_EQ(initError(attr), ErrorCode::NotSupported);
+  attr.engines = 0x10;
+  EXPECT_EQ(initError(attr), ErrorCode::InvalidParam);
+}
+
+TEST(SinglePe, ConnectToNothingEndsAtTheDeadline) {
+  Listener listener;
+  InitAttr attr = singleAttr(listener);
+  attr.my_pe = 1;
+  attr.n_pes = 2;
+  attr.listen_fd = -1;
+  attr.init_timeout = std::chrono::milliseconds(300);
+  // Nobody accepts on this port: the listener is open but PE 0 never serves it.
+  close(listener.fd);
+  listener.fd = -1;
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(initError(attr), ErrorCode::Bootstrap);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+class InitializedPe : public ::testing::Test {
+ protected:
+  void SetUp() override { init(singleAttr(listener_)); }
+  void TearDown() override {
+    if (isInitialized()) finalize();
+  }
+  Listener listener_;
+};
+
+TEST_F(InitializedPe, HeapExhaustionIsAnErrorThatLosesNothing) {
+  void *keep = allocate(512 * 1024);
+  ASSERT_NE(keep, nullptr);
+  std::memset(keep, 0x5a, 512 * 1024);
+  try {
+    allocate(768 * 1024);
+    FAIL() << "allocation beyond the heap did not throw";
+  } catch (const Error &error) {
+    EXPECT_EQ(error.code(), ErrorCode::HeapExhausted);
+    EXPECT_NE(std::string(error.what()).find("786432"), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(aclshmem_malloc(1 << 30), nullptr);
+  EXPECT_EQ(static_cast<unsigned char *>(keep)[512 * 1024 - 1], 0x5a);
+  // The heap still works.
+  void *more = allocate(256 * 1024);
+  EXPECT_NE(more, nullptr);
+  deallocate(more);
+  deallocate(keep);
+}
+
+TEST_F(InitializedPe, CallocZeroesAndRejectsOverflow) {
+  auto *block = static_cast<unsigned char *>(allocate(4096));
+  std::memset(block, 0xff, 4096);
+  deallocate(block);
+  auto *zeroed = static_cast<unsigned char *>(allocateZeroed(1024, 4));
+  ASSERT_EQ(zeroed, block);  // the same block again, now zeroed
+  for (int i = 0; i < 4096; ++i) ASSERT_EQ(zeroed[i], 0) << i;
+  deallocate(zeroed);
+  EXPECT_THROW(allocateZeroed(SIZE_MAX / 2, 4), Error);
+  EXPECT_EQ(aclshmem_calloc(SIZE_MAX / 2, 4), nullptr);
+}
+
+TEST_F(InitializedPe, AlignAndBadAlignment) {
+  void *aligned = allocate(100, 1 << 16);
+  ASSERT_NE(aligned, nullptr);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(aligned) % (1 << 16), 0u);
+  deallocate(aligned);
+  EXPECT_EQ(aclshmem_align(48, 64), nullptr);
+  EXPECT_NE(std::string(aclshmemx_last_error()).find("power of two"), std::string::npos);
+  EXPECT_EQ(aclshmem_align(std::size_t{4} << 20, 64), nullptr);
+  EXPECT_NE(std::string(aclshmemx_last_error()).find("heap base alignment"), std::string::npos);
+  EXPECT_EQ(aclshmem_malloc(0), nullptr);
+}
+
+TEST_F(InitializedPe, FreeErrorsAreReported) {
+  void *block = allocate(256);
+  deallocate(block);
+  try {
+    deallocate(block);
+    FAIL() << "double free did not throw";
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what()).find("double free"), std::string::npos) << error.what();
+  }
+  int local = 0;
+  try {
+    deallocate(&local);
+    FAIL() << "free of a stack address did not throw";
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what()).find("not on the symmetric heap"), std::string::npos);
+  }
+  void *again = allocate(256);
+  EXPECT_EQ(again, block);
+  deallocate(again);
+  deallocate(nullptr);  // no-op
+}
+
+TEST_F(InitializedPe, TensorsLiveOnTheHeap) {
+  Tensor t = createTensor({4, 8, 2}, DType::F32);
+  EXPECT_EQ(t.numel(), 64);
+  EXPECT_EQ(t.nbytes(), 256u);
+  EXPECT_EQ(t.strides, (std::vector<std::int64_t>{16, 2, 1}));
+  EXPECT_EQ(peerPointer(t.data, 0), t.data);
+  for (int i = 0; i < 64; ++i) t.as<float>()[i] = static_cast<float>(i);
+  freeTensor(t);
+  EXPECT_EQ(t.data, nullptr);
+  EXPECT_THROW(createTensor({2, -1}, DType::I8), Error);
+}
+
+TEST_F(InitializedPe, PeerPointerAndTransports) {
+  auto *block = static_cast<char *>(allocate(64));
+  EXPECT_EQ(aclshmem_ptr(block, 0), block);
+  EXPECT_EQ(aclshmem_ptr(block, 1), nullptr);
+  EXPECT_EQ(aclshmem_ptr(block, -1), nullptr);
+  int local = 0;
+  EXPECT_EQ(aclshmem_ptr(&local, 0), nullptr);
+  EXPECT_EQ(aclshmemx_transport_mask(0), static_cast<uint32_t>(ACLSHMEM_TRANSPORT_MTE));
+  EXPECT_EQ(aclshmemx_transport_mask(3), 0u);
+  // Device calls with a bad PE or a pointer off the heap fail and move nothing.
+  block[0] = 7;
+  char source = 9;
+  aclshmem_putmem(block, &source, 1, 1);
+  EXPECT_NE(std::string(aclshmemx_last_error()).find("PE 1 is out of range 0..0"), std::string::npos);
+  aclshmem_putmem(&local, &source, 1, 0);
+  EXPECT_NE(std::string(aclshmemx_last_error()).find("not on the symmetric heap"), std::string::npos);
+  EXPECT_EQ(block[0], 7);
+  EXPECT_EQ(local, 0);
+  deallocate(block);
+}
+
+}  // namespace
+}  // namespace tdist

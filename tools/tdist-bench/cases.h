@@ -1,0 +1,26 @@
+// cases.h - the measurements of tdist-bench. Each is collective: every PE calls it with the same
+// options, and PE 0 adds the results to the reporter.
+#pragma once
+
+#include <cstddef>
+
+#include "options.h"
+#include "report.h"
+
+namespace tdist::bench {
+
+// putmem + quiet from PE 0 to PE 1 for every size, and PE 0's memcpy between private buffers of
+// the same sizes in the same run. The other PEs wait in barrier_all meanwhile.
+void runPut(const Options &options, Reporter &reporter);
+
+// Pairs (0<->1, 2<->3, ...) ping-pong at the same time; an odd last PE sits out. The result pools
+// every pair's per-repeat half round trips.
+void runPingPong(const Options &options, Reporter &reporter);
+
+// barrier_all on every PE; PE 0's time per barrier.
+void runBarrier(const Options &options, Reporter &reporter);
+
+// Symmetric heap bytes that the cases of options allocate on n_pes PEs, with room to spare.
+std::size_t heapBytesNeeded(const Options &options, int n_pes);
+
+}  // namespace tdist::bench

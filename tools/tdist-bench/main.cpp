@@ -1,0 +1,74 @@
+// tdist-bench - micro-benchmarks of the cpu backend's symmetric-memory primitives.
+//
+//   build/bin/tdist-run -n 2 -- build/bin/tdist-bench all
+//
+// bench/openshmem/shmem_bench.c measures the same things against OpenSHMEM and bench/compare.sh
+// puts the two side by side; docs/BENCHMARKS.md explains the cases and records the numbers.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <stdexcept>
+#include <string_view>
+
+#include "cases.h"
+#include "options.h"
+#include "report.h"
+#include "tdist/runtime.h"
+#include "tdist/shmem.h"
+
+namespace {
+
+using namespace tdist::bench;
+
+void runCases(const Options &options) {
+  Reporter reporter("tdist");
+  const bool leader = tdist::myPe() == 0;
+  if (leader) {
+    std::printf("# tdist-bench pes=%d repeats=%d iters=%ld warmup=%ld\n", tdist::nPes(),
+                options.repeats, options.iters, options.warmup);
+  }
+  for (Case c : options.cases) {
+    switch (c) {
+      case Case::Put: runPut(options, reporter); break;
+      case Case::PingPong: runPingPong(options, reporter); break;
+      case Case::Barrier: runBarrier(options, reporter); break;
+    }
+  }
+  tdist::shmem::barrier_all();
+  if (leader && options.table) reporter.printTable();
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  try {
+    options = parseOptions(argc, argv);
+  } catch (const std::invalid_argument &error) {
+    // Every PE got the same arguments and fails alike; one message is enough.
+    const char *pe = std::getenv("TDIST_PE");
+    if (pe == nullptr || std::string_view(pe) == "0")
+      std::fprintf(stderr, "tdist-bench: %s\n%s", error.what(), usage(argv[0]).c_str());
+    return 2;
+  }
+
+  try {
+    tdist::InitAttr attr = tdist::attrFromEnvironment();
+    attr.local_mem_size = std::max<std::uint64_t>(attr.local_mem_size,
+                                                  heapBytesNeeded(options, attr.n_pes));
+    tdist::init(attr);
+  } catch (const std::exception &error) {
+    std::fprintf(stderr, "tdist-bench: init failed: %s\n", error.what());
+    return 1;
+  }
+
+  try {
+    runCases(options);
+    tdist::finalize();
+  } catch (const std::exception &error) {
+    std::fprintf(stderr, "tdist-bench: PE %d: %s\n", tdist::myPe(), error.what());
+    tdist::shmem::global_exit(1);
+  }
+  return 0;
+}

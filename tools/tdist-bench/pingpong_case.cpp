@@ -1,0 +1,109 @@
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "cases.h"
+#include "tdist/runtime.h"
+#include "tdist/shmem.h"
+
+namespace tdist::bench {
+namespace {
+
+namespace shmem = tdist::shmem;
+
+// The flag one PE sets on its partner; monotone (the i-th exchange writes i), so nobody resets it
+// and a wait for >= i cannot miss a value.
+class PingFlag {
+ public:
+  explicit PingFlag(PingOp op) : op_(op) {
+    counter_ = static_cast<std::int64_t *>(tdist::allocateZeroed(1, 64));
+    signal_ = static_cast<std::uint64_t *>(tdist::allocateZeroed(1, 64));
+  }
+  ~PingFlag() {
+    tdist::deallocate(signal_);
+    tdist::deallocate(counter_);
+  }
+  PingFlag(const PingFlag &) = delete;
+  PingFlag &operator=(const PingFlag &) = delete;
+
+  void send(std::int64_t value, int pe) {
+    if (op_ == PingOp::P) shmem::p<std::int64_t>(counter_, value, pe);
+    else shmem::signal_op<std::uint64_t>(signal_, value, shmem::SignalOp::Set, pe);
+  }
+  void await(std::int64_t value) {
+    if (op_ == PingOp::P) shmem::wait_until<std::int64_t>(counter_, shmem::Cmp::GE, value);
+    else shmem::signal_wait_until<std::uint64_t>(signal_, shmem::Cmp::GE, value);
+  }
+
+ private:
+  PingOp op_;
+  std::int64_t *counter_ = nullptr;
+  std::uint64_t *signal_ = nullptr;
+};
+
+}  // namespace
+
+void runPingPong(const Options &options, Reporter &reporter) {
+  const int me = shmem::my_pe(), n = shmem::n_pes();
+  if (n < 2) throw std::invalid_argument("pingpong needs at least 2 PEs");
+  const int partner = me ^ 1;
+  const bool paired = partner < n;
+  const bool initiator = paired && me % 2 == 0;
+  const long iters = latencyIterations(options);
+  const long warmup = warmupIterations(options, iters);
+  const int repeats = options.repeats;
+
+  PingFlag flag(options.ping_op);
+  auto *gathered = static_cast<double *>(tdist::allocateZeroed(n * repeats, sizeof(double)));
+  std::int64_t sequence = 0;
+  auto exchange = [&](long count) {
+    for (long i = 0; i < count; ++i) {
+      ++sequence;
+      if (initiator) {
+        flag.send(sequence, partner);
+        flag.await(sequence);
+      } else {
+        flag.await(sequence);
+        flag.send(sequence, partner);
+      }
+    }
+  };
+
+  shmem::barrier_all();
+  if (paired) exchange(warmup);
+  std::vector<double> half_round_trips(repeats);
+  long vcsw = 0, ivcsw = 0;
+  for (int r = 0; r < repeats; ++r) {
+    shmem::barrier_all();
+    if (!paired) continue;
+    Stopwatch watch;
+    watch.start();
+    exchange(iters);
+    watch.stop();
+    half_round_trips[r] = watch.seconds() * 1e6 / static_cast<double>(iters) / 2;
+    vcsw += watch.voluntarySwitches();
+    ivcsw += watch.involuntarySwitches();
+  }
+
+  // Every initiator's samples go to PE 0, which pools them.
+  shmem::barrier_all();
+  if (initiator && me != 0) {
+    shmem::putmem(gathered + me * repeats, half_round_trips.data(), repeats * sizeof(double), 0);
+    shmem::quiet();
+  }
+  shmem::barrier_all();
+  if (me == 0) {
+    std::vector<double> samples(half_round_trips);
+    for (int pe = 2; pe + 1 < n; pe += 2)
+      samples.insert(samples.end(), gathered + pe * repeats, gathered + (pe + 1) * repeats);
+    double total_iters = static_cast<double>(iters) * repeats;
+    reporter.add(Result{.case_name = "pingpong",
+                        .variant = std::string("op=") + pingOpName(options.ping_op),
+                        .pes = n, .size = 8, .iters = iters, .repeats = repeats,
+                        .unit = Unit::Microseconds, .summary = summarize(samples),
+                        .vcsw_per_iter = vcsw / total_iters, .ivcsw_per_iter = ivcsw / total_iters});
+  }
+  tdist::deallocate(gathered);
+}
+
+}  // namespace tdist::bench

@@ -1,0 +1,22 @@
+// exit_status.h - what tdist-run's exit status means, and how it words the way a PE ended.
+#pragma once
+
+#include <string>
+
+namespace tdist::launcher {
+
+constexpr int kExitLauncherError = 1;  // tdist-run itself failed (no socket, cannot fork, ...)
+constexpr int kExitUsage = 2;
+constexpr int kExitJobDeadline = 124;  // --timeout passed; the value timeout(1) uses
+
+// "exited with status 97 (a wait passed its deadline)" or "was killed by signal 11
+// (Segmentation fault)", from a waitpid status.
+std::string describePeEnd(int wait_status);
+
+// The launcher's exit status for a PE that ended so: its own status, or 128+S for signal S, as a
+// shell reports it.
+int exitStatusFor(int wait_status);
+
+bool endedCleanly(int wait_status);
+
+}  // namespace tdist::launcher

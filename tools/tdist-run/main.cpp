@@ -1,0 +1,105 @@
+// tdist-run - starts the PEs of a tdist job on this host and ends the job as one.
+//
+//   tdist-run -n 4 --timeout 300 -- ./my_kernel args...
+//
+// Parts: options (command line), bootstrap_listener (the store's socket, handed to PE 0),
+// job_identity (secret and segment names), pe_environment (what each PE is told),
+// process_group (start, reap, signal), output_tagger (--tag-output), job_monitor (the loop that
+// ends the job when a PE fails, the deadline passes or tdist-run is stopped).
+#include <csignal>
+#include <exception>
+#include <optional>
+#include <unistd.h>
+
+#include "bootstrap_listener.h"
+#include "exit_status.h"
+#include "fd_io.h"
+#include "job_identity.h"
+#include "job_monitor.h"
+#include "options.h"
+#include "output_tagger.h"
+#include "pe_environment.h"
+#include "process_group.h"
+#include "signal_inbox.h"
+
+namespace tdist::launcher {
+namespace {
+
+// However runJob is left, even by an exception, no PE outlives the launcher and no shared-memory
+// segment of the job stays behind.
+class JobCleanup {
+ public:
+  JobCleanup(ProcessGroup &pes, const std::string &job_id) : pes_(pes), job_id_(job_id) {}
+  ~JobCleanup() {
+    if (pes_.anyRunning()) {
+      pes_.signalAll(SIGKILL);
+      pes_.reapAll();
+    }
+    removeLeftoverSegments(job_id_);
+  }
+  JobCleanup(const JobCleanup &) = delete;
+  JobCleanup &operator=(const JobCleanup &) = delete;
+
+ private:
+  ProcessGroup &pes_;
+  const std::string &job_id_;
+};
+
+int runJob(const Options &options) {
+  SignalInbox signals;  // first: a PE that ends at once must find SIGCHLD already watched
+  const JobIdentity identity = JobIdentity::generate();
+  BootstrapListener listener = BootstrapListener::open(options.host);
+  std::optional<OutputTagger> tagger;
+  if (options.tag_output) tagger.emplace(options.n_pes);
+
+  const JobEnvironment job = {.options = &options, .ip_port = listener.ipPort(),
+                              .job_id = identity.id, .job_secret = identity.secret};
+  ProcessGroup pes(signals.childState());
+  JobCleanup cleanup(pes, identity.id);
+
+  // PEs run in a process group of their own, where reading a terminal would stop them (SIGTTIN)
+  // and hang the job; only PE 0 reads stdin, as with mpirun, and only when it is not a terminal.
+  const bool stdin_for_pe0 = !::isatty(STDIN_FILENO);
+  for (int pe = 0; pe < options.n_pes; ++pe) {
+    PeStdio stdio;
+    stdio.null_stdin = pe != 0 || !stdin_for_pe0;
+    if (tagger) {
+      stdio.stdout_fd = tagger->childStdout(pe);
+      stdio.stderr_fd = tagger->childStderr(pe);
+    }
+    std::optional<int> bootstrap_fd;
+    if (pe == 0) bootstrap_fd = stdio.inherited_fd = listener.fd();
+    pes.start(options.program_path, options.program_argv, peEnvironment(job, pe, bootstrap_fd),
+              stdio);
+    if (pe == 0) listener.close();
+    if (tagger) tagger->closeChildEnds(pe);
+  }
+
+  return JobMonitor(pes, signals, tagger ? &*tagger : nullptr, options.job_timeout_s).run();
+}
+
+int usageError(const std::exception &error) {
+  report(error.what());
+  writeAll(STDERR_FILENO, "Try 'tdist-run --help' for more information.\n");
+  return kExitUsage;
+}
+
+}  // namespace
+}  // namespace tdist::launcher
+
+int main(int argc, char **argv) {
+  using namespace tdist::launcher;
+  try {
+    const Options options = parseCommandLine(argc, argv);
+    if (options.show_help) {
+      writeAll(STDOUT_FILENO, usageText());
+      return 0;
+    }
+    return runJob(options);
+  } catch (const UsageError &error) {
+    return usageError(error);
+  } catch (const std::exception &error) {
+    report(error.what());
+    return kExitLauncherError;
+  }
+}

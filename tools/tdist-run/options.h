@@ -1,0 +1,46 @@
+// options.h - command line of tdist-run.
+//
+//   tdist-run -n N [options] -- program [args...]
+//
+// Every value is checked here, before anything is started, so that a typo costs a usage message
+// (exit 2) and never a half-started job.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tdist::launcher {
+
+// A bad command line; main prints the message and exits with kExitUsage.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  bool show_help = false;
+  int n_pes = 0;
+  // Variables for the runtime (runtime.h, attrFromEnvironment), set only when given so that a
+  // value the user exported stays in force otherwise.
+  std::optional<std::uint64_t> heap_bytes;  // TDIST_HEAP_SIZE, in bytes
+  std::optional<std::string> engines;       // TDIST_ENGINES, e.g. "mte,sdma"
+  std::optional<std::string> wait_timeout;  // TDIST_WAIT_TIMEOUT, seconds as the user wrote them
+  double job_timeout_s = 0;                 // 0: the job has no deadline
+  bool tag_output = false;
+  std::string host = "127.0.0.1";           // where PE 0 serves the bootstrap store
+  std::string program_path;                 // what is executed, after the PATH search
+  std::vector<std::string> program_argv;    // argv of every PE; [0] is the program as given
+};
+
+// A typo guard, not a limit of the design: every PE is a process on this one host.
+constexpr int kMaxPes = 4096;
+
+// Parses argv (argv[0] is tdist-run itself) and resolves the program. Throws UsageError.
+Options parseCommandLine(int argc, char **argv);
+
+std::string usageText();
+
+}  // namespace tdist::launcher

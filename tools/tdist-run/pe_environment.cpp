@@ -1,0 +1,43 @@
+#include "pe_environment.h"
+
+#include <string_view>
+#include <utility>
+
+extern char **environ;
+
+namespace tdist::launcher {
+
+std::vector<std::string> peEnvironment(const JobEnvironment &job, int pe,
+                                       std::optional<int> bootstrap_fd) {
+  const Options &options = *job.options;
+  std::vector<std::pair<std::string_view, std::string>> job_variables = {
+      {"TDIST_PE", std::to_string(pe)},
+      {"TDIST_N_PES", std::to_string(options.n_pes)},
+      {"TDIST_LOCAL_PES", std::to_string(options.n_pes)},  // every PE runs on this host
+      {"TDIST_IP_PORT", job.ip_port},
+      {"TDIST_JOB_SECRET", job.job_secret},
+      {"TDIST_JOB_ID", job.job_id},
+  };
+  if (bootstrap_fd) job_variables.emplace_back("TDIST_BOOTSTRAP_FD", std::to_string(*bootstrap_fd));
+  if (options.heap_bytes)
+    job_variables.emplace_back("TDIST_HEAP_SIZE", std::to_string(*options.heap_bytes));
+  if (options.engines) job_variables.emplace_back("TDIST_ENGINES", *options.engines);
+  if (options.wait_timeout) job_variables.emplace_back("TDIST_WAIT_TIMEOUT", *options.wait_timeout);
+
+  auto replacedByJob = [&](std::string_view entry) {
+    std::string_view name = entry.substr(0, entry.find('='));
+    if (name == "TDIST_BOOTSTRAP_FD") return true;
+    for (const auto &[job_name, value] : job_variables)
+      if (name == job_name) return true;
+    return false;
+  };
+
+  std::vector<std::string> environment;
+  for (char **entry = environ; *entry; ++entry)
+    if (!replacedByJob(*entry)) environment.emplace_back(*entry);
+  for (const auto &[name, value] : job_variables)
+    environment.push_back(std::string(name) + "=" + value);
+  return environment;
+}
+
+}  // namespace tdist::launcher

@@ -1,0 +1,27 @@
+// pe_environment.h - the environment each PE starts with: the launcher's own, plus the variables
+// that runtime.h's attrFromEnvironment() reads to initialise the PE without arguments.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "options.h"
+
+namespace tdist::launcher {
+
+// What every PE of the job shares.
+struct JobEnvironment {
+  const Options *options = nullptr;
+  std::string ip_port;     // TDIST_IP_PORT
+  std::string job_id;      // TDIST_JOB_ID
+  std::string job_secret;  // TDIST_JOB_SECRET
+};
+
+// "NAME=value" entries for PE pe. bootstrap_fd is given for PE 0 only; every other PE has
+// TDIST_BOOTSTRAP_FD removed, even one inherited from an enclosing job, so that it never tries to
+// serve the store on a descriptor it does not have.
+std::vector<std::string> peEnvironment(const JobEnvironment &job, int pe,
+                                       std::optional<int> bootstrap_fd);
+
+}  // namespace tdist::launcher
