@@ -97,15 +97,14 @@ ARGS=($CASES --repeats "$REPEATS" --max-size "$MAX_SIZE" --no-table)
 OSHRUN_FLAGS=(--mca memory ^patcher --oversubscribe)
 [[ $(id -u) == 0 ]] && OSHRUN_FLAGS+=(--allow-run-as-root)
 
-# Busy: in at least 3 of 10 samples over a second, something besides the sampler was runnable.
+# Busy: more than 10% of the machine's CPU time went to something over the last second.
+cpu_times() { awk '/^cpu / {print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $5 + $6}' /proc/stat; }
 machine_busy() {
-  local busy=0 running
-  for _ in 1 2 3 4 5 6 7 8 9 10; do
-    running=$(awk '/^procs_running/ {print $2}' /proc/stat)
-    (( running > 1 )) && busy=$((busy + 1))
-    sleep 0.1
-  done
-  (( busy >= 3 ))
+  local total0 idle0 total1 idle1
+  read -r total0 idle0 < <(cpu_times)
+  sleep 1
+  read -r total1 idle1 < <(cpu_times)
+  (( (total1 - total0) - (idle1 - idle0) > (total1 - total0) / 10 ))
 }
 
 BUSY_LAUNCHES=0

@@ -3,7 +3,8 @@
 # sudo available). Set TDIST_SKIP_PEER=1 to leave out OpenMPI (only the benchmark peer uses it).
 set -euo pipefail
 
-packages=(build-essential cmake ninja-build pkg-config googletest libgtest-dev libgmock-dev)
+packages=(build-essential cmake ninja-build pkg-config googletest libgtest-dev libgmock-dev
+          libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools)
 if [ "${TDIST_SKIP_PEER:-0}" != 1 ]; then
   packages+=(openmpi-bin libopenmpi-dev)
 fi

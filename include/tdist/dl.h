@@ -10,11 +10,11 @@
 
 namespace tdist::dl {
 
-// Numbering of the dialect's SignalOp attribute.
+// The numbering of the `distributed` dialect's enum attributes (Triton-distributed's).
 enum class SignalOp : int { Set = 1, Add = 2 };
-enum class CommScope : int { Gpu = 0, IntraNode = 1, InterNode = 2 };
-enum class MemScope : int { Cta = 0, Gpu = 1, System = 2 };
-enum class MemSemantic : int { Relaxed = 0, Acquire = 1 };
+enum class CommScope : int { Gpu = 1, IntraNode = 2, InterNode = 3 };
+enum class MemScope : int { Gpu = 1, Cta = 2, System = 3 };
+enum class MemSemantic : int { Relaxed = 1, Acquire = 2, Release = 3, AcquireRelease = 4 };
 
 // One signal slot per 64-byte line: wait() walks n slots at this stride.
 template <class S>

@@ -1,0 +1,139 @@
+//===- DistributedOps.cpp - verifiers and memory effects ------------------===//
+//
+// Memory effects follow seed 001 §2.4: wait and symm_at read, notify reads and
+// writes, consume_token has none, extern_call has none when pure and reads and
+// writes otherwise.
+//
+//===----------------------------------------------------------------------===//
+#include "tdist/Dialect/Distributed/IR/Distributed.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::triton::distributed;
+
+using EffectList = SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>;
+
+//===----------------------------------------------------------------------===//
+// WaitOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult WaitOp::verify() {
+  APInt count;
+  if (!matchPattern(getNumBarriers(), m_ConstantInt(&count)))
+    return emitOpError("the number of barriers must be a constant");
+  if (count.isNegative() || count.isZero())
+    return emitOpError("the number of barriers must be positive, got ") << count.getSExtValue();
+  if (Type pointee = getPointeeType(getBarrierPtr().getType())) {
+    if (pointee != getWaitValue().getType())
+      return emitOpError("wait value type ")
+             << getWaitValue().getType() << " must match the signal element type " << pointee;
+  }
+  if (getSemantic() != MemSemantic::ACQUIRE && getSemantic() != MemSemantic::RELAXED)
+    return emitOpError("semantic must be 'acquire' or 'relaxed', got '")
+           << stringifyMemSemantic(getSemantic()) << "'";
+  return success();
+}
+
+void WaitOp::getEffects(EffectList &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getBarrierPtrMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+//===----------------------------------------------------------------------===//
+// ConsumeTokenOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConsumeTokenOp::verify() { return success(); }
+
+void ConsumeTokenOp::getEffects(EffectList &) {}
+
+//===----------------------------------------------------------------------===//
+// GetRankOp, GetNumRanksOp
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyAxis(Operation *op, int32_t axis) {
+  if (axis != 0)
+    return op->emitOpError("axis ") << axis << " does not exist: the device mesh has only axis 0";
+  return success();
+}
+
+LogicalResult GetRankOp::verify() { return verifyAxis(*this, getAxis()); }
+LogicalResult GetNumRanksOp::verify() { return verifyAxis(*this, getAxis()); }
+
+//===----------------------------------------------------------------------===//
+// SymmAtOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SymmAtOp::verify() {
+  if (!isScalarPointer(getSymmAddr().getType()))
+    return emitOpError("needs a scalar pointer, not ") << getSymmAddr().getType();
+  return success();
+}
+
+void SymmAtOp::getEffects(EffectList &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getSymmAddrMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+//===----------------------------------------------------------------------===//
+// NotifyOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult NotifyOp::verify() {
+  if (!isScalarPointer(getSigAddr().getType()))
+    return emitOpError("needs a scalar signal pointer, not ") << getSigAddr().getType();
+  // An opaque pointer carries its signal as the i64 value.
+  Type signal = getPointeeType(getSigAddr().getType());
+  if (!signal)
+    signal = getSignalVal().getType();
+  bool is64 = signal.isSignlessInteger(64) || signal.isSignedInteger(64) ||
+              signal.isUnsignedInteger(64);
+  bool is32 = signal.isSignlessInteger(32) || signal.isSignedInteger(32);
+  if (getTarget(*this) == Target::Ascend) {
+    if (is32)
+      return success();
+    if (!is64)
+      return emitOpError("signal type ") << signal << " is not allowed on Ascend (i32, i64 or ui64)";
+    if (getSigOp() != SignalOp::SET)
+      return emitOpError("a 64-bit signal allows only sig_op = set on Ascend, got ")
+             << stringifySignalOp(getSigOp());
+    return success();
+  }
+  if (!is64)
+    return emitOpError("signal type ") << signal << " is not allowed on this target (i64 or ui64)";
+  return success();
+}
+
+void NotifyOp::getEffects(EffectList &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getSigAddrMutable(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), &getSigAddrMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+//===----------------------------------------------------------------------===//
+// ExternCallOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExternCallOp::verify() {
+  if (getSymbol().empty())
+    return emitOpError("needs a non-empty symbol");
+  return success();
+}
+
+void ExternCallOp::getEffects(EffectList &effects) {
+  if (getPure())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get(), SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), SideEffects::DefaultResource::get());
+}
+
+Speculation::Speculatability ExternCallOp::getSpeculatability() {
+  return getPure() ? Speculation::Speculatable : Speculation::NotSpeculatable;
+}
+
+#define GET_OP_CLASSES
+#include "tdist/Dialect/Distributed/IR/DistributedOps.cpp.inc"
