@@ -14,7 +14,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build
 PES_LIST="2 4"
-CASES="put pingpong barrier"
+CASES="put pingpong ring barrier"
 RUNS=3
 REPEATS=5
 ITERS=""
@@ -29,12 +29,12 @@ usage: bench/compare.sh [flags]
   --build-dir DIR   tdist build directory ($BUILD); the peer binary goes to DIR/bench/
   --build           run 'ninja -C DIR tdist-bench tdist-run' first
   --pes "2 4"       PE counts to compare
-  --cases "..."     cases among: put pingpong barrier
+  --cases "..."     cases among: put pingpong ring barrier
   --runs N          launches of each program per PE count ($RUNS); the table shows medians
   --repeats R       timed repeats inside each launch ($REPEATS)
   --iters K         iterations per repeat (default: each case's own)
   --max-size S      largest put size ($MAX_SIZE)
-  --no-signal       skip tdist's extra 'pingpong --op signal' rows (OpenSHMEM 1.4 has no signal API)
+  --no-signal       skip tdist's extra '--op signal' ping-pong/ring rows (OpenSHMEM 1.4 has no signal API)
   --quiet-wait S    before each launch wait up to S seconds for no other runnable process ($QUIET_WAIT;
                     0 = do not wait); launches that start on a busy machine are counted
 USAGE
@@ -133,21 +133,27 @@ run_logged() {  # label, command...
 }
 
 note "load before: $(cut -d' ' -f1-3 /proc/loadavg); log: $LOG"
+SIGNAL_CASES=()
+for c in pingpong ring; do
+  if [[ " $CASES " == *" $c "* ]]; then SIGNAL_CASES+=("$c"); fi
+done
+[[ ${#SIGNAL_CASES[@]} -gt 0 ]] || SIGNAL=0
+
 for pes in $PES_LIST; do
   for run in $(seq 1 "$RUNS"); do
     note "pes=$pes run $run/$RUNS"
     if [[ $OURS == 1 ]]; then
       run_logged "tdist pes=$pes run=$run" "$BUILD/bin/tdist-run" -n "$pes" -- \
         "$BUILD/bin/tdist-bench" "${ARGS[@]}"
-      if [[ $SIGNAL == 1 && " $CASES " == *" pingpong "* ]]; then
-        run_logged "tdist-signal pes=$pes run=$run" "$BUILD/bin/tdist-run" -n "$pes" -- \
-          "$BUILD/bin/tdist-bench" pingpong --op signal --repeats "$REPEATS" --no-table \
-          ${ITERS:+--iters "$ITERS"}
-      fi
     fi
     if [[ $PEER == 1 ]]; then
       run_logged "openshmem pes=$pes run=$run" env SHMEM_SYMMETRIC_SIZE=${SYMMETRIC_MIB}M \
         oshrun "${OSHRUN_FLAGS[@]}" -np "$pes" "$PEER_BIN" "${ARGS[@]}"
+    fi
+    if [[ $OURS == 1 && $SIGNAL == 1 ]]; then
+      run_logged "tdist-signal pes=$pes run=$run" "$BUILD/bin/tdist-run" -n "$pes" -- \
+        "$BUILD/bin/tdist-bench" "${SIGNAL_CASES[@]}" --op signal --repeats "$REPEATS" --no-table \
+        ${ITERS:+--iters "$ITERS"}
     fi
   done
 done
@@ -190,7 +196,7 @@ def cell(key):
     return f"{med:.3g} ({lo:.3g}–{hi:.3g})", med
 
 rows = sorted({(c, v, p, s) for (_, c, v, p, s) in runs},
-              key=lambda r: (r[2], {"pingpong": 0, "barrier": 1, "put": 2, "memcpy": 3}.get(r[0], 9), r[1], r[3]))
+              key=lambda r: (r[2], {"pingpong": 0, "ring": 1, "barrier": 2, "put": 3, "memcpy": 4}.get(r[0], 9), r[1], r[3]))
 print("\n| case | PEs | size | unit | tdist | OpenSHMEM | tdist/OpenSHMEM | better | tdist vcsw/iter |")
 print("|---|---|---|---|---|---|---|---|---|")
 for case, variant, pes, size in rows:
@@ -212,7 +218,7 @@ for case, variant, pes, size in rows:
         name += " vs peer's p"
     v = vcsw.get(("tdist", case, variant, pes, size))
     vtext = f"{statistics.median(v):.3f}" if v else "–"
-    print(f"| {name} | {pes} | {size_label(size) if case == 'put' else '8 B' if case == 'pingpong' else '–'} "
+    print(f"| {name} | {pes} | {size_label(size) if case == 'put' else '8 B' if case in ('pingpong', 'ring') else '–'} "
           f"| {unit} | {ours} | {peer} | {ratio} | {better} | {vtext} |")
 print("\nLatency: lower is better, ratio < 1 favours tdist. Bandwidth: higher is better, ratio > 1 favours tdist.")
 print("Cells: median over runs of each run's median (min–max over every repeat of every run).")

@@ -11,6 +11,7 @@
  *   put       PE 0: shmem_putmem + shmem_quiet to PE 1; memcpy between private buffers
  *   pingpong  pairs 0<->1, 2<->3, ... at once; shmem_long_p + shmem_long_wait_until(GE) on a
  *             monotone counter (OpenSHMEM 1.4 has no signal API, so --op signal is refused)
+ *   ring      a token around all PEs, 0 -> 1 -> ... -> 0, with the same p + wait_until
  *   barrier   shmem_barrier_all
  */
 #include <shmem.h>
@@ -23,11 +24,11 @@
 #include <sys/resource.h>
 #include <time.h>
 
-enum { CASE_PUT = 1, CASE_PINGPONG = 2, CASE_BARRIER = 4 };
+enum { CASE_PUT = 1, CASE_PINGPONG = 2, CASE_RING = 3, CASE_BARRIER = 4 };
 #define DEFAULT_LATENCY_ITERS 10000L
 
 struct options {
-  int cases[3];
+  int cases[4];
   int n_cases;
   int repeats;
   long iters;  /* 0: the case's default */
@@ -133,7 +134,7 @@ static void print_table(void) {
 static void usage(const char *program) {
   fprintf(stderr,
           "usage: %s CASE... [flags]   (run under oshrun)\n"
-          "cases: put pingpong barrier all\n"
+          "cases: put pingpong ring barrier all\n"
           "flags: --repeats R (5)  --iters K  --warmup W  --min-size S (4K)  --max-size S (64M)\n"
           "       --size-factor F (4)  --put-bytes B (256M)  --op p  --no-table\n"
           "Same meaning as tdist-bench's flags.\n",
@@ -228,11 +229,14 @@ static int parse_options(int argc, char **argv, struct options *o) {
       add_case(o, CASE_PUT);
     } else if (strcmp(arg, "pingpong") == 0) {
       add_case(o, CASE_PINGPONG);
+    } else if (strcmp(arg, "ring") == 0) {
+      add_case(o, CASE_RING);
     } else if (strcmp(arg, "barrier") == 0) {
       add_case(o, CASE_BARRIER);
     } else if (strcmp(arg, "all") == 0) {
       add_case(o, CASE_PUT);
       add_case(o, CASE_PINGPONG);
+      add_case(o, CASE_RING);
       add_case(o, CASE_BARRIER);
     } else {
       return fail(argv[0], "unknown argument", arg);
@@ -388,6 +392,57 @@ static int run_pingpong(const struct options *o) {
   return 1;
 }
 
+/* Lap i: PE 0 hands i to PE 1, every other PE waits for i and hands it on, PE 0 waits for it to
+ * come back around; time per hop. */
+static int run_ring(const struct options *o) {
+  int me = shmem_my_pe(), n = shmem_n_pes();
+  if (n < 2) {
+    if (me == 0) fprintf(stderr, "shmem_bench: ring needs at least 2 PEs\n");
+    return 0;
+  }
+  int next = (me + 1) % n;
+  long iters = latency_iters(o), warmup = warmup_iters(o, iters);
+  long *counter = shmem_align(64, 64);
+  if (!counter) shmem_global_exit(1);
+  *counter = 0;
+  long sequence = 0;
+  double hops[o->repeats];
+  long vcsw = 0, ivcsw = 0;
+  shmem_barrier_all();
+
+  for (int r = -1; r < o->repeats; ++r) {
+    if (r >= 0) shmem_barrier_all();
+    long count = r < 0 ? warmup : iters;
+    struct stopwatch watch;
+    watch_start(&watch);
+    for (long i = 0; i < count; ++i) {
+      ++sequence;
+      if (me == 0) {
+        shmem_long_p(counter, sequence, next);
+        shmem_long_wait_until(counter, SHMEM_CMP_GE, sequence);
+      } else {
+        shmem_long_wait_until(counter, SHMEM_CMP_GE, sequence);
+        shmem_long_p(counter, sequence, next);
+      }
+    }
+    watch_stop(&watch);
+    if (r < 0) continue;
+    hops[r] = watch.seconds * 1e6 / (double)iters / n;
+    vcsw += watch.vcsw;
+    ivcsw += watch.ivcsw;
+  }
+  shmem_barrier_all();
+  if (me == 0) {
+    struct result res = {"ring", "op=p", n, 8, iters, o->repeats, 0, 0, 0, 0,
+                         (double)vcsw / ((double)iters * o->repeats),
+                         (double)ivcsw / ((double)iters * o->repeats)};
+    summarize(hops, o->repeats, &res);
+    report(&res);
+  }
+  shmem_free(counter);
+  return 1;
+}
+
 static int run_barrier(const struct options *o) {
   long iters = latency_iters(o), warmup = warmup_iters(o, iters);
   double samples[o->repeats];
@@ -424,6 +479,7 @@ int main(int argc, char **argv) {
     switch (o.cases[i]) {
       case CASE_PUT: ok = run_put(&o); break;
       case CASE_PINGPONG: ok = run_pingpong(&o); break;
+      case CASE_RING: ok = run_ring(&o); break;
       case CASE_BARRIER: ok = run_barrier(&o); break;
     }
   }

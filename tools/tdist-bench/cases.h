@@ -17,6 +17,11 @@ void runPut(const Options &options, Reporter &reporter);
 // every pair's per-repeat half round trips.
 void runPingPong(const Options &options, Reporter &reporter);
 
+// A token passed around all PEs (0 -> 1 -> ... -> n-1 -> 0); time per hop. Unlike the pairs,
+// every hop needs the next PE to run, so with more PEs than cores it measures how fast a waiting
+// PE hands its core over.
+void runRing(const Options &options, Reporter &reporter);
+
 // barrier_all on every PE; PE 0's time per barrier.
 void runBarrier(const Options &options, Reporter &reporter);
 

@@ -32,6 +32,7 @@ void runCases(const Options &options) {
     switch (c) {
       case Case::Put: runPut(options, reporter); break;
       case Case::PingPong: runPingPong(options, reporter); break;
+      case Case::Ring: runRing(options, reporter); break;
       case Case::Barrier: runBarrier(options, reporter); break;
     }
   }

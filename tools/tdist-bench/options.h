@@ -10,7 +10,7 @@
 
 namespace tdist::bench {
 
-enum class Case { Put, PingPong, Barrier };
+enum class Case { Put, PingPong, Ring, Barrier };
 
 // How the ping-pong carries its flag: p() + wait_until (what OpenSHMEM 1.4 offers too), or
 // signal_op(SET) + signal_wait_until (OpenSHMEM 1.5's signal API; tdist only here).

@@ -106,4 +106,53 @@ void runPingPong(const Options &options, Reporter &reporter) {
   tdist::deallocate(gathered);
 }
 
+void runRing(const Options &options, Reporter &reporter) {
+  const int me = shmem::my_pe(), n = shmem::n_pes();
+  if (n < 2) throw std::invalid_argument("ring needs at least 2 PEs");
+  const int next = (me + 1) % n;
+  const long iters = latencyIterations(options);
+  const long warmup = warmupIterations(options, iters);
+
+  PingFlag flag(options.ping_op);
+  std::int64_t sequence = 0;
+  // Lap i: PE 0 hands i to PE 1, every other PE waits for i and hands it on, PE 0 waits for it
+  // to come back around.
+  auto laps = [&](long count) {
+    for (long i = 0; i < count; ++i) {
+      ++sequence;
+      if (me == 0) {
+        flag.send(sequence, next);
+        flag.await(sequence);
+      } else {
+        flag.await(sequence);
+        flag.send(sequence, next);
+      }
+    }
+  };
+
+  shmem::barrier_all();
+  laps(warmup);
+  std::vector<double> hops;
+  long vcsw = 0, ivcsw = 0;
+  for (int r = 0; r < options.repeats; ++r) {
+    shmem::barrier_all();
+    Stopwatch watch;
+    watch.start();
+    laps(iters);
+    watch.stop();
+    hops.push_back(watch.seconds() * 1e6 / static_cast<double>(iters) / n);
+    vcsw += watch.voluntarySwitches();
+    ivcsw += watch.involuntarySwitches();
+  }
+  shmem::barrier_all();
+  if (me == 0) {
+    double total_iters = static_cast<double>(iters) * options.repeats;
+    reporter.add(Result{.case_name = "ring",
+                        .variant = std::string("op=") + pingOpName(options.ping_op),
+                        .pes = n, .size = 8, .iters = iters, .repeats = options.repeats,
+                        .unit = Unit::Microseconds, .summary = summarize(hops),
+                        .vcsw_per_iter = vcsw / total_iters, .ivcsw_per_iter = ivcsw / total_iters});
+  }
+}
+
 }  // namespace tdist::bench

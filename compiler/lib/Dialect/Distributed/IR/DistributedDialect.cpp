@@ -3,6 +3,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
 using namespace mlir::triton::distributed;
@@ -10,17 +11,31 @@ using namespace mlir::triton::distributed;
 #include "tdist/Dialect/Distributed/IR/DistributedDialect.cpp.inc"
 #include "tdist/Dialect/Distributed/IR/DistributedEnums.cpp.inc"
 
+namespace {
+
+/// Distributed ops mean the same wherever they are: a kernel's helpers inline
+/// into it (the ttir stage starts with the inliner).
+struct DistributedInlinerInterface : DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final { return true; }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final { return true; }
+};
+
+} // namespace
+
 void DistributedDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "tdist/Dialect/Distributed/IR/DistributedOps.cpp.inc"
       >();
+  addInterfaces<DistributedInlinerInterface>();
 }
 
 LogicalResult DistributedDialect::verifyOperationAttribute(Operation *op,
                                                            NamedAttribute attribute) {
   if (attribute.getName() != getTargetAttrName())
-    return op->emitError() << "unknown distributed attribute '" << attribute.getName() << "'";
+    return op->emitError() << "unknown distributed attribute '" << attribute.getName().getValue()
+                           << "'";
   auto target = dyn_cast<StringAttr>(attribute.getValue());
   if (!isa<ModuleOp>(op) || !target ||
       !llvm::is_contained({"ascend", "cuda", "cpu"}, target.getValue()))

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::triton::distributed;
@@ -24,8 +25,10 @@ LogicalResult WaitOp::verify() {
   APInt count;
   if (!matchPattern(getNumBarriers(), m_ConstantInt(&count)))
     return emitOpError("the number of barriers must be a constant");
-  if (count.isNegative() || count.isZero())
-    return emitOpError("the number of barriers must be positive, got ") << count.getSExtValue();
+  // Read as signed: an i1 `true` is -1, not 1.
+  if (!count.isStrictlyPositive() || count.getSignificantBits() > 32)
+    return emitOpError("the number of barriers must be a positive 32-bit number, got ")
+           << llvm::toString(count, 10, /*Signed=*/true);
   if (Type pointee = getPointeeType(getBarrierPtr().getType())) {
     if (pointee != getWaitValue().getType())
       return emitOpError("wait value type ")
@@ -67,11 +70,8 @@ LogicalResult GetNumRanksOp::verify() { return verifyAxis(*this, getAxis()); }
 // SymmAtOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult SymmAtOp::verify() {
-  if (!isScalarPointer(getSymmAddr().getType()))
-    return emitOpError("needs a scalar pointer, not ") << getSymmAddr().getType();
-  return success();
-}
+// The operand type (Distributed_Ptr) already excludes tensors of pointers.
+LogicalResult SymmAtOp::verify() { return success(); }
 
 void SymmAtOp::getEffects(EffectList &effects) {
   effects.emplace_back(MemoryEffects::Read::get(), &getSymmAddrMutable(),
@@ -83,9 +83,7 @@ void SymmAtOp::getEffects(EffectList &effects) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult NotifyOp::verify() {
-  if (!isScalarPointer(getSigAddr().getType()))
-    return emitOpError("needs a scalar signal pointer, not ") << getSigAddr().getType();
-  // An opaque pointer carries its signal as the i64 value.
+  // The operand type (Distributed_Ptr) already excludes tensors of pointers. An opaque pointer carries its signal as the i64 value.
   Type signal = getPointeeType(getSigAddr().getType());
   if (!signal)
     signal = getSignalVal().getType();

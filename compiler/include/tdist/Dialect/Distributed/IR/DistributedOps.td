@@ -50,6 +50,10 @@ def Distributed_WaitOp : Distributed_Op<"wait",
     `numBarriers` must be a positive constant; `waitValue` has the element
     type of the pointee. `semantic` is `acquire` or `relaxed`.
 
+    As seed 001 §2.4 specifies, a wait only reads memory. Passes therefore
+    treat a wait whose token is never used as dead and may remove it: always
+    pass the token to `consume_token` for the accesses the wait guards.
+
     ```mlir
     %token = distributed.wait %signals, %c4, %epoch scope = sys semantic = acquire
         : memref<64xi32>, i32, i32 -> i32
@@ -165,8 +169,7 @@ def Distributed_ExternCallOp : Distributed_Op<"extern_call",
 
     ```mlir
     distributed.extern_call "aclshmem_barrier_all"() : () -> ()
-    %v = distributed.extern_call "aclshmem_int32_g"(%p, %pe) {pure = true}
-        : (memref<1xi32>, i32) -> i32
+    %n = distributed.extern_call "aclshmem_n_pes"() {pure = true} : () -> i32
     ```
   }];
   let arguments = (ins Variadic<AnyType>:$srcs,

@@ -1,0 +1,34 @@
+//===- Pipelines.h - named pass pipelines ---------------------------------===//
+#ifndef TDIST_PIPELINES_PIPELINES_H
+#define TDIST_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::tdist {
+
+struct AscendPipelineOptions : public PassPipelineOptions<AscendPipelineOptions> {
+  Option<bool> injectBarrierAll{
+      *this, "inject-barrier-all",
+      llvm::cl::desc("Surround every communicating distributed op with barrier_all, to tell "
+                     "fine-grained synchronization bugs from others (the seeds' "
+                     "--enable-hivm-inject-barrier-all-sync)"),
+      llvm::cl::init(false)};
+};
+
+/// The "ttir" stage of seed 001 §4.1: inline, canonicalize, cse, licm.
+void buildTTIRStage(OpPassManager &pm);
+
+/// The "ttadapter" stage up to where single-device compilation takes over:
+/// convert-triton-distributed-to-hivm first (after the optional barrier
+/// injection), as the only distributed insertion point.
+void buildTTAdapterStage(OpPassManager &pm, const AscendPipelineOptions &options);
+
+/// Both stages: `tdist-ascend-pipeline`.
+void buildAscendPipeline(OpPassManager &pm, const AscendPipelineOptions &options);
+
+void registerPipelines();
+
+} // namespace mlir::tdist
+
+#endif // TDIST_PIPELINES_PIPELINES_H
