@@ -4,10 +4,11 @@
 #   bench/compare.sh                       # 2 and 4 PEs, all cases, 3 runs of 5 repeats each
 #   bench/compare.sh --pes 2 --runs 5 --cases "pingpong barrier"
 #
-# For every PE count and run it starts ours (build/bin/tdist-run -n N -- build/bin/tdist-bench)
-# and right after it the peer (oshrun -np N shmem_bench) with the same arguments, so that both see
-# the same machine load. Each program reports the median of its repeats; the table shows the
-# median of those over the runs. Raw output goes to BUILD/bench/compare-<time>.log.
+# For every PE count and run it starts ours (build/bin/tdist-run -n N -- build/bin/tdist-bench),
+# right after it the peer (oshrun -np N shmem_bench) with the same arguments, so that both see the
+# same machine load, then ours again with --op signal. Each program reports the median of its
+# repeats; the table shows the median of those over the runs. Raw output goes to
+# BUILD/bench/compare-<time>.log; --from-log prints the table of earlier logs.
 # Without oshcc/oshrun the peer is skipped with a message and the table has only our column.
 set -euo pipefail
 
@@ -22,6 +23,8 @@ MAX_SIZE=64M
 SIGNAL=1
 BUILD_OURS=0
 QUIET_WAIT=300
+OSHCC=${OSHCC:-oshcc}      # another OpenSHMEM's wrappers can stand in for Debian's OpenMPI ones
+OSHRUN=${OSHRUN:-oshrun}
 
 usage() {
   cat <<USAGE
@@ -35,11 +38,107 @@ usage: bench/compare.sh [flags]
   --iters K         iterations per repeat (default: each case's own)
   --max-size S      largest put size ($MAX_SIZE)
   --no-signal       skip tdist's extra '--op signal' ping-pong/ring rows (OpenSHMEM 1.4 has no signal API)
-  --quiet-wait S    before each launch wait up to S seconds for no other runnable process ($QUIET_WAIT;
-                    0 = do not wait); launches that start on a busy machine are counted
+  --quiet-wait S    before each launch wait up to S seconds for an idle machine (under 10% CPU
+                    busy over a second; $QUIET_WAIT, 0 = do not wait); launches started busy are counted
+  --from-log FILE   run nothing: print the table from earlier logs (repeat to pool several)
 USAGE
 }
 
+# ---- the table ---------------------------------------------------------------------------------
+# Reads the RESULT lines of the given logs; several logs pool their launches.
+print_table() {
+  python3 - "$@" <<'PY'
+import re, statistics, sys
+from collections import defaultdict
+
+runs = defaultdict(list)          # (impl, case, variant, pes, size) -> per-run medians
+ranges = defaultdict(list)        # same key -> (min, max) per run
+vcsw = defaultdict(list)
+ivcsw = defaultdict(list)
+put_ratios = defaultdict(list)    # (impl, pes, size) -> put/memcpy of each launch
+last_memcpy = {}
+lines = (line for path in sys.argv[1:] for line in open(path))
+for line in lines:
+    if not line.startswith("RESULT "):
+        continue
+    fields = dict(f.split("=", 1) for f in line.split()[1:] if "=" in f)
+    unit = "gbps" if "median_gbps" in fields else "us"
+    variant = fields.get("op", "")
+    key = (fields["impl"], fields["case"], variant, int(fields["pes"]), int(fields["size"]))
+    runs[key].append(float(fields["median_" + unit]))
+    ranges[key].append((float(fields["min_" + unit]), float(fields["max_" + unit])))
+    vcsw[key].append(float(fields.get("vcsw_per_iter", 0)))
+    ivcsw[key].append(float(fields.get("ivcsw_per_iter", 0)))
+    # A launch prints memcpy, then put, for each size: pair them to the launch's own ratio.
+    impl, case, _, pes, size = key
+    if case == "memcpy":
+        last_memcpy[(impl, pes, size)] = runs[key][-1]
+    elif case == "put" and (impl, pes, size) in last_memcpy:
+        put_ratios[(impl, pes, size)].append(runs[key][-1] / last_memcpy.pop((impl, pes, size)))
+
+def size_label(n):
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} B"
+
+def cell(key):
+    if key not in runs:
+        return "n/a", None
+    values = runs[key]
+    med = statistics.median(values)
+    lo = min(r[0] for r in ranges[key]); hi = max(r[1] for r in ranges[key])
+    return f"{med:.3g} ({lo:.3g}–{hi:.3g})", med
+
+rows = sorted({(c, v, p, s) for (_, c, v, p, s) in runs},
+              key=lambda r: (r[2], {"pingpong": 0, "ring": 1, "barrier": 2, "put": 3, "memcpy": 4}.get(r[0], 9), r[1], r[3]))
+def switches(key):
+    if key not in vcsw:
+        return "–"
+    return f"{statistics.median(vcsw[key]):.2f}/{statistics.median(ivcsw[key]):.2f}"
+
+print("\n| case | PEs | size | unit | tdist | OpenSHMEM | tdist/OpenSHMEM | better | switches/iter tdist · peer |")
+print("|---|---|---|---|---|---|---|---|---|")
+for case, variant, pes, size in rows:
+    if case == "memcpy":
+        continue
+    latency = case != "put"
+    unit = "µs" if latency else "GB/s"
+    ours, ours_med = cell(("tdist", case, variant, pes, size))
+    peer_key = ("openshmem", case, "p" if variant == "signal" else variant, pes, size)
+    peer, peer_med = cell(peer_key)
+    ratio = better = "–"
+    if ours_med and peer_med:
+        r = ours_med / peer_med
+        ratio = f"{r:.2f}"
+        wins_ours = r < 1 if latency else r > 1
+        better = "≈ parity" if abs(r - 1) <= 0.05 else ("tdist" if wins_ours else "OpenSHMEM")
+    name = case + (f" ({variant})" if variant else "")
+    if variant == "signal":
+        name += " vs peer's p"
+    vtext = switches(("tdist", case, variant, pes, size)) + " · " + switches(peer_key)
+    print(f"| {name} | {pes} | {size_label(size) if case == 'put' else '8 B' if case in ('pingpong', 'ring') else '–'} "
+          f"| {unit} | {ours} | {peer} | {ratio} | {better} | {vtext} |")
+print("\nLatency: lower is better, ratio < 1 favours tdist. Bandwidth: higher is better, ratio > 1 favours tdist.")
+print("Cells: median over runs of each run's median (min–max over every repeat of every run).")
+print("Switches: PE 0's voluntary/involuntary context switches per iteration (sleeps / yields and preemptions).")
+
+put_rows = [(p, s) for (c, v, p, s) in rows if c == "put"]
+if put_rows:
+    print("\n| PEs | size | tdist put / memcpy | OpenSHMEM put / memcpy |")
+    print("|---|---|---|---|")
+    for pes, size in put_rows:
+        texts = []
+        for impl in ("tdist", "openshmem"):
+            r = put_ratios.get((impl, pes, size))
+            texts.append(f"{statistics.median(r):.2f} ({min(r):.2f}–{max(r):.2f})" if r else "n/a")
+        print(f"| {pes} | {size_label(size)} | {texts[0]} | {texts[1]} |")
+    print("\nmemcpy: PE 0's single-core memcpy of the same size between private buffers, its repeats")
+print("alternating with the put's. Median (min–max) over launches of each launch's put/memcpy.")
+PY
+}
+
+FROM_LOGS=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build-dir) BUILD=$(realpath -m "$2"); shift 2 ;;
@@ -52,10 +151,16 @@ while [[ $# -gt 0 ]]; do
     --max-size) MAX_SIZE=$2; shift 2 ;;
     --no-signal) SIGNAL=0; shift ;;
     --quiet-wait) QUIET_WAIT=$2; shift 2 ;;
+    --from-log) FROM_LOGS+=("$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "compare.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
+
+if [[ ${#FROM_LOGS[@]} -gt 0 ]]; then
+  print_table "${FROM_LOGS[@]}"
+  exit 0
+fi
 
 mkdir -p "$BUILD/bench"
 LOG=$BUILD/bench/compare-$(date +%Y%m%d-%H%M%S).log
@@ -75,11 +180,11 @@ fi
 # ---- the peer --------------------------------------------------------------------------------
 PEER=1
 PEER_BIN=$BUILD/bench/shmem_bench
-if ! command -v oshcc >/dev/null || ! command -v oshrun >/dev/null; then
-  note "oshcc/oshrun not found (Debian: apt-get install -y openmpi-bin libopenmpi-dev) -- skipping OpenSHMEM"
+if ! command -v "$OSHCC" >/dev/null || ! command -v "$OSHRUN" >/dev/null; then
+  note "$OSHCC/$OSHRUN not found (Debian: apt-get install -y openmpi-bin libopenmpi-dev) -- skipping OpenSHMEM"
   PEER=0
-elif ! oshcc -O2 -std=gnu11 -o "$PEER_BIN" "$ROOT/bench/openshmem/shmem_bench.c" >>"$LOG" 2>&1; then
-  note "oshcc failed to build the peer (see $LOG) -- skipping OpenSHMEM"
+elif ! "$OSHCC" -O2 -std=gnu11 -o "$PEER_BIN" "$ROOT/bench/openshmem/shmem_bench.c" >>"$LOG" 2>&1; then
+  note "$OSHCC failed to build the peer (see $LOG) -- skipping OpenSHMEM"
   PEER=0
 fi
 if [[ $OURS == 0 && $PEER == 0 ]]; then
@@ -94,6 +199,7 @@ SYMMETRIC_MIB=$(( max_bytes / 1048576 + 64 ))
 ARGS=($CASES --repeats "$REPEATS" --max-size "$MAX_SIZE" --no-table)
 [[ -n $ITERS ]] && ARGS+=(--iters "$ITERS")
 
+# Open MPI flags: no memory patcher (its finalize crashes, docs/BENCHMARKS.md), more PEs than cores.
 OSHRUN_FLAGS=(--mca memory ^patcher --oversubscribe)
 [[ $(id -u) == 0 ]] && OSHRUN_FLAGS+=(--allow-run-as-root)
 
@@ -148,7 +254,7 @@ for pes in $PES_LIST; do
     fi
     if [[ $PEER == 1 ]]; then
       run_logged "openshmem pes=$pes run=$run" env SHMEM_SYMMETRIC_SIZE=${SYMMETRIC_MIB}M \
-        oshrun "${OSHRUN_FLAGS[@]}" -np "$pes" "$PEER_BIN" "${ARGS[@]}"
+        "$OSHRUN" "${OSHRUN_FLAGS[@]}" -np "$pes" "$PEER_BIN" "${ARGS[@]}"
     fi
     if [[ $OURS == 1 && $SIGNAL == 1 ]]; then
       run_logged "tdist-signal pes=$pes run=$run" "$BUILD/bin/tdist-run" -n "$pes" -- \
@@ -159,79 +265,7 @@ for pes in $PES_LIST; do
 done
 note "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if (( QUIET_WAIT > 0 )); then
-  note "$BUSY_LAUNCHES of $TOTAL_LAUNCHES launches started while other processes were runnable"
+  note "$BUSY_LAUNCHES of $TOTAL_LAUNCHES launches started on a busy machine"
 fi
 
-# ---- the table -------------------------------------------------------------------------------
-python3 - "$LOG" <<'PY'
-import re, statistics, sys
-from collections import defaultdict
-
-runs = defaultdict(list)          # (impl, case, variant, pes, size) -> per-run medians
-ranges = defaultdict(list)        # same key -> (min, max) per run
-vcsw = defaultdict(list)
-for line in open(sys.argv[1]):
-    if not line.startswith("RESULT "):
-        continue
-    fields = dict(f.split("=", 1) for f in line.split()[1:] if "=" in f)
-    unit = "gbps" if "median_gbps" in fields else "us"
-    variant = fields.get("op", "")
-    key = (fields["impl"], fields["case"], variant, int(fields["pes"]), int(fields["size"]))
-    runs[key].append(float(fields["median_" + unit]))
-    ranges[key].append((float(fields["min_" + unit]), float(fields["max_" + unit])))
-    vcsw[key].append(float(fields.get("vcsw_per_iter", 0)))
-
-def size_label(n):
-    for unit, shift in (("MiB", 20), ("KiB", 10)):
-        if n >= 1 << shift and n % (1 << shift) == 0:
-            return f"{n >> shift} {unit}"
-    return f"{n} B"
-
-def cell(key):
-    if key not in runs:
-        return "n/a", None
-    values = runs[key]
-    med = statistics.median(values)
-    lo = min(r[0] for r in ranges[key]); hi = max(r[1] for r in ranges[key])
-    return f"{med:.3g} ({lo:.3g}–{hi:.3g})", med
-
-rows = sorted({(c, v, p, s) for (_, c, v, p, s) in runs},
-              key=lambda r: (r[2], {"pingpong": 0, "ring": 1, "barrier": 2, "put": 3, "memcpy": 4}.get(r[0], 9), r[1], r[3]))
-print("\n| case | PEs | size | unit | tdist | OpenSHMEM | tdist/OpenSHMEM | better | tdist vcsw/iter |")
-print("|---|---|---|---|---|---|---|---|---|")
-for case, variant, pes, size in rows:
-    if case == "memcpy":
-        continue
-    latency = case != "put"
-    unit = "µs" if latency else "GB/s"
-    ours, ours_med = cell(("tdist", case, variant, pes, size))
-    peer_key = ("openshmem", case, "p" if variant == "signal" else variant, pes, size)
-    peer, peer_med = cell(peer_key)
-    ratio = better = "–"
-    if ours_med and peer_med:
-        r = ours_med / peer_med
-        ratio = f"{r:.2f}"
-        wins_ours = r < 1 if latency else r > 1
-        better = "≈ parity" if abs(r - 1) <= 0.05 else ("tdist" if wins_ours else "OpenSHMEM")
-    name = case + (f" ({variant})" if variant else "")
-    if variant == "signal":
-        name += " vs peer's p"
-    v = vcsw.get(("tdist", case, variant, pes, size))
-    vtext = f"{statistics.median(v):.3f}" if v else "–"
-    print(f"| {name} | {pes} | {size_label(size) if case == 'put' else '8 B' if case in ('pingpong', 'ring') else '–'} "
-          f"| {unit} | {ours} | {peer} | {ratio} | {better} | {vtext} |")
-print("\nLatency: lower is better, ratio < 1 favours tdist. Bandwidth: higher is better, ratio > 1 favours tdist.")
-print("Cells: median over runs of each run's median (min–max over every repeat of every run).")
-
-put_rows = [(p, s) for (c, v, p, s) in rows if c == "put"]
-if put_rows:
-    print("\n| PEs | size | tdist put / memcpy | OpenSHMEM put / memcpy |")
-    print("|---|---|---|---|")
-    for pes, size in put_rows:
-        texts = []
-        for impl in ("tdist", "openshmem"):
-            put = runs.get((impl, "put", "", pes, size)); cp = runs.get((impl, "memcpy", "", pes, size))
-            texts.append(f"{statistics.median(put) / statistics.median(cp):.2f}" if put and cp else "n/a")
-        print(f"| {pes} | {size_label(size)} | {texts[0]} | {texts[1]} |")
-    print("\nmemcpy: the same PE's single-core memcpy of the same size between private buffers, same run.")
-PY
+print_table "$LOG"

@@ -17,7 +17,8 @@ namespace tdist::runtime {
 namespace {
 
 struct WaitPolicy {
-  std::uint32_t spin_polls = 64;                     // busy polls before the first yield
+  std::uint32_t spin_polls = 64;                     // busy polls before the first yield, ...
+  std::uint32_t oversubscribed_spin_polls = 8;       // ... or when PEs outnumber the CPUs
   std::chrono::microseconds yield_for{1000};         // then yield until this much time passed
   std::chrono::microseconds first_sleep{20};         // then sleep, doubling ...
   std::chrono::microseconds max_sleep{1000};         // ... up to this
@@ -31,9 +32,20 @@ long envLong(const char *name, long fallback) {
   return (end != nullptr && *end == '\0' && value >= 0) ? value : fallback;
 }
 
+// More PEs on this host than CPUs to run them: the PE a waiter waits for may need the waiter's
+// own CPU, so every poll spent spinning delays it (each poll costs ~40 ns; a hand-over through
+// a yield ~2 us). Measured in docs/BENCHMARKS.md.
+bool oversubscribed() {
+  cpu_set_t set;
+  long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
+  long local_pes = envLong("TDIST_LOCAL_PES", g_state != nullptr ? g_state->n_pes : 1);
+  return cpus > 0 && local_pes > cpus;
+}
+
 const WaitPolicy &policy() {
   static const WaitPolicy p = [] {
     WaitPolicy w;
+    if (oversubscribed()) w.spin_polls = w.oversubscribed_spin_polls;
     w.spin_polls = static_cast<std::uint32_t>(envLong("TDIST_WAIT_SPIN", w.spin_polls));
     w.yield_for = std::chrono::microseconds(envLong("TDIST_WAIT_YIELD_US", w.yield_for.count()));
     return w;

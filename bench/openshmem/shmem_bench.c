@@ -26,6 +26,7 @@
 
 enum { CASE_PUT = 1, CASE_PINGPONG = 2, CASE_RING = 3, CASE_BARRIER = 4 };
 #define DEFAULT_LATENCY_ITERS 10000L
+#define PAGE 4096u
 
 struct options {
   int cases[4];
@@ -205,7 +206,8 @@ static int parse_options(int argc, char **argv, struct options *o) {
     }
     long number;
     if (strcmp(arg, "--repeats") == 0) {
-      if (!parse_long(value, 1, &number)) return fail(argv[0], "bad --repeats", value);
+      if (!parse_long(value, 1, &number) || number > 256)
+        return fail(argv[0], "--repeats must be in 1..256, not", value);
       o->repeats = (int)number;
     } else if (strcmp(arg, "--iters") == 0) {
       if (!parse_long(value, 1, &o->iters)) return fail(argv[0], "bad --iters", value);
@@ -261,36 +263,60 @@ static long put_iters(const struct options *o, size_t size) {
 
 static void keep_written(void *buffer) { __asm__ volatile("" : : "r"(buffer) : "memory"); }
 
-/* One GB/s sample per repeat of `iters` copies of `size` bytes; `put` picks putmem+quiet. */
-static void time_bandwidth(const struct options *o, const char *case_name, int put, size_t size,
-                           void *put_dest, void *copy, const void *source) {
-  long iters = put_iters(o, size), warmup = warmup_iters(o, iters);
-  double samples[o->repeats];
-  long vcsw = 0, ivcsw = 0;
-  for (long r = -1; r < o->repeats; ++r) {
-    long count = r < 0 ? warmup : iters;
-    struct stopwatch watch;
-    watch_start(&watch);
-    for (long i = 0; i < count; ++i) {
-      if (put) {
-        shmem_putmem(put_dest, source, size, 1);
-        shmem_quiet();
-      } else {
-        memcpy(copy, source, size);
-        keep_written(copy);
-      }
+/* `count` copies of `size` bytes into dest: putmem + quiet to PE 1 when put, else memcpy. */
+static void copy_loop(size_t size, long count, int put, void *dest, const void *source) {
+  for (long i = 0; i < count; ++i) {
+    if (put) {
+      shmem_putmem(dest, source, size, 1);
+      shmem_quiet();
+    } else {
+      memcpy(dest, source, size);
+      keep_written(dest);
     }
-    watch_stop(&watch);
-    if (r < 0) continue;
-    samples[r] = (double)size * (double)iters / watch.seconds / 1e9;
-    vcsw += watch.vcsw;
-    ivcsw += watch.ivcsw;
   }
-  struct result res = {case_name, "", shmem_n_pes(), size, iters, o->repeats, 1, 0, 0, 0,
-                       (double)vcsw / ((double)iters * o->repeats),
-                       (double)ivcsw / ((double)iters * o->repeats)};
-  summarize(samples, o->repeats, &res);
+}
+
+struct bandwidth_samples {
+  double gbps[256];
+  int n;
+  long vcsw, ivcsw;
+};
+
+static void time_copies(struct bandwidth_samples *s, size_t size, long iters, int put, void *dest,
+                        const void *source) {
+  struct stopwatch watch;
+  watch_start(&watch);
+  copy_loop(size, iters, put, dest, source);
+  watch_stop(&watch);
+  s->gbps[s->n++] = (double)size * (double)iters / watch.seconds / 1e9;
+  s->vcsw += watch.vcsw;
+  s->ivcsw += watch.ivcsw;
+}
+
+static void report_bandwidth(struct bandwidth_samples *s, const char *case_name, size_t size,
+                             long iters) {
+  struct result res = {case_name, "", shmem_n_pes(), size, iters, s->n, 1, 0, 0, 0,
+                       (double)s->vcsw / ((double)iters * s->n),
+                       (double)s->ivcsw / ((double)iters * s->n)};
+  summarize(s->gbps, s->n, &res);
   report(&res);
+}
+
+/* PE 0: memcpy and put repeats of one size, alternating, as tdist-bench does. */
+static void time_bandwidth(const struct options *o, size_t size, void *dest, void *copy,
+                           const void *source) {
+  long iters = put_iters(o, size);
+  struct bandwidth_samples memcpy_samples = {{0}, 0, 0, 0}, put_samples = {{0}, 0, 0, 0};
+  for (long i = warmup_iters(o, iters); i > 0; --i) {
+    copy_loop(size, 1, 0, copy, source);
+    copy_loop(size, 1, 1, dest, source);
+  }
+  for (int r = 0; r < o->repeats; ++r) {
+    time_copies(&memcpy_samples, size, iters, 0, copy, source);
+    time_copies(&put_samples, size, iters, 1, dest, source);
+  }
+  report_bandwidth(&memcpy_samples, "memcpy", size, iters);
+  report_bandwidth(&put_samples, "put", size, iters);
 }
 
 static int run_put(const struct options *o) {
@@ -299,7 +325,8 @@ static int run_put(const struct options *o) {
     if (origin) fprintf(stderr, "shmem_bench: put needs at least 2 PEs\n");
     return 0;
   }
-  void *dest = shmem_malloc(o->max_size);
+  /* Page-aligned buffers everywhere, as tdist-bench: memcpy and put see the same alignment. */
+  void *dest = shmem_align(PAGE, o->max_size);
   if (!dest) {
     fprintf(stderr, "shmem_bench: PE %d: shmem_malloc(%zu) failed; raise SHMEM_SYMMETRIC_SIZE\n",
             shmem_my_pe(), o->max_size);
@@ -307,17 +334,16 @@ static int run_put(const struct options *o) {
   }
   char *source = NULL, *copy = NULL;
   if (origin) {
-    source = malloc(o->max_size);
-    copy = malloc(o->max_size);
+    size_t rounded = (o->max_size + PAGE - 1) / PAGE * PAGE;
+    source = aligned_alloc(PAGE, rounded);
+    copy = aligned_alloc(PAGE, rounded);
     if (!source || !copy) shmem_global_exit(1);
-    memset(source, 1, o->max_size);
-    memset(copy, 0, o->max_size);
+    memset(source, 1, rounded);
+    memset(copy, 0, rounded);
   }
   shmem_barrier_all();
   for (size_t size = o->min_size; size <= o->max_size; size *= o->size_factor) {
-    if (origin) time_bandwidth(o, "memcpy", 0, size, NULL, copy, source);
-    shmem_barrier_all();
-    if (origin) time_bandwidth(o, "put", 1, size, dest, NULL, source);
+    if (origin) time_bandwidth(o, size, dest, copy, source);
     shmem_barrier_all();
   }
   free(copy);

@@ -10,7 +10,7 @@
 namespace tdist::bench {
 
 // putmem + quiet from PE 0 to PE 1 for every size, and PE 0's memcpy between private buffers of
-// the same sizes in the same run. The other PEs wait in barrier_all meanwhile.
+// the same sizes, their repeats alternating. The other PEs wait in barrier_all meanwhile.
 void runPut(const Options &options, Reporter &reporter);
 
 // Pairs (0<->1, 2<->3, ...) ping-pong at the same time; an odd last PE sits out. The result pools

@@ -1,5 +1,8 @@
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cases.h"
@@ -18,6 +21,24 @@ std::vector<std::size_t> putSizes(const Options &options) {
   return sizes;
 }
 
+// Every buffer starts on a page, so that memcpy and put copy between equally aligned buffers: a
+// copy whose destination lies a few bytes past a 4 KiB multiple from its source runs at a
+// fraction of the speed (loads falsely wait on earlier stores: 4K aliasing).
+constexpr std::size_t kBufferAlignment = 4096;
+
+struct FreeDeleter {
+  void operator()(std::byte *p) const { std::free(p); }
+};
+using PrivateBuffer = std::unique_ptr<std::byte, FreeDeleter>;
+
+PrivateBuffer privateBuffer(std::size_t bytes, std::byte fill) {
+  std::size_t rounded = (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+  auto *p = static_cast<std::byte *>(std::aligned_alloc(kBufferAlignment, rounded));
+  if (p == nullptr) throw std::runtime_error("put: cannot allocate " + std::to_string(bytes) + " bytes");
+  std::memset(p, static_cast<int>(fill), rounded);  // fault the pages in before any timing
+  return PrivateBuffer(p);
+}
+
 // Keeps the compiler from dropping copies into a buffer that nothing reads.
 void keepWritten(void *buffer) { asm volatile("" : : "r"(buffer) : "memory"); }
 
@@ -25,56 +46,69 @@ double gigabytesPerSecond(std::size_t size, long iters, double seconds) {
   return static_cast<double>(size) * static_cast<double>(iters) / seconds / 1e9;
 }
 
-// Times `repeats` rounds of `iters` calls of op after `warmup` untimed ones; one GB/s sample
-// per round.
-template <class Op>
-Result timeBandwidth(const char *case_name, std::size_t size, long iters, long warmup,
-                     const Options &options, Op op) {
-  for (long i = 0; i < warmup; ++i) op();
-  std::vector<double> samples;
-  long vcsw = 0, ivcsw = 0;
-  for (int r = 0; r < options.repeats; ++r) {
+// One operation's samples: a GB/s figure per timed repeat, and PE 0's context switches.
+struct BandwidthSamples {
+  std::vector<double> gbps;
+  long vcsw = 0;
+  long ivcsw = 0;
+
+  template <class Op>
+  void time(std::size_t size, long iters, Op op) {
     Stopwatch watch;
     watch.start();
     for (long i = 0; i < iters; ++i) op();
     watch.stop();
-    samples.push_back(gigabytesPerSecond(size, iters, watch.seconds()));
+    gbps.push_back(gigabytesPerSecond(size, iters, watch.seconds()));
     vcsw += watch.voluntarySwitches();
     ivcsw += watch.involuntarySwitches();
   }
-  double total_iters = static_cast<double>(iters) * options.repeats;
-  return Result{.case_name = case_name, .variant = {}, .pes = shmem::n_pes(), .size = size, .iters = iters,
-                .repeats = options.repeats, .unit = Unit::GigabytesPerSecond,
-                .summary = summarize(samples), .vcsw_per_iter = vcsw / total_iters,
-                .ivcsw_per_iter = ivcsw / total_iters};
-}
+
+  Result result(const char *case_name, std::size_t size, long iters) const {
+    const double total_iters = static_cast<double>(iters) * static_cast<double>(gbps.size());
+    return Result{.case_name = case_name, .variant = {}, .pes = shmem::n_pes(), .size = size,
+                  .iters = iters, .repeats = static_cast<int>(gbps.size()),
+                  .unit = Unit::GigabytesPerSecond, .summary = summarize(gbps),
+                  .vcsw_per_iter = vcsw / total_iters, .ivcsw_per_iter = ivcsw / total_iters};
+  }
+};
 
 }  // namespace
 
 void runPut(const Options &options, Reporter &reporter) {
   if (shmem::n_pes() < 2) throw std::invalid_argument("put needs at least 2 PEs");
   const bool origin = shmem::my_pe() == 0;
-  auto *dest = static_cast<std::byte *>(tdist::allocate(options.max_size));
-  // Private buffers, touched now so that no repeat pays for page faults.
-  std::vector<std::byte> source(origin ? options.max_size : 0, std::byte{1});
-  std::vector<std::byte> copy(origin ? options.max_size : 0, std::byte{0});
+  auto *dest = static_cast<std::byte *>(tdist::allocate(options.max_size, kBufferAlignment));
+  PrivateBuffer source, copy;
+  if (origin) {
+    source = privateBuffer(options.max_size, std::byte{1});
+    copy = privateBuffer(options.max_size, std::byte{0});
+  }
   shmem::barrier_all();
 
   for (std::size_t size : putSizes(options)) {
-    const long iters = putIterations(options, size);
-    const long warmup = warmupIterations(options, iters);
     if (origin) {
-      reporter.add(timeBandwidth("memcpy", size, iters, warmup, options, [&] {
-        std::memcpy(copy.data(), source.data(), size);
-        keepWritten(copy.data());
-      }));
-    }
-    shmem::barrier_all();
-    if (origin) {
-      reporter.add(timeBandwidth("put", size, iters, warmup, options, [&] {
-        shmem::putmem(dest, source.data(), size, 1);
+      const long iters = putIterations(options, size);
+      auto copy_once = [&] {
+        std::memcpy(copy.get(), source.get(), size);
+        keepWritten(copy.get());
+      };
+      auto put_once = [&] {
+        shmem::putmem(dest, source.get(), size, 1);
         shmem::quiet();
-      }));
+      };
+      for (long i = warmupIterations(options, iters); i > 0; --i) {
+        copy_once();
+        put_once();
+      }
+      // memcpy and put repeats alternate, so that both see the same machine: on a shared VM the
+      // speed of a small copy drifts by tens of percent between one second and the next.
+      BandwidthSamples memcpy_samples, put_samples;
+      for (int r = 0; r < options.repeats; ++r) {
+        memcpy_samples.time(size, iters, copy_once);
+        put_samples.time(size, iters, put_once);
+      }
+      reporter.add(memcpy_samples.result("memcpy", size, iters));
+      reporter.add(put_samples.result("put", size, iters));
     }
     shmem::barrier_all();
   }
