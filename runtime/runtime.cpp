@@ -157,13 +157,23 @@ void init(const InitAttr &attr) {
 
 void finalize() {
   RuntimeState &state = runtime::requireState("finalize");
-  shmem::quiet();
-  // No PE may unmap while a peer still reads or writes its heap.
-  state.store->barrier();
-  g_state = nullptr;
-  runtime::g_status.store(InitStatus::NotInitialized);
-  state.heap.unmap();
-  delete &state;
+  // Whatever happens below, this PE ends finalized: a failed finalize must not leave a
+  // half-initialized runtime behind.
+  auto release = [&state] {
+    g_state = nullptr;
+    runtime::g_status.store(InitStatus::NotInitialized);
+    state.heap.unmap();
+    delete &state;
+  };
+  try {
+    shmem::quiet();
+    // No PE may unmap while a peer still reads or writes its heap.
+    state.store->barrier();
+  } catch (...) {
+    release();
+    throw;
+  }
+  release();
 }
 
 InitStatus initStatus() { return runtime::g_status.load(); }
