@@ -13,6 +13,6 @@ namespace tdist::runtime {
 // member can rewrite its slot for call k+2 only after the barrier of call k+1, which every
 // member enters only after it finished reading call k.
 std::vector<CollectiveRecord> exchangeRecords(RuntimeState &state, TeamInfo &team,
-                                              CollectiveRecord mine, const char *call);
+                                              const CollectiveRecord &call_record, const char *call);
 
 }  // namespace tdist::runtime

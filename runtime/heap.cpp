@@ -59,7 +59,7 @@ std::string describe(const CollectiveRecord &r) {
 
 // Agrees with every PE on this call; returns normally only when all PEs asked the same and
 // none found a local error.
-void agree(RuntimeState &state, CollectiveRecord mine, const std::string &local_error) {
+void agree(RuntimeState &state, const CollectiveRecord &mine, const std::string &local_error) {
   const char *call = callName(mine.kind);
   auto &world = state.teams.teams[shmem::kTeamWorld];
   auto all = runtime::exchangeRecords(state, world, mine, call);
@@ -88,8 +88,9 @@ void agree(RuntimeState &state, CollectiveRecord mine, const std::string &local_
   }
 }
 
-void *allocateAgreed(RuntimeState &state, CollectiveRecord mine, std::size_t bytes,
+void *allocateAgreed(RuntimeState &state, const CollectiveRecord &call, std::size_t bytes,
                      std::size_t alignment, std::string error) {
+  CollectiveRecord mine = call;
   if (error.empty() && (alignment == 0 || (alignment & (alignment - 1)) != 0)) {
     error = "alignment " + std::to_string(alignment) + " is not a power of two";
   } else if (error.empty() && alignment > runtime::kHeapBaseAlignment) {

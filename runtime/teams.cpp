@@ -50,8 +50,9 @@ void teamSync(RuntimeState &state, TeamInfo &team, const char *call) {
 }
 
 std::vector<CollectiveRecord> exchangeRecords(RuntimeState &state, TeamInfo &team,
-                                              CollectiveRecord mine, const char *call) {
+                                              const CollectiveRecord &call_record, const char *call) {
   const int index = static_cast<int>(&team - state.teams.teams.data());
+  CollectiveRecord mine = call_record;
   mine.sequence = ++team.sequence;
   const int parity = static_cast<int>(mine.sequence & 1);
   state.heap.control().records[index][parity] = mine;
