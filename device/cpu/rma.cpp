@@ -6,6 +6,7 @@
 
 #include "device/cpu/transfer.h"
 #include "runtime/runtime_state.h"
+#include "tdist/runtime.h"
 #include "tdist/shmem.h"
 
 namespace tdist::shmem {
@@ -16,11 +17,8 @@ using runtime::requireState;
 int my_pe() { return requireState("aclshmem_my_pe").my_pe; }
 int n_pes() { return requireState("aclshmem_n_pes").n_pes; }
 
-void *ptr(const void *address, int pe) {
-  auto &state = requireState("aclshmem_ptr");
-  if (pe < 0 || pe >= state.n_pes || !state.heap.contains(address)) return nullptr;
-  return state.heap.peers().p2p_base[pe] + state.heap.offsetOf(address);
-}
+// The host form's translation (runtime.cpp): one implementation of aclshmem_ptr.
+void *ptr(const void *address, int pe) { return tdist::peerPointer(address, pe); }
 
 namespace {
 
