@@ -6,6 +6,7 @@
 
 #include "aclshmem.h"
 #include "runtime/c_api_support.h"
+#include "runtime/environment.h"
 #include "runtime/runtime_state.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
@@ -53,11 +54,10 @@ tdist::InitAttr toInitAttr(const aclshmemx_init_attr_t &attr) {
   out.listen_fd = opt.sockFd > 0 ? opt.sockFd : -1;
   if (opt.wait_timeout_ms != 0) {
     out.wait_timeout = std::chrono::milliseconds(opt.wait_timeout_ms);
-  } else if (const char *text = std::getenv("TDIST_WAIT_TIMEOUT"); text != nullptr && *text != '\0') {
-    double seconds = std::atof(text);
-    if (seconds > 0) out.wait_timeout = std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+  } else if (auto timeout = tdist::runtime::waitTimeoutFromEnvironment()) {
+    out.wait_timeout = *timeout;
   }
-  if (const char *secret = std::getenv("TDIST_JOB_SECRET")) out.job_secret = secret;
+  out.job_secret = tdist::runtime::jobSecretFromEnvironment();
   return out;
 }
 

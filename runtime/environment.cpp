@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "runtime/environment.h"
+#include "runtime/runtime_state.h"
 #include "tdist/runtime.h"
 
 namespace tdist {
@@ -94,10 +96,10 @@ InitAttr attrFromEnvironment() {
   attr.n_pes = static_cast<int>(parseInteger("TDIST_N_PES", n_pes, 1, 16384));
   attr.my_pe = static_cast<int>(parseInteger("TDIST_PE", pe, 0, attr.n_pes - 1));
   if (const char *ip_port = lookup("TDIST_IP_PORT")) attr.ip_port = ip_port;
-  if (const char *secret = lookup("TDIST_JOB_SECRET")) attr.job_secret = secret;
+  attr.job_secret = runtime::jobSecretFromEnvironment();
   if (const char *size = lookup("TDIST_HEAP_SIZE")) attr.local_mem_size = parseSize("TDIST_HEAP_SIZE", size);
   if (const char *engines = lookup("TDIST_ENGINES")) attr.engines = parseEngines(engines);
-  if (const char *t = lookup("TDIST_WAIT_TIMEOUT")) attr.wait_timeout = parseSeconds("TDIST_WAIT_TIMEOUT", t);
+  if (auto timeout = runtime::waitTimeoutFromEnvironment()) attr.wait_timeout = *timeout;
   if (const char *t = lookup("TDIST_BOOTSTRAP_TIMEOUT")) {
     attr.init_timeout = attr.control_timeout = attr.create_timeout = parseSeconds("TDIST_BOOTSTRAP_TIMEOUT", t);
   }
@@ -111,3 +113,32 @@ InitAttr attrFromEnvironment() {
 }
 
 }  // namespace tdist
+
+namespace tdist::runtime {
+
+std::optional<std::chrono::milliseconds> waitTimeoutFromEnvironment() {
+  const char *text = lookup("TDIST_WAIT_TIMEOUT");
+  if (text == nullptr) return std::nullopt;
+  return parseSeconds("TDIST_WAIT_TIMEOUT", text);
+}
+
+std::string jobSecretFromEnvironment() {
+  const char *secret = lookup("TDIST_JOB_SECRET");
+  return secret != nullptr ? secret : "";
+}
+
+long tuningKnob(const char *name, long fallback) {
+  const char *text = lookup(name);
+  if (text == nullptr) return fallback;
+  char *end = nullptr;
+  errno = 0;
+  long value = std::strtol(text, &end, 10);
+  return (errno == 0 && *end == '\0' && value >= 0) ? value : fallback;
+}
+
+int localPes() {
+  long pes = tuningKnob("TDIST_LOCAL_PES", g_state != nullptr ? g_state->n_pes : 1);
+  return pes > 0 ? static_cast<int>(pes) : 1;
+}
+
+}  // namespace tdist::runtime

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/environment.h"
 #include "runtime/runtime_state.h"
 #include "runtime/wait.h"
 #include "tdist/launch.h"
@@ -185,18 +186,9 @@ void runWorker(Launch &launch) {
 }
 
 int defaultWorkers() {
-  if (const char *text = std::getenv("TDIST_WORKERS")) {
-    int value = std::atoi(text);
-    if (value > 0) return value;
-  }
+  if (long workers = tuningKnob("TDIST_WORKERS", 0); workers > 0) return static_cast<int>(workers);
   int cores = static_cast<int>(std::thread::hardware_concurrency());
-  int local_pes = 1;
-  if (const char *text = std::getenv("TDIST_LOCAL_PES")) {
-    local_pes = std::max(1, std::atoi(text));
-  } else if (g_state != nullptr) {
-    local_pes = g_state->n_pes;
-  }
-  return std::max(1, cores / local_pes);
+  return std::max(1, cores / localPes());
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "runtime/environment.h"
 #include "runtime/fiber_scheduler.h"
 #include "runtime/runtime_state.h"
 #include "tdist/exit_codes.h"
@@ -24,30 +25,21 @@ struct WaitPolicy {
   std::chrono::microseconds max_sleep{1000};         // ... up to this
 };
 
-long envLong(const char *name, long fallback) {
-  const char *text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return fallback;
-  char *end = nullptr;
-  long value = std::strtol(text, &end, 10);
-  return (end != nullptr && *end == '\0' && value >= 0) ? value : fallback;
-}
-
 // More PEs on this host than CPUs to run them: the PE a waiter waits for may need the waiter's
 // own CPU, so every poll spent spinning delays it (each poll costs ~40 ns; a hand-over through
 // a yield ~2 us). Measured in docs/BENCHMARKS.md.
 bool oversubscribed() {
   cpu_set_t set;
   long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
-  long local_pes = envLong("TDIST_LOCAL_PES", g_state != nullptr ? g_state->n_pes : 1);
-  return cpus > 0 && local_pes > cpus;
+  return cpus > 0 && localPes() > cpus;
 }
 
 const WaitPolicy &policy() {
   static const WaitPolicy p = [] {
     WaitPolicy w;
     if (oversubscribed()) w.spin_polls = w.oversubscribed_spin_polls;
-    w.spin_polls = static_cast<std::uint32_t>(envLong("TDIST_WAIT_SPIN", w.spin_polls));
-    w.yield_for = std::chrono::microseconds(envLong("TDIST_WAIT_YIELD_US", w.yield_for.count()));
+    w.spin_polls = static_cast<std::uint32_t>(tuningKnob("TDIST_WAIT_SPIN", w.spin_polls));
+    w.yield_for = std::chrono::microseconds(tuningKnob("TDIST_WAIT_YIELD_US", w.yield_for.count()));
     return w;
   }();
   return p;
@@ -134,7 +126,6 @@ void WaitLoop::expire() {
   const int owner = site_.owner_pe >= 0 ? site_.owner_pe : me;
   std::int64_t observed = site_.read != nullptr ? site_.read(site_.address) : 0;
   char where[160];
-  const std::byte *local = state != nullptr ? state->heap.base() : nullptr;
   const std::byte *owner_base =
       (state != nullptr && owner >= 0 && owner < state->n_pes) ? state->heap.peers().p2p_base[owner]
                                                                : nullptr;
@@ -145,7 +136,6 @@ void WaitLoop::expire() {
   } else {
     std::snprintf(where, sizeof where, "address %p (not on the symmetric heap)", site_.address);
   }
-  (void)local;
   char slot[48] = "";
   if (site_.slots > 1) std::snprintf(slot, sizeof slot, " (slot %d of %d)", site_.slot, site_.slots);
   double seconds = state != nullptr ? std::chrono::duration<double>(state->wait_timeout).count() : 120.0;

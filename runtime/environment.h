@@ -1,0 +1,20 @@
+// runtime/environment.h - the one place that reads the runtime's environment variables.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace tdist::runtime {
+
+// TDIST_WAIT_TIMEOUT (seconds), when set; Error(InvalidParam) when it is not a positive number.
+std::optional<std::chrono::milliseconds> waitTimeoutFromEnvironment();
+// TDIST_JOB_SECRET, or "".
+std::string jobSecretFromEnvironment();
+// PEs on this host: TDIST_LOCAL_PES, else the job's size when initialized, else 1.
+int localPes();
+// A non-negative integer knob (TDIST_WORKERS, TDIST_WAIT_SPIN, ...), or fallback when unset or
+// not a non-negative integer.
+long tuningKnob(const char *name, long fallback);
+
+}  // namespace tdist::runtime
