@@ -261,6 +261,21 @@ static long put_iters(const struct options *o, size_t size) {
 
 /* ---- cases ------------------------------------------------------------------------------------ */
 
+/* count hand-overs of a monotone sequence number: the first PE sends, then waits for it back;
+ * every other PE waits for it, then passes it on to `to` (the same as tdist-bench's relay). */
+static void relay(long *counter, long *sequence, long count, int first, int to) {
+  for (long i = 0; i < count; ++i) {
+    ++*sequence;
+    if (first) {
+      shmem_long_p(counter, *sequence, to);
+      shmem_long_wait_until(counter, SHMEM_CMP_GE, *sequence);
+    } else {
+      shmem_long_wait_until(counter, SHMEM_CMP_GE, *sequence);
+      shmem_long_p(counter, *sequence, to);
+    }
+  }
+}
+
 static void keep_written(void *buffer) { __asm__ volatile("" : : "r"(buffer) : "memory"); }
 
 /* `count` copies of `size` bytes into dest: putmem + quiet to PE 1 when put, else memcpy. */
@@ -378,16 +393,7 @@ static int run_pingpong(const struct options *o) {
     long count = r < 0 ? warmup : iters;
     struct stopwatch watch;
     watch_start(&watch);
-    for (long i = 0; i < count; ++i) {
-      ++sequence;
-      if (initiator) {
-        shmem_long_p(counter, sequence, partner);
-        shmem_long_wait_until(counter, SHMEM_CMP_GE, sequence);
-      } else {
-        shmem_long_wait_until(counter, SHMEM_CMP_GE, sequence);
-        shmem_long_p(counter, sequence, partner);
-      }
-    }
+    relay(counter, &sequence, count, initiator, partner);
     watch_stop(&watch);
     if (r < 0) continue;
     half_round_trips[r] = watch.seconds * 1e6 / (double)iters / 2;
@@ -441,16 +447,7 @@ static int run_ring(const struct options *o) {
     long count = r < 0 ? warmup : iters;
     struct stopwatch watch;
     watch_start(&watch);
-    for (long i = 0; i < count; ++i) {
-      ++sequence;
-      if (me == 0) {
-        shmem_long_p(counter, sequence, next);
-        shmem_long_wait_until(counter, SHMEM_CMP_GE, sequence);
-      } else {
-        shmem_long_wait_until(counter, SHMEM_CMP_GE, sequence);
-        shmem_long_p(counter, sequence, next);
-      }
-    }
+    relay(counter, &sequence, count, me == 0, next);
     watch_stop(&watch);
     if (r < 0) continue;
     hops[r] = watch.seconds * 1e6 / (double)iters / n;

@@ -41,6 +41,22 @@ class PingFlag {
   std::uint64_t *signal_ = nullptr;
 };
 
+// count hand-overs of a monotone sequence number: the first PE sends, then waits for it back;
+// every other PE waits for it, then passes it on to `to`. Ping-pong and ring differ only in who
+// is first and where the number goes.
+void relay(PingFlag &flag, std::int64_t &sequence, long count, bool first, int to) {
+  for (long i = 0; i < count; ++i) {
+    ++sequence;
+    if (first) {
+      flag.send(sequence, to);
+      flag.await(sequence);
+    } else {
+      flag.await(sequence);
+      flag.send(sequence, to);
+    }
+  }
+}
+
 }  // namespace
 
 void runPingPong(const Options &options, Reporter &reporter) {
@@ -56,18 +72,7 @@ void runPingPong(const Options &options, Reporter &reporter) {
   PingFlag flag(options.ping_op);
   auto *gathered = static_cast<double *>(tdist::allocateZeroed(n * repeats, sizeof(double)));
   std::int64_t sequence = 0;
-  auto exchange = [&](long count) {
-    for (long i = 0; i < count; ++i) {
-      ++sequence;
-      if (initiator) {
-        flag.send(sequence, partner);
-        flag.await(sequence);
-      } else {
-        flag.await(sequence);
-        flag.send(sequence, partner);
-      }
-    }
-  };
+  auto exchange = [&](long count) { relay(flag, sequence, count, initiator, partner); };
 
   shmem::barrier_all();
   if (paired) exchange(warmup);
@@ -117,18 +122,7 @@ void runRing(const Options &options, Reporter &reporter) {
   std::int64_t sequence = 0;
   // Lap i: PE 0 hands i to PE 1, every other PE waits for i and hands it on, PE 0 waits for it
   // to come back around.
-  auto laps = [&](long count) {
-    for (long i = 0; i < count; ++i) {
-      ++sequence;
-      if (me == 0) {
-        flag.send(sequence, next);
-        flag.await(sequence);
-      } else {
-        flag.await(sequence);
-        flag.send(sequence, next);
-      }
-    }
-  };
+  auto laps = [&](long count) { relay(flag, sequence, count, me == 0, next); };
 
   shmem::barrier_all();
   laps(warmup);

@@ -9,14 +9,15 @@
 #include "tdist/launch.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
+#include "test/integration/pe/ring.h"
 
 namespace tdist {
 namespace {
 
 namespace sh = tdist::shmem;
 
-int next(int pe) { return (pe + 1) % sh::n_pes(); }
-int prev(int pe) { return (pe + sh::n_pes() - 1) % sh::n_pes(); }
+using testing::next;
+using testing::prev;
 
 TEST(Coverage, PutmemSignalNbiDeliversDataBeforeSignal) {
   constexpr std::size_t kInts = 4096;

@@ -8,14 +8,15 @@
 #include "aclshmem.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
+#include "test/integration/pe/ring.h"
 
 namespace tdist {
 namespace {
 
 namespace sh = tdist::shmem;
 
-int next(int pe) { return (pe + 1) % sh::n_pes(); }
-int prev(int pe) { return (pe + sh::n_pes() - 1) % sh::n_pes(); }
+using testing::next;
+using testing::prev;
 
 TEST(Rma, PeQueriesMatchTheLauncher) {
   EXPECT_EQ(aclshmem_my_pe(), std::atoi(std::getenv("TDIST_PE")));
