@@ -25,7 +25,6 @@ enum class CollectiveKind : std::uint32_t {
   Free = 4,
   TeamSplit = 5,
   TeamEpoch = 6,
-  TeamDestroy = 7,
 };
 
 // What a PE says about the collective call it is in; compared across the team's members.

@@ -26,9 +26,8 @@ const char *callName(CollectiveKind kind) {
     case CollectiveKind::Calloc: return "aclshmem_calloc";
     case CollectiveKind::Align: return "aclshmem_align";
     case CollectiveKind::Free: return "aclshmem_free";
-    case CollectiveKind::TeamSplit: return "aclshmem_team_split_strided";
+    case CollectiveKind::TeamSplit:
     case CollectiveKind::TeamEpoch: return "aclshmem_team_split_strided";
-    case CollectiveKind::TeamDestroy: return "aclshmem_team_destroy";
   }
   return "a collective call";
 }

@@ -11,32 +11,32 @@ using namespace mlir::hivm;
 // Placement attributes
 //===----------------------------------------------------------------------===//
 
-std::optional<TCoreType> CustomOp::getCoreType() {
-  if (auto attr = (*this)->getAttrOfType<TCoreTypeAttr>(HIVMDialect::getTCoreTypeAttrName()))
+// The placement attributes are discardable: read and written by name, typed by their attr class.
+template <class EnumAttrT>
+static auto getPlacement(Operation *op, StringRef name)
+    -> std::optional<decltype(std::declval<EnumAttrT>().getValue())> {
+  if (auto attr = op->getAttrOfType<EnumAttrT>(name))
     return attr.getValue();
   return std::nullopt;
 }
 
+std::optional<TCoreType> CustomOp::getCoreType() {
+  return getPlacement<TCoreTypeAttr>(*this, HIVMDialect::getTCoreTypeAttrName());
+}
 void CustomOp::setCoreType(TCoreType coreType) {
   (*this)->setAttr(HIVMDialect::getTCoreTypeAttrName(), TCoreTypeAttr::get(getContext(), coreType));
 }
 
 std::optional<PIPE> CustomOp::getPipe() {
-  if (auto attr = (*this)->getAttrOfType<PipeAttr>(HIVMDialect::getPipeAttrName()))
-    return attr.getValue();
-  return std::nullopt;
+  return getPlacement<PipeAttr>(*this, HIVMDialect::getPipeAttrName());
 }
-
 void CustomOp::setPipe(PIPE pipe) {
   (*this)->setAttr(HIVMDialect::getPipeAttrName(), PipeAttr::get(getContext(), pipe));
 }
 
 std::optional<VFMode> CustomOp::getVFMode() {
-  if (auto attr = (*this)->getAttrOfType<VFModeAttr>(HIVMDialect::getVFModeAttrName()))
-    return attr.getValue();
-  return std::nullopt;
+  return getPlacement<VFModeAttr>(*this, HIVMDialect::getVFModeAttrName());
 }
-
 void CustomOp::setVFMode(VFMode mode) {
   (*this)->setAttr(HIVMDialect::getVFModeAttrName(), VFModeAttr::get(getContext(), mode));
 }
