@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -37,6 +38,9 @@ struct Launch {
   std::atomic<bool> aborted{false};
   std::mutex error_mutex;
   std::exception_ptr first_error;
+  // acrossPrograms: programs arrived in the current round, and rounds completed so far.
+  std::atomic<int> arrived{0};
+  std::atomic<std::int64_t> rounds{0};
 };
 
 struct Fiber {
@@ -207,6 +211,40 @@ void noteProgramProgress() {
 
 bool launchAborted() {
   return t_worker != nullptr && t_worker->launch->aborted.load(std::memory_order_relaxed);
+}
+
+namespace {
+
+std::int64_t readArrived(const void *address) {
+  return static_cast<const std::atomic<int> *>(address)->load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void acrossPrograms(const char *call, const std::function<void()> &once_all_arrived) {
+  if (!inProgramFiber()) {
+    once_all_arrived();
+    return;
+  }
+  Launch &launch = *t_worker->launch;
+  const int total = launch.grid.size();
+  // Only the last arrival of a round completes it, so the round read here is this program's.
+  const std::int64_t round = launch.rounds.load(std::memory_order_acquire);
+  // acq_rel: the last arrival sees every program's writes before the PE-level operation
+  // publishes them to the other PEs.
+  if (launch.arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == total) {
+    once_all_arrived();
+    launch.arrived.store(0, std::memory_order_relaxed);
+    launch.rounds.store(round + 1, std::memory_order_release);
+    return;
+  }
+  WaitSite site;
+  site.call = call;
+  site.address = &launch.arrived;
+  site.predicate = "programs of the launch arrived at the barrier EQ";
+  site.expected = total;
+  site.read = readArrived;
+  waitUntil(site, [&] { return launch.rounds.load(std::memory_order_acquire) != round; });
 }
 
 int programId(int axis) {

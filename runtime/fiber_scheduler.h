@@ -1,6 +1,8 @@
 // runtime/fiber_scheduler.h - what waits need to know about the program that runs them.
 #pragma once
 
+#include <functional>
+
 namespace tdist::runtime {
 
 // Thrown inside the programs of a launch in which another program failed, to unwind them.
@@ -13,6 +15,13 @@ void yieldProgram();
 void noteProgramProgress();
 // A program of the running launch threw: waits of the others must unwind.
 bool launchAborted();
+
+// A barrier of the programs of the running launch around a PE-level operation. Every program
+// of the grid must call it the same number of times: the last to arrive runs once_all_arrived
+// (say, the PE barrier), then all are released; the others wait as waits do (yielding their
+// worker, unwinding when the launch is aborted, ending in the wait diagnostic past the deadline,
+// which is where a program that never arrives leads). Outside a launch, runs it directly.
+void acrossPrograms(const char *call, const std::function<void()> &once_all_arrived);
 
 // Program coordinates of the running program; 0 and 1 outside a launch.
 int programId(int axis);

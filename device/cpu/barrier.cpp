@@ -1,7 +1,14 @@
 // device/cpu/barrier.cpp - barrier_all, sync_all and global_exit.
+//
+// Compiled kernels call barrier_all from every program of their grid, as aclshmem's device
+// barrier is called by every core of a kernel: inside a launch the programs of this PE first
+// meet (runtime::acrossPrograms), the last to arrive does the PE barrier, then all go on. So
+// every program of the grid must call it the same number of times; outside a launch it is the
+// PE barrier alone.
 #include <cstdio>
 #include <cstdlib>
 
+#include "runtime/fiber_scheduler.h"
 #include "runtime/runtime_state.h"
 #include "runtime/teams.h"
 #include "tdist/shmem.h"
@@ -9,14 +16,18 @@
 namespace tdist::shmem {
 
 void barrier_all() {
-  auto &state = runtime::requireState("aclshmem_barrier_all");
-  quiet();
-  runtime::teamSync(state, state.teams.teams[kTeamWorld], "aclshmem_barrier_all");
+  constexpr const char *call = "aclshmem_barrier_all";
+  auto &state = runtime::requireState(call);
+  runtime::acrossPrograms(call, [&] {
+    quiet();
+    runtime::teamSync(state, state.teams.teams[kTeamWorld], call);
+  });
 }
 
 void sync_all() {
-  auto &state = runtime::requireState("aclshmem_sync_all");
-  runtime::teamSync(state, state.teams.teams[kTeamWorld], "aclshmem_sync_all");
+  constexpr const char *call = "aclshmem_sync_all";
+  auto &state = runtime::requireState(call);
+  runtime::acrossPrograms(call, [&] { runtime::teamSync(state, state.teams.teams[kTeamWorld], call); });
 }
 
 void global_exit(int status) {
