@@ -2,6 +2,7 @@
 // primitive: notify is signal_op, wait is the runtime's wait on each slot).
 #include "tdist/dl.h"
 
+#include <bit>
 #include <string>
 
 #include "device/cpu/wait_value.h"
@@ -31,6 +32,21 @@ void notify(S *sig, int rank, S value, SignalOp op, CommScope scope) {
   shmem::signal_op(sig, value, shmem_op, rank);
 }
 
+namespace {
+
+// A token carries the values the wait saw; floating-point values by their bits.
+template <class S>
+std::uint64_t tokenBits(S value) {
+  if constexpr (std::is_floating_point_v<S>) {
+    using Bits = std::conditional_t<sizeof(S) == 4, std::uint32_t, std::uint64_t>;
+    return std::bit_cast<Bits>(value);
+  } else {
+    return static_cast<std::uint64_t>(value);
+  }
+}
+
+}  // namespace
+
 template <class S>
 Token wait(S *sig, int n, S value, MemScope scope, MemSemantic semantic) {
   runtime::requireState("dl.wait");
@@ -43,8 +59,8 @@ Token wait(S *sig, int n, S value, MemScope scope, MemSemantic semantic) {
   (void)semantic;
   std::uint64_t seen = 0;
   for (int slot = 0; slot < n; ++slot) {
-    seen ^= static_cast<std::uint64_t>(device::waitValue(sig + slot * kSignalSlotStride<S>,
-                                                         shmem::Cmp::EQ, value, "dl.wait", slot, n));
+    seen ^= tokenBits(device::waitValue(sig + slot * kSignalSlotStride<S>, shmem::Cmp::EQ, value,
+                                        "dl.wait", slot, n));
   }
   return Token{seen};
 }
@@ -56,5 +72,14 @@ TDIST_INSTANTIATE_DL(std::int32_t)
 TDIST_INSTANTIATE_DL(std::int64_t)
 TDIST_INSTANTIATE_DL(std::uint64_t)
 #undef TDIST_INSTANTIATE_DL
+
+// The template library waits on every integer width and on float and double.
+template Token wait<std::int8_t>(std::int8_t *, int, std::int8_t, MemScope, MemSemantic);
+template Token wait<std::int16_t>(std::int16_t *, int, std::int16_t, MemScope, MemSemantic);
+template Token wait<std::uint8_t>(std::uint8_t *, int, std::uint8_t, MemScope, MemSemantic);
+template Token wait<std::uint16_t>(std::uint16_t *, int, std::uint16_t, MemScope, MemSemantic);
+template Token wait<std::uint32_t>(std::uint32_t *, int, std::uint32_t, MemScope, MemSemantic);
+template Token wait<float>(float *, int, float, MemScope, MemSemantic);
+template Token wait<double>(double *, int, double, MemScope, MemSemantic);
 
 }  // namespace tdist::dl

@@ -41,6 +41,7 @@ void notify(S *sig, int rank, S value, SignalOp op = SignalOp::Set,
             CommScope scope = CommScope::InterNode);
 
 // Waits until each of the n slots sig[0], sig[stride], ... equals value (non-consuming).
+// S is any fixed-width integer type, float or double.
 template <class S>
 Token wait(S *sig, int n, S value, MemScope scope = MemScope::System,
            MemSemantic semantic = MemSemantic::Acquire);
