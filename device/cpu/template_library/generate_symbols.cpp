@@ -1,0 +1,222 @@
+// device/cpu/template_library/generate_symbols.cpp - writes the template library's extern "C"
+// entry points and their sorted table: the families below are the one list of what the library
+// exports. Built and run at build time (runtime/CMakeLists.txt).
+//
+//   usage: generate_symbols OUTPUT.cpp
+//
+// A family is a link-name pattern, a C signature and the template that implements it, for a set
+// of element types and a set of memref ranks. In the strings, {type} is the element type's name
+// in link names (float, int32, ...), {T} its C++ type and {N} the rank. Each symbol becomes
+//   extern "C" R _mlir_ciface_<link name>(P0 a0, P1 a1, ...) { return CALLEE("<symbol>", a0, a1, ...); }
+// where a memref parameter is a pointer to its descriptor and a memref result the first
+// parameter (MLIR's C interface; see docs/COMPILER.md for the link names).
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+struct ElementType {
+  std::string_view name;
+  std::string_view cpp;
+  bool scalar_abi;  // passed and returned by value portably: not the 16-bit floating types
+};
+
+constexpr ElementType kElementTypes[] = {
+    {"bfloat16", "tl::bfloat16", false}, {"half", "tl::half", false},
+    {"float", "float", true},            {"double", "double", true},
+    {"int8", "std::int8_t", true},       {"int16", "std::int16_t", true},
+    {"int32", "std::int32_t", true},     {"int64", "std::int64_t", true},
+    {"uint8", "std::uint8_t", true},     {"uint16", "std::uint16_t", true},
+    {"uint32", "std::uint32_t", true},   {"uint64", "std::uint64_t", true},
+};
+
+enum class Types { None, All, ScalarAbi };
+
+struct Family {
+  std::string_view link;
+  std::string_view result;
+  std::vector<std::string_view> params;
+  std::string_view callee;
+  Types types = Types::None;
+  std::vector<int> ranks = {};  // empty: no {N} in this family
+};
+
+// Parameter and result types.
+constexpr std::string_view kVoid = "void";
+constexpr std::string_view kI32 = "std::int32_t";
+constexpr std::string_view kI64 = "std::int64_t";
+constexpr std::string_view kElement = "{T}";
+constexpr std::string_view kPointer = "{T} *";
+constexpr std::string_view kBytes = "void *";
+constexpr std::string_view kSignal = "std::int32_t *";
+constexpr std::string_view kMemRef = "tl::StridedMemRef<{T}, {N}> *";
+constexpr std::string_view kMemRef1 = "tl::StridedMemRef<{T}, 1> *";
+constexpr std::string_view kSignalMemRef = "tl::StridedMemRef<std::int32_t, {N}> *";
+constexpr std::string_view kSignalMemRef1 = "tl::StridedMemRef<std::int32_t, 1> *";
+
+const std::vector<int> kRanks0To4 = {0, 1, 2, 3, 4};
+const std::vector<int> kRanks1To4 = {1, 2, 3, 4};
+const std::vector<int> kSlotRanks = {0, 1};
+
+const Family kFamilies[] = {
+    // PE and program coordinates.
+    {"aclshmem_my_pe", kI32, {}, "tl::myPe"},
+    {"aclshmem_n_pes", kI32, {}, "tl::nPes"},
+    {"tdist_program_id", kI32, {kI32}, "tl::programId"},
+    {"tdist_num_programs", kI32, {kI32}, "tl::numPrograms"},
+    // symm_at and consume_token: result, memref, pe or token.
+    {"aclshmem_ptr_{type}_m{N}_m{N}", kVoid, {kMemRef, kMemRef, kI32}, "tl::symmAt<{T}, {N}>", Types::All, kRanks0To4},
+    {"aclshmem_consume_token_{type}_ptr_{N}d_m{N}_m{N}", kVoid, {kMemRef, kMemRef, kI32}, "tl::consumeToken<{T}, {N}>", Types::All, kRanks1To4},
+    {"aclshmem_consume_token_{type}_ptr_1d_m0_m0", kVoid, {kMemRef, kMemRef, kI32}, "tl::consumeToken<{T}, {N}>", Types::All, {0}},
+    // wait (slot, n, value) and notify (sig, value, sig_op, pe).
+    {"aclshmem_wait_{type}_m{N}", kI64, {kMemRef, kI32, kElement}, "tl::wait<{T}>", Types::ScalarAbi, kSlotRanks},
+    {"aclshmem_wait_{type}", kI64, {kPointer, kI32, kElement}, "tl::wait<{T}>", Types::ScalarAbi},
+    {"aclshmemx_signal_op_m{N}", kVoid, {kSignalMemRef, kI32, kI32, kI32}, "tl::signalOp", Types::None, kSlotRanks},
+    {"aclshmemx_signal_op", kVoid, {kSignal, kI32, kI32, kI32}, "tl::signalOp"},
+    // point put (dest, value, pe) and get (source, pe).
+    {"aclshmem_{type}_p_m{N}", kVoid, {kMemRef, kElement, kI32}, "tl::pointPut<{T}>", Types::ScalarAbi, kSlotRanks},
+    {"aclshmem_{type}_p", kVoid, {kPointer, kElement, kI32}, "tl::pointPut<{T}>", Types::ScalarAbi},
+    {"aclshmem_{type}_g_m{N}", kElement, {kMemRef, kI32}, "tl::pointGet<{T}>", Types::ScalarAbi, kSlotRanks},
+    {"aclshmem_{type}_g", kElement, {kPointer, kI32}, "tl::pointGet<{T}>", Types::ScalarAbi},
+    // Barriers and ordering.
+    {"aclshmem_barrier_all", kVoid, {}, "tl::barrierAll"},
+    {"aclshmemx_barrier_all_vec", kVoid, {}, "tl::barrierAll"},
+    {"aclshmem_sync_all", kVoid, {}, "tl::syncAll"},
+    {"aclshmem_quiet", kVoid, {}, "tl::quiet"},
+    {"aclshmem_fence", kVoid, {}, "tl::fence"},
+    // Byte transfers: dest, source, bytes, [sig, signal, sig_op,] pe.
+    {"aclshmem_putmem", kVoid, {kBytes, kBytes, kI64, kI32}, "tl::transfer<std::byte, tl::Transfer::Put>"},
+    {"aclshmem_getmem", kVoid, {kBytes, kBytes, kI64, kI32}, "tl::transfer<std::byte, tl::Transfer::Get>"},
+    {"aclshmem_putmem_nbi", kVoid, {kBytes, kBytes, kI64, kI32}, "tl::transfer<std::byte, tl::Transfer::PutNbi>"},
+    {"aclshmem_getmem_nbi", kVoid, {kBytes, kBytes, kI64, kI32}, "tl::transfer<std::byte, tl::Transfer::GetNbi>"},
+    {"aclshmem_putmem_signal", kVoid, {kBytes, kBytes, kI64, kSignal, kI32, kI32, kI32}, "tl::putSignal<std::byte, tl::Delivery::Blocking>"},
+    {"aclshmem_putmem_signal_nbi", kVoid, {kBytes, kBytes, kI64, kSignal, kI32, kI32, kI32}, "tl::putSignal<std::byte, tl::Delivery::NonBlocking>"},
+    // Typed transfers: dest, source, nelems, [sig, signal, sig_op,] pe; memref forms, then pointer forms.
+    {"aclshmem_{type}_put_m1_m1", kVoid, {kMemRef1, kMemRef1, kI64, kI32}, "tl::transfer<{T}, tl::Transfer::Put>", Types::All},
+    {"aclshmem_{type}_get_m1_m1", kVoid, {kMemRef1, kMemRef1, kI64, kI32}, "tl::transfer<{T}, tl::Transfer::Get>", Types::All},
+    {"aclshmem_{type}_put_nbi_m1_m1", kVoid, {kMemRef1, kMemRef1, kI64, kI32}, "tl::transfer<{T}, tl::Transfer::PutNbi>", Types::All},
+    {"aclshmem_{type}_get_nbi_m1_m1", kVoid, {kMemRef1, kMemRef1, kI64, kI32}, "tl::transfer<{T}, tl::Transfer::GetNbi>", Types::All},
+    {"aclshmem_{type}_put_signal_m1_m1_m1", kVoid, {kMemRef1, kMemRef1, kI64, kSignalMemRef1, kI32, kI32, kI32}, "tl::putSignal<{T}, tl::Delivery::Blocking>", Types::All},
+    {"aclshmem_{type}_put_signal_nbi_m1_m1_m1", kVoid, {kMemRef1, kMemRef1, kI64, kSignalMemRef1, kI32, kI32, kI32}, "tl::putSignal<{T}, tl::Delivery::NonBlocking>", Types::All},
+    {"aclshmem_{type}_put", kVoid, {kPointer, kPointer, kI64, kI32}, "tl::transfer<{T}, tl::Transfer::Put>", Types::All},
+    {"aclshmem_{type}_get", kVoid, {kPointer, kPointer, kI64, kI32}, "tl::transfer<{T}, tl::Transfer::Get>", Types::All},
+    {"aclshmem_{type}_put_nbi", kVoid, {kPointer, kPointer, kI64, kI32}, "tl::transfer<{T}, tl::Transfer::PutNbi>", Types::All},
+    {"aclshmem_{type}_get_nbi", kVoid, {kPointer, kPointer, kI64, kI32}, "tl::transfer<{T}, tl::Transfer::GetNbi>", Types::All},
+    {"aclshmem_{type}_put_signal", kVoid, {kPointer, kPointer, kI64, kSignal, kI32, kI32, kI32}, "tl::putSignal<{T}, tl::Delivery::Blocking>", Types::All},
+    {"aclshmem_{type}_put_signal_nbi", kVoid, {kPointer, kPointer, kI64, kSignal, kI32, kI32, kI32}, "tl::putSignal<{T}, tl::Delivery::NonBlocking>", Types::All},
+};
+
+// ---- expansion ----------------------------------------------------------------------------
+
+struct Symbol {
+  std::string name;
+  std::string result;
+  std::vector<std::string> params;
+  std::string callee;
+};
+
+std::string substitute(std::string_view text, const ElementType *type, int rank) {
+  std::string out(text);
+  auto replace = [&out](std::string_view key, std::string_view value) {
+    for (std::size_t at = out.find(key); at != std::string::npos; at = out.find(key, at + value.size())) {
+      out.replace(at, key.size(), value);
+    }
+  };
+  if (type != nullptr) {
+    replace("{type}", type->name);
+    replace("{T}", type->cpp);
+  }
+  if (rank >= 0) replace("{N}", std::to_string(rank));
+  return out;
+}
+
+Symbol instantiate(const Family &family, const ElementType *type, int rank) {
+  Symbol symbol;
+  symbol.name = "_mlir_ciface_" + substitute(family.link, type, rank);
+  symbol.result = substitute(family.result, type, rank);
+  for (std::string_view param : family.params) symbol.params.push_back(substitute(param, type, rank));
+  symbol.callee = substitute(family.callee, type, rank);
+  return symbol;
+}
+
+std::vector<Symbol> expand() {
+  std::vector<Symbol> symbols;
+  for (const Family &family : kFamilies) {
+    std::vector<const ElementType *> types;
+    if (family.types == Types::None) types.push_back(nullptr);
+    for (const ElementType &type : kElementTypes) {
+      if (family.types == Types::All || (family.types == Types::ScalarAbi && type.scalar_abi)) {
+        types.push_back(&type);
+      }
+    }
+    const std::vector<int> ranks = family.ranks.empty() ? std::vector<int>{-1} : family.ranks;
+    for (const ElementType *type : types) {
+      for (int rank : ranks) symbols.push_back(instantiate(family, type, rank));
+    }
+  }
+  std::sort(symbols.begin(), symbols.end(), [](const Symbol &a, const Symbol &b) { return a.name < b.name; });
+  return symbols;
+}
+
+// ---- output -------------------------------------------------------------------------------
+
+std::string render(const std::vector<Symbol> &symbols) {
+  std::ostringstream out;
+  out << "// Generated by device/cpu/template_library/generate_symbols.cpp from its table of families.\n"
+         "// " << symbols.size() << " entry points of the template library and their sorted table.\n"
+         "#include <cstddef>\n#include <cstdint>\n#include <span>\n\n"
+         "#include \"device/cpu/template_library/memory.h\"\n"
+         "#include \"device/cpu/template_library/queries.h\"\n"
+         "#include \"device/cpu/template_library/rma.h\"\n"
+         "#include \"device/cpu/template_library/signal.h\"\n"
+         "#include \"device/cpu/template_library/sync.h\"\n"
+         "#include \"tdist/template_library.h\"\n\n"
+         "namespace tl = tdist::device::template_library;\n\n"
+         "extern \"C\" {\n";
+  for (const Symbol &symbol : symbols) {
+    std::string params, args;
+    for (std::size_t i = 0; i < symbol.params.size(); ++i) {
+      const std::string &type = symbol.params[i];
+      params += (i ? ", " : "") + type + (type.back() == '*' ? "a" : " a") + std::to_string(i);
+      args += ", a" + std::to_string(i);
+    }
+    out << symbol.result << " " << symbol.name << "(" << params << ") { return " << symbol.callee
+        << "(\"" << symbol.name << "\"" << args << "); }\n";
+  }
+  out << "}  // extern \"C\"\n\n"
+         "std::span<const tdist::device::TemplateSymbol> tdist::device::templateLibrarySymbols() {\n"
+         "  static const TemplateSymbol symbols[] = {\n";
+  for (const Symbol &symbol : symbols) {
+    out << "      {\"" << symbol.name << "\", reinterpret_cast<void *>(&" << symbol.name << ")},\n";
+  }
+  out << "  };\n  return symbols;\n}\n";
+  return out.str();
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: generate_symbols OUTPUT.cpp\n");
+    return 2;
+  }
+  const std::vector<Symbol> symbols = expand();
+  auto duplicate = std::adjacent_find(symbols.begin(), symbols.end(),
+                                      [](const Symbol &a, const Symbol &b) { return a.name == b.name; });
+  if (duplicate != symbols.end()) {
+    std::fprintf(stderr, "generate_symbols: two families make %s\n", duplicate->name.c_str());
+    return 1;
+  }
+  std::ofstream file(argv[1]);
+  file << render(symbols);
+  if (!file.flush()) {
+    std::fprintf(stderr, "generate_symbols: cannot write %s\n", argv[1]);
+    return 1;
+  }
+  return 0;
+}
