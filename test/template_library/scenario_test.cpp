@@ -1,0 +1,92 @@
+// Errors in calls of the template library end the job: a fatal error (status 98) with a message
+// that names the PE, the symbol and the cause; a wait that cannot be satisfied, or a barrier that
+// not every program of a launch reaches, end in the wait diagnostic (status 97), never a hang.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "test/launcher/launcher_harness.h"
+
+namespace tdist {
+namespace {
+
+using launcher::test::LauncherResult;
+using launcher::test::runLauncher;
+using namespace std::chrono_literals;
+
+LauncherResult runScenario(int n_pes, const std::string &name, std::vector<std::string> options = {}) {
+  std::vector<std::string> args = {"-n", std::to_string(n_pes)};
+  args.insert(args.end(), options.begin(), options.end());
+  args.insert(args.end(), {"--", TDIST_SCENARIO_PATH, name});
+  return runLauncher(args);
+}
+
+bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+
+// Every PE makes the bad call; the job ends with 98 and the message of one of them.
+void expectFatal(int n_pes, const std::string &scenario, const std::string &symbol, const std::string &cause) {
+  LauncherResult r = runScenario(n_pes, scenario);
+  EXPECT_FALSE(r.hung) << scenario;
+  EXPECT_EQ(r.exit_status, 98) << scenario << "\n" << r.err;
+  EXPECT_LT(r.elapsed, 15s) << scenario;
+  EXPECT_TRUE(contains(r.err, ": " + symbol + ": ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "tdist: PE ")) << r.err;
+  EXPECT_TRUE(contains(r.err, cause)) << r.err;
+  EXPECT_TRUE(contains(r.err, "exited with status 98 (fatal runtime error)")) << r.err;
+}
+
+TEST(TemplateScenario, BadSignalOperationIsFatal) {
+  expectFatal(2, "bad-sig-op", "_mlir_ciface_aclshmemx_signal_op", "signal operation 7 is neither SET (0) nor ADD (1)");
+}
+
+TEST(TemplateScenario, PutBeyondItsMemRefIsFatal) {
+  expectFatal(2, "put-beyond-memref", "_mlir_ciface_aclshmem_float_put_m1_m1",
+              "nelems 20 is outside [0, 16], the size of the dest memref");
+}
+
+TEST(TemplateScenario, StridedPutIsFatal) {
+  expectFatal(1, "strided-put", "_mlir_ciface_aclshmem_int32_put_nbi_m1_m1", "the dest memref has stride 2");
+}
+
+TEST(TemplateScenario, NegativeByteCountIsFatal) {
+  expectFatal(1, "negative-bytes", "_mlir_ciface_aclshmem_putmem", "bytes -1 is negative");
+}
+
+TEST(TemplateScenario, SymmAtOffTheHeapOrToABadPeIsFatal) {
+  expectFatal(1, "ptr-off-heap", "_mlir_ciface_aclshmem_ptr_float_m1_m1", "is not on the symmetric heap");
+  expectFatal(2, "ptr-bad-pe", "_mlir_ciface_aclshmem_ptr_float_m1_m1", "PE 2 is out of range 0..1");
+}
+
+TEST(TemplateScenario, ProgramIdOfABadAxisIsFatal) {
+  expectFatal(1, "bad-axis", "_mlir_ciface_tdist_program_id", "axis 3 is not 0, 1 or 2");
+}
+
+TEST(TemplateScenario, CallBeforeInitIsFatal) {
+  LauncherResult r = runScenario(1, "before-init");
+  EXPECT_EQ(r.exit_status, 98) << r.err;
+  EXPECT_TRUE(contains(r.err, "tdist: _mlir_ciface_aclshmem_my_pe: aclshmem_my_pe: tdist is not initialized")) << r.err;
+}
+
+TEST(TemplateScenario, UnsatisfiableWaitEndsWithTheWaitDiagnostic) {
+  LauncherResult r = runScenario(2, "wait-never-satisfied", {"--wait-timeout", "1"});
+  EXPECT_FALSE(r.hung);
+  EXPECT_EQ(r.exit_status, 97) << r.err;
+  EXPECT_LT(r.elapsed, 15s);
+  EXPECT_TRUE(contains(r.err, "dl.wait: wait passed its deadline of 1.000 s")) << r.err;
+  EXPECT_TRUE(contains(r.err, "(slot 1 of 2), waiting for EQ 5, observed 0")) << r.err;
+}
+
+TEST(TemplateScenario, BarrierNotReachedByEveryProgramEndsWithTheWaitDiagnostic) {
+  for (int n : {1, 2}) {
+    LauncherResult r = runScenario(n, "barrier-some-programs", {"--wait-timeout", "1"});
+    EXPECT_FALSE(r.hung);
+    EXPECT_EQ(r.exit_status, 97) << r.err;
+    EXPECT_LT(r.elapsed, 15s);
+    EXPECT_TRUE(contains(r.err, "aclshmem_barrier_all: wait passed its deadline of 1.000 s")) << r.err;
+    EXPECT_TRUE(contains(r.err, "waiting for programs of the launch arrived at the barrier EQ 4, observed 2")) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace tdist
