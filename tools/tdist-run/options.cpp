@@ -112,6 +112,38 @@ std::string resolveProgram(const std::string &program) {
   throw cannotExecute(reported);
 }
 
+// tdist-jit is installed and built next to tdist-run.
+std::string siblingProgram(const std::string &name) {
+  char self[4096];
+  const ssize_t length = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (length <= 0) throw UsageError("cannot find tdist-run's own directory to start " + name);
+  std::string path(self, static_cast<std::size_t>(length));
+  path = path.substr(0, path.rfind('/') + 1) + name;
+  if (executableError(path) != 0) {
+    throw UsageError("running an IR kernel needs " + name + " next to tdist-run; it is built with "
+                     "the compiler (cmake -DTDIST_BUILD_COMPILER=ON)");
+  }
+  return path;
+}
+
+// A .mlir program runs under tdist-jit: tdist-jit --entry NAME [--grid G] kernel.mlir ARGS...
+void useKernelRunner(Options &options, const std::vector<std::string> &words) {
+  const std::string &kernel = words.front();
+  if (options.kernel_entry.empty()) {
+    throw UsageError("'" + kernel + "' is an IR kernel: name its function with --entry NAME");
+  }
+  if (::access(kernel.c_str(), R_OK) != 0) {
+    throw UsageError("cannot read '" + kernel + "': " + std::strerror(errno));
+  }
+  options.program_path = siblingProgram("tdist-jit");
+  options.program_argv = {"tdist-jit", "--entry", options.kernel_entry};
+  if (!options.kernel_grid.empty()) {
+    options.program_argv.push_back("--grid");
+    options.program_argv.push_back(options.kernel_grid);
+  }
+  options.program_argv.insert(options.program_argv.end(), words.begin(), words.end());
+}
+
 }  // namespace
 
 Options parseCommandLine(int argc, char **argv) {
@@ -160,6 +192,12 @@ Options parseCommandLine(int argc, char **argv) {
     } else if (arg == "--tag-output") {
       if (inline_value) throw UsageError("option --tag-output takes no value");
       options.tag_output = true;
+    } else if (arg == "--entry") {
+      options.kernel_entry = value();
+      if (options.kernel_entry.empty()) throw UsageError("--entry: expected a function name");
+    } else if (arg == "--grid") {
+      options.kernel_grid = value();
+      if (options.kernel_grid.empty()) throw UsageError("--grid: expected X[,Y[,Z]]");
     } else if (arg == "--host") {
       options.host = value();
       if (options.host.empty()) throw UsageError("--host: expected an address, got ''");
@@ -170,16 +208,26 @@ Options parseCommandLine(int argc, char **argv) {
 
   if (!have_n) throw UsageError("missing -n N, the number of PEs");
   if (i >= argc) throw UsageError("missing the program to run (after --)");
-  options.program_path = resolveProgram(argv[i]);
+  const std::string program = argv[i];
+  if (program.ends_with(".mlir") || !options.kernel_entry.empty()) {
+    useKernelRunner(options, std::vector<std::string>(argv + i, argv + argc));
+    return options;
+  }
+  if (!options.kernel_grid.empty()) {
+    throw UsageError("--grid is for IR kernels (a .mlir program with --entry NAME)");
+  }
+  options.program_path = resolveProgram(program);
   options.program_argv.assign(argv + i, argv + argc);
   return options;
 }
 
 std::string usageText() {
   return R"(Usage: tdist-run -n N [options] -- program [args...]
+       tdist-run -n N [options] --entry NAME [--grid G] kernel.mlir [--] ARG... [--check K=REF]...
 
 Starts N processing elements (PEs) running program on this host, and ends the whole job as soon
-as one of them fails.
+as one of them fails. A .mlir program is an IR kernel: every PE compiles it and runs its
+function NAME on a grid of G programs, with arguments described by ARG (tdist-jit --help).
 
 Options:
   -n N                   number of PEs, 1 or more
@@ -189,6 +237,8 @@ Options:
   --timeout SECS         end the job after SECS seconds; 0 means no deadline (the default)
   --tag-output           prefix each line the PEs print with "[pe N] "
   --host ADDR            address the bootstrap store listens on (default 127.0.0.1)
+  --entry NAME           the kernel function of a .mlir program
+  --grid X[,Y[,Z]]       programs per PE of a .mlir kernel (default 1)
   -h, --help             show this help
 
 Exit status: 0 when every PE exited 0; else the first failing PE's status, or 128+S when it was

@@ -1,6 +1,9 @@
 // options.h - command line of tdist-run.
 //
 //   tdist-run -n N [options] -- program [args...]
+//   tdist-run -n N [options] --entry NAME [--grid G] kernel.mlir [--] [ARG...]
+//
+// A .mlir program is an IR kernel: every PE runs tdist-jit, found next to tdist-run, on it.
 //
 // Every value is checked here, before anything is started, so that a typo costs a usage message
 // (exit 2) and never a half-started job.
@@ -31,6 +34,8 @@ struct Options {
   double job_timeout_s = 0;                 // 0: the job has no deadline
   bool tag_output = false;
   std::string host = "127.0.0.1";           // where PE 0 serves the bootstrap store
+  std::string kernel_entry;                 // --entry: the kernel function of a .mlir program
+  std::string kernel_grid;                  // --grid: programs per PE, checked by tdist-jit
   std::string program_path;                 // what is executed, after the PATH search
   std::vector<std::string> program_argv;    // argv of every PE; [0] is the program as given
 };

@@ -1,9 +1,23 @@
 //===- Pipelines.cpp - named pass pipelines -------------------------------===//
 #include "tdist/Pipelines/Pipelines.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "tdist/Conversion/HIVMToCall/HIVMToCall.h"
 #include "tdist/Conversion/TritonDistributedToHIVM/TritonDistributedToHIVM.h"
 #include "tdist/Dialect/Distributed/Transforms/Passes.h"
 
@@ -27,6 +41,33 @@ void buildAscendPipeline(OpPassManager &pm, const AscendPipelineOptions &options
   buildTTAdapterStage(pm, options);
 }
 
+// Upstream's road from func/arith/scf/memref/linalg/math to LLVM. Subviews are
+// expanded to reinterpret_casts (whose affine index arithmetic is lowered
+// after), and math functions without an LLVM intrinsic become libm calls.
+static void buildLowerToLLVM(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
+  AscendPipelineOptions adapter;
+  adapter.injectBarrierAll = options.injectBarrierAll.getValue();
+  buildAscendPipeline(pm, adapter);
+  pm.addPass(hivm::createConvertHIVMDistributedToCall());
+  pm.addPass(createCanonicalizerPass());
+  buildLowerToLLVM(pm);
+}
+
 void registerPipelines() {
   PassPipelineRegistration<AscendPipelineOptions>(
       "tdist-ascend-pipeline",
@@ -34,6 +75,12 @@ void registerPipelines() {
       "(inline, canonicalize, cse, licm), then the ttadapter stage, which starts with "
       "convert-triton-distributed-to-hivm",
       buildAscendPipeline);
+  PassPipelineRegistration<CpuPipelineOptions>(
+      "tdist-cpu-pipeline",
+      "Lowers a kernel to the LLVM dialect for the cpu backend: the Ascend pipeline's "
+      "stages, then convert-hivm-distributed-to-call (calls of the device template "
+      "library), then upstream's lowering of func, arith, scf, memref, linalg and math",
+      buildCpuPipeline);
 }
 
 } // namespace mlir::tdist

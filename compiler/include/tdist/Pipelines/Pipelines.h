@@ -16,6 +16,14 @@ struct AscendPipelineOptions : public PassPipelineOptions<AscendPipelineOptions>
       llvm::cl::init(false)};
 };
 
+struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
+  Option<bool> injectBarrierAll{
+      *this, "inject-barrier-all",
+      llvm::cl::desc("Surround every communicating distributed op with barrier_all before "
+                     "lowering (the same debugging switch as the Ascend pipeline's)"),
+      llvm::cl::init(false)};
+};
+
 /// The "ttir" stage of seed 001 §4.1: inline, canonicalize, cse, licm.
 void buildTTIRStage(OpPassManager &pm);
 
@@ -26,6 +34,13 @@ void buildTTAdapterStage(OpPassManager &pm, const AscendPipelineOptions &options
 
 /// Both stages: `tdist-ascend-pipeline`.
 void buildAscendPipeline(OpPassManager &pm, const AscendPipelineOptions &options);
+
+/// Lowers distributed + upstream dialects (func, arith, scf, memref, linalg,
+/// math) to the LLVM dialect for the cpu backend: the ttir stage, then the
+/// same ttadapter stage as Ascend (distributed ops become hivm.hir.custom),
+/// then convert-hivm-distributed-to-call (calls of the device template
+/// library's link names), then upstream's lowering to LLVM. `tdist-cpu-pipeline`.
+void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 
 void registerPipelines();
 

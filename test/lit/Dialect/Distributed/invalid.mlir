@@ -379,10 +379,21 @@ module attributes {distributed.target = "cuda"} {
 
 // -----
 
+// The cpu target links the same aclshmem library as Ascend, with the same rules.
 module attributes {distributed.target = "cpu"} {
-  func.func @notify_cpu_i32_add(%sig: memref<16xi32>, %v: i64, %peer: i32) {
-    // expected-error@+1 {{'distributed.notify' op signal type 'i32' is not allowed on this target (i64 or ui64)}}
-    distributed.notify %sig, %v, %peer sig_op = add scope = intra_node : memref<16xi32>
+  func.func @notify_cpu_i64_add(%sig: memref<16xi64>, %v: i64, %peer: i32) {
+    // expected-error@+1 {{'distributed.notify' op a 64-bit signal allows only sig_op = set on the cpu target, got add}}
+    distributed.notify %sig, %v, %peer sig_op = add scope = intra_node : memref<16xi64>
+    return
+  }
+}
+
+// -----
+
+module attributes {distributed.target = "cpu"} {
+  func.func @notify_cpu_f32(%sig: memref<16xf32>, %v: i64, %peer: i32) {
+    // expected-error@+1 {{'distributed.notify' op signal type 'f32' is not allowed on the cpu target (i32, i64 or ui64)}}
+    distributed.notify %sig, %v, %peer sig_op = set scope = intra_node : memref<16xf32>
     return
   }
 }
@@ -391,8 +402,8 @@ module attributes {distributed.target = "cpu"} {
 
 // The innermost module that names a target decides.
 module attributes {distributed.target = "ascend"} {
-  module attributes {distributed.target = "cpu"} {
-    func.func @notify_nested_cpu_i32(%sig: memref<16xi32>, %v: i64, %peer: i32) {
+  module attributes {distributed.target = "cuda"} {
+    func.func @notify_nested_cuda_i32(%sig: memref<16xi32>, %v: i64, %peer: i32) {
       // expected-error@+1 {{'distributed.notify' op signal type 'i32' is not allowed on this target (i64 or ui64)}}
       distributed.notify %sig, %v, %peer sig_op = set scope = gpu : memref<16xi32>
       return

@@ -145,9 +145,11 @@ module attributes {distributed.target = "cuda"} {
 // CHECK-LABEL: module attributes {distributed.target = "cpu"}
 module attributes {distributed.target = "cpu"} {
   // CHECK-LABEL: func.func @notify_cpu
-  func.func @notify_cpu(%s64: memref<8xi64>, %v: i64, %peer: i32) {
-    // CHECK: distributed.notify %{{.*}}, %{{.*}}, %{{.*}} sig_op = add scope = gpu : memref<8xi64>
-    distributed.notify %s64, %v, %peer sig_op = add scope = gpu : memref<8xi64>
+  func.func @notify_cpu(%s32: memref<16xi32>, %s64: memref<8xi64>, %v: i64, %peer: i32) {
+    // CHECK: distributed.notify %{{.*}}, %{{.*}}, %{{.*}} sig_op = add scope = intra_node : memref<16xi32>
+    distributed.notify %s32, %v, %peer sig_op = add scope = intra_node : memref<16xi32>
+    // CHECK: distributed.notify %{{.*}}, %{{.*}}, %{{.*}} sig_op = set scope = gpu : memref<8xi64>
+    distributed.notify %s64, %v, %peer sig_op = set scope = gpu : memref<8xi64>
     return
   }
 }

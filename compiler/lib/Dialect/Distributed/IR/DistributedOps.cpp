@@ -90,14 +90,19 @@ LogicalResult NotifyOp::verify() {
   bool is64 = signal.isSignlessInteger(64) || signal.isSignedInteger(64) ||
               signal.isUnsignedInteger(64);
   bool is32 = signal.isSignlessInteger(32) || signal.isSignedInteger(32);
-  if (getTarget(*this) == Target::Ascend) {
+  // Ascend and the cpu backend link the aclshmem template library: i32 signals through
+  // aclshmemx_signal_op (set or add), 64-bit ones as a remote store (set only).
+  Target target = getTarget(*this);
+  if (target == Target::Ascend || target == Target::Cpu) {
+    StringRef where = target == Target::Ascend ? "on Ascend" : "on the cpu target";
     if (is32)
       return success();
     if (!is64)
-      return emitOpError("signal type ") << signal << " is not allowed on Ascend (i32, i64 or ui64)";
+      return emitOpError("signal type ") << signal << " is not allowed " << where
+                                         << " (i32, i64 or ui64)";
     if (getSigOp() != SignalOp::SET)
-      return emitOpError("a 64-bit signal allows only sig_op = set on Ascend, got ")
-             << stringifySignalOp(getSigOp());
+      return emitOpError("a 64-bit signal allows only sig_op = set ")
+             << where << ", got " << stringifySignalOp(getSigOp());
     return success();
   }
   if (!is64)

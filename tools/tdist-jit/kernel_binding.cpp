@@ -1,0 +1,128 @@
+// tools/tdist-jit/kernel_binding.cpp - the kernel's arguments on one PE.
+#include "tools/tdist-jit/kernel_binding.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "tdist/runtime.h"
+
+namespace tdist::jit {
+
+namespace {
+
+std::string describe(std::size_t index, const KernelParameter &parameter, const ArgumentSpec &spec) {
+  return "argument #" + std::to_string(index) + " '" + spec.text + "' for parameter " +
+         parameter.type;
+}
+
+// The description's dtype may name a signless integer parameter's bits as unsigned.
+bool sameElement(const KernelParameter &parameter, DType dtype) {
+  const std::string_view name = dtypeName(dtype);
+  if (parameter.element == name) return true;
+  return name.starts_with("ui") && parameter.element == name.substr(1);
+}
+
+template <class T>
+void storeScalar(std::uint64_t &slot, T value) {
+  std::memcpy(&slot, &value, sizeof(T));
+}
+
+std::uint64_t scalarBits(const ResolvedArgument &argument) {
+  std::uint64_t bits = 0;
+  switch (argument.dtype) {
+    case DType::I8: storeScalar(bits, static_cast<std::int8_t>(argument.int_value)); break;
+    case DType::U8: storeScalar(bits, static_cast<std::uint8_t>(argument.int_value)); break;
+    case DType::I16: storeScalar(bits, static_cast<std::int16_t>(argument.int_value)); break;
+    case DType::U16: storeScalar(bits, static_cast<std::uint16_t>(argument.int_value)); break;
+    case DType::I32: storeScalar(bits, static_cast<std::int32_t>(argument.int_value)); break;
+    case DType::U32: storeScalar(bits, static_cast<std::uint32_t>(argument.int_value)); break;
+    case DType::I64:
+    case DType::U64:
+    case DType::Index: storeScalar(bits, argument.int_value); break;
+    case DType::F32: storeScalar(bits, static_cast<float>(argument.float_value)); break;
+    case DType::F64: storeScalar(bits, argument.float_value); break;
+  }
+  return bits;
+}
+
+}  // namespace
+
+void checkDescriptions(std::span<const KernelParameter> parameters,
+                       std::span<const ArgumentSpec> specs, Context context) {
+  if (parameters.size() != specs.size()) {
+    std::string types;
+    for (const KernelParameter &parameter : parameters)
+      types += (types.empty() ? "" : ", ") + parameter.type;
+    throw ArgumentError("the kernel takes " + std::to_string(parameters.size()) + " argument" +
+                        (parameters.size() == 1 ? "" : "s") + " (" + types + "), " +
+                        std::to_string(specs.size()) + " described");
+  }
+  for (std::size_t index = 0; index < specs.size(); ++index) {
+    const KernelParameter &parameter = parameters[index];
+    const ArgumentSpec &spec = specs[index];
+    const bool memref = parameter.kind == KernelParameter::Kind::MemRef;
+    if (memref != spec.buffer) {
+      throw ArgumentError(describe(index, parameter, spec) + ": describe " +
+                          (memref ? "a buffer, DTYPE[DIMS]" : "a scalar, DTYPE=VALUE"));
+    }
+    if (!sameElement(parameter, spec.dtype)) {
+      throw ArgumentError(describe(index, parameter, spec) + ": the element type is " +
+                          parameter.element + ", not " + std::string(dtypeName(spec.dtype)));
+    }
+    if (!memref) continue;
+    const ResolvedArgument resolved = resolve(spec, context);
+    if (resolved.shape.size() != parameter.shape.size()) {
+      throw ArgumentError(describe(index, parameter, spec) + ": a buffer of rank " +
+                          std::to_string(resolved.shape.size()) + " for a memref of rank " +
+                          std::to_string(parameter.shape.size()));
+    }
+    for (std::size_t d = 0; d < resolved.shape.size(); ++d) {
+      if (parameter.shape[d] != KernelParameter::kDynamicSize && parameter.shape[d] != resolved.shape[d]) {
+        throw ArgumentError(describe(index, parameter, spec) + ": dimension " + std::to_string(d) +
+                            " is " + std::to_string(resolved.shape[d]) + " on PE " +
+                            std::to_string(context.rank) + ", the memref's is " +
+                            std::to_string(parameter.shape[d]));
+      }
+    }
+  }
+}
+
+KernelBinding::KernelBinding(std::span<const ArgumentSpec> specs, Context context) {
+  slots_.resize(specs.size());
+  packed_.resize(specs.size());
+  // On an error the buffers stay allocated: the error ends this PE, and freeing is collective.
+  for (std::size_t index = 0; index < specs.size(); ++index) {
+    Slot &slot = slots_[index];
+    slot.argument = resolve(specs[index], context);
+    if (!slot.argument.buffer) {
+      slot.scalar = scalarBits(slot.argument);
+      packed_[index] = &slot.scalar;
+      continue;
+    }
+    // At least one byte, so that every buffer has its own symmetric address.
+    slot.data = allocate(std::max<std::size_t>(slot.argument.bytes(), 1));
+    fillInitial(specs[index], slot.argument, context, slot.data);
+    const std::size_t rank = slot.argument.shape.size();
+    slot.descriptor.assign(3 + 2 * rank, 0);
+    std::memcpy(&slot.descriptor[0], &slot.data, sizeof(void *));
+    std::memcpy(&slot.descriptor[1], &slot.data, sizeof(void *));
+    std::int64_t stride = 1;
+    for (std::size_t d = rank; d-- > 0;) {
+      slot.descriptor[3 + d] = slot.argument.shape[d];
+      slot.descriptor[3 + rank + d] = stride;
+      stride *= slot.argument.shape[d];
+    }
+    slot.descriptor_address = slot.descriptor.data();
+    packed_[index] = &slot.descriptor_address;
+  }
+}
+
+KernelBinding::~KernelBinding() {
+  for (std::size_t index = slots_.size(); index-- > 0;) {
+    if (slots_[index].data) deallocate(slots_[index].data);
+    slots_[index].data = nullptr;
+  }
+}
+
+}  // namespace tdist::jit

@@ -1,0 +1,238 @@
+// tools/tdist-jit/kernel_compiler.cpp - parse, lower and JIT-compile a kernel module.
+#include "tools/tdist-jit/kernel_compiler.h"
+
+#include <dlfcn.h>
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include "tdist/Compiler/Registration.h"
+#include "tdist/Dialect/Distributed/IR/Distributed.h"
+#include "tdist/Pipelines/Pipelines.h"
+#include "tdist/template_library.h"
+
+namespace tdist::jit {
+
+namespace {
+
+using namespace mlir;
+
+// Collects every diagnostic, with its source line, for the CompileError.
+class Diagnostics {
+ public:
+  Diagnostics(llvm::SourceMgr &sources, MLIRContext &context)
+      : stream_(text_), handler_(sources, &context, stream_) {}
+  [[noreturn]] void fail(const std::string &what) {
+    std::string message = what;
+    if (!text_.empty()) message += ":\n" + text_;
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    throw CompileError(message);
+  }
+
+ private:
+  std::string text_;
+  llvm::raw_string_ostream stream_;
+  SourceMgrDiagnosticHandler handler_;
+};
+
+void registerDialects(DialectRegistry &registry) {
+  registry.insert<arith::ArithDialect, cf::ControlFlowDialect, func::FuncDialect,
+                  LLVM::LLVMDialect, linalg::LinalgDialect, math::MathDialect,
+                  memref::MemRefDialect, scf::SCFDialect, tensor::TensorDialect>();
+  func::registerInlinerExtension(registry);
+  mlir::tdist::registerDialects(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}
+
+// The name of a scalar or element type the runner can bind, or "" when it cannot.
+std::string elementName(Type type) {
+  if (isa<IndexType>(type)) return "index";
+  if (type.isF32()) return "f32";
+  if (type.isF64()) return "f64";
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    if (!llvm::is_contained({8u, 16u, 32u, 64u}, integer.getWidth())) return "";
+    return (integer.isUnsigned() ? "ui" : "i") + std::to_string(integer.getWidth());
+  }
+  return "";
+}
+
+std::string typeText(Type type) {
+  std::string text;
+  llvm::raw_string_ostream(text) << type;
+  return text;
+}
+
+std::vector<KernelParameter> describeParameters(func::FuncOp entry, Diagnostics &diagnostics) {
+  std::vector<KernelParameter> parameters;
+  for (auto [index, type] : llvm::enumerate(entry.getArgumentTypes())) {
+    KernelParameter parameter;
+    parameter.type = typeText(type);
+    const std::string where = "parameter #" + std::to_string(index) + " of '" +
+                              entry.getName().str() + "' (" + parameter.type + ")";
+    if (auto memref = dyn_cast<MemRefType>(type)) {
+      parameter.kind = KernelParameter::Kind::MemRef;
+      parameter.element = elementName(memref.getElementType());
+      if (!memref.getLayout().isIdentity() || memref.getMemorySpace())
+        diagnostics.fail(where + ": a kernel buffer must have the identity layout and the "
+                                 "default memory space");
+      for (std::int64_t size : memref.getShape())
+        parameter.shape.push_back(ShapedType::isDynamic(size) ? KernelParameter::kDynamicSize
+                                                               : size);
+    } else {
+      parameter.element = elementName(type);
+    }
+    if (parameter.element.empty())
+      diagnostics.fail(where + ": the runner binds memrefs and scalars of i8-i64, ui8-ui64, "
+                               "index, f32 and f64 only");
+    parameters.push_back(std::move(parameter));
+  }
+  return parameters;
+}
+
+func::FuncOp findEntry(ModuleOp module, const CompileOptions &options, Diagnostics &diagnostics) {
+  auto entry = module.lookupSymbol<func::FuncOp>(options.entry);
+  if (!entry || entry.isExternal()) {
+    std::string defined;
+    for (auto function : module.getOps<func::FuncOp>())
+      if (function.isPublic() && !function.isExternal())
+        defined += (defined.empty() ? "" : ", ") + function.getName().str();
+    diagnostics.fail("'" + options.path + "' defines no kernel '" + options.entry + "'" +
+                     (defined.empty() ? std::string() : "; its public functions: " + defined));
+  }
+  if (entry.getNumResults() != 0)
+    diagnostics.fail("kernel '" + options.entry + "' returns values; a kernel returns nothing "
+                     "and writes its results into buffer arguments");
+  if (!entry.isPublic()) diagnostics.fail("kernel '" + options.entry + "' is private");
+  return entry;
+}
+
+// Whether the JIT can resolve an external function: the device template library, or a library
+// the process has loaded (libc, libm, MLIR's C runner utilities).
+bool resolvable(llvm::StringRef name) {
+  if (device::findTemplateSymbol(std::string_view(name.data(), name.size()))) return true;
+  return dlsym(RTLD_DEFAULT, name.str().c_str()) != nullptr;
+}
+
+void checkExternalSymbols(ModuleOp module, Diagnostics &diagnostics) {
+  int missing = 0;
+  module.walk([&](LLVM::LLVMFuncOp function) {
+    if (!function.isExternal() || resolvable(function.getName())) return;
+    ++missing;
+    function.emitError() << "the kernel calls '" << function.getName()
+                         << "', which neither the tdist device library nor a loaded library "
+                            "provides (docs/RUNTIME.md lists the library's symbols)";
+  });
+  if (missing) diagnostics.fail("cannot link the kernel");
+}
+
+void rejectExternLibraries(ModuleOp module, Diagnostics &diagnostics) {
+  bool rejected = false;
+  module.walk([&](triton::distributed::ExternCallOp call) {
+    if (call.getLibpath().empty()) return;
+    rejected = true;
+    call.emitError() << "libpath '" << call.getLibpath()
+                     << "': the cpu backend links extern calls against the device library "
+                        "and the process only";
+  });
+  if (rejected) diagnostics.fail("cannot compile the kernel");
+}
+
+llvm::orc::SymbolMap librarySymbols(llvm::orc::MangleAndInterner interner) {
+  llvm::orc::SymbolMap symbols;
+  auto add = [&](std::string_view name, void *address) {
+    symbols[interner(llvm::StringRef(name.data(), name.size()))] = {
+        llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
+  };
+  for (const device::TemplateSymbol &symbol : device::templateLibrarySymbols())
+    add(symbol.name, symbol.address);
+  // memref.copy of non-contiguous views lowers to this C runner utility.
+  add("memrefCopy", reinterpret_cast<void *>(&memrefCopy));
+  return symbols;
+}
+
+}  // namespace
+
+struct CompiledKernel::Engine {
+  std::unique_ptr<ExecutionEngine> engine;
+};
+
+CompiledKernel::~CompiledKernel() = default;
+
+std::unique_ptr<CompiledKernel> CompiledKernel::compile(const CompileOptions &options) {
+  static const bool targetReady = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)targetReady;
+  if (options.opt_level < 0 || options.opt_level > 3)
+    throw CompileError("optimization level " + std::to_string(options.opt_level) +
+                       " is not in 0..3");
+
+  DialectRegistry registry;
+  registerDialects(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  context.printOpOnDiagnostic(false);   // the source line is shown; the lowered op is noise
+  llvm::SourceMgr sources;
+  Diagnostics diagnostics(sources, context);
+
+  auto file = llvm::MemoryBuffer::getFileOrSTDIN(options.path);
+  if (!file)
+    throw CompileError("cannot read '" + options.path + "': " + file.getError().message());
+  sources.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
+  if (!module) diagnostics.fail("cannot parse '" + options.path + "'");
+
+  func::FuncOp entry = findEntry(*module, options, diagnostics);
+  auto kernel = std::unique_ptr<CompiledKernel>(new CompiledKernel());
+  kernel->parameters_ = describeParameters(entry, diagnostics);
+  entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(&context));
+  rejectExternLibraries(*module, diagnostics);
+
+  PassManager pm(&context);
+  mlir::tdist::CpuPipelineOptions pipeline;
+  pipeline.injectBarrierAll = options.inject_barrier_all;
+  mlir::tdist::buildCpuPipeline(pm, pipeline);
+  if (failed(pm.run(*module))) diagnostics.fail("cannot lower '" + options.path + "' to LLVM");
+  checkExternalSymbols(*module, diagnostics);
+
+  auto transformer = makeOptimizingTransformer(options.opt_level, 0, nullptr);
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(options.opt_level);
+  engineOptions.enablePerfNotificationListener = false;
+  auto engine = ExecutionEngine::create(*module, engineOptions);
+  if (!engine) diagnostics.fail("JIT compilation failed: " + llvm::toString(engine.takeError()));
+  (*engine)->registerSymbols(librarySymbols);
+  (*engine)->initialize();
+  auto entryPoint = (*engine)->lookupPacked("_mlir_ciface_" + options.entry);
+  if (!entryPoint)
+    diagnostics.fail("JIT compilation failed: " + llvm::toString(entryPoint.takeError()));
+  kernel->entry_ = *entryPoint;
+  kernel->engine_ = std::make_unique<Engine>(Engine{std::move(*engine)});
+  return kernel;
+}
+
+}  // namespace tdist::jit

@@ -1,0 +1,58 @@
+// tools/tdist-jit/kernel_compiler.h - from an MLIR file to a callable kernel entry.
+//
+// The kernel is parsed, checked, lowered by tdist-cpu-pipeline (distributed ops become calls
+// of the device template library's link names) and JIT-compiled with MLIR's ExecutionEngine.
+// Every external symbol the lowered module calls is checked before compilation: a call the
+// device library cannot serve is reported with the location of the op that needs it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tdist::jit {
+
+// A parse, verification, lowering or JIT failure; what() holds the diagnostics.
+struct CompileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One parameter of the entry function, as the runner needs to bind it.
+struct KernelParameter {
+  enum class Kind { Scalar, MemRef };
+  Kind kind = Kind::Scalar;
+  std::string type;                  // the MLIR spelling, for messages
+  std::string element;               // element (or scalar) type: i32, ui32, index, f32, ...
+  std::vector<std::int64_t> shape;   // memref only; kDynamicSize where dynamic
+  static constexpr std::int64_t kDynamicSize = -1;
+};
+
+struct CompileOptions {
+  std::string path;                  // the .mlir file; "-" reads standard input
+  std::string entry;                 // the kernel function
+  bool inject_barrier_all = false;   // distributed-inject-barrier-all before lowering
+  int opt_level = 2;                 // LLVM optimization level, 0..3
+};
+
+class CompiledKernel {
+ public:
+  // Throws CompileError.
+  static std::unique_ptr<CompiledKernel> compile(const CompileOptions &options);
+  ~CompiledKernel();
+
+  const std::vector<KernelParameter> &parameters() const { return parameters_; }
+  // args[i] points at parameter i's value: a scalar of its type, or a pointer to a memref
+  // descriptor (MLIR's C interface). Safe to call from many programs at once.
+  void invoke(void **args) const { entry_(args); }
+
+ private:
+  struct Engine;
+  CompiledKernel() = default;
+  std::unique_ptr<Engine> engine_;
+  std::vector<KernelParameter> parameters_;
+  void (*entry_)(void **) = nullptr;
+};
+
+}  // namespace tdist::jit

@@ -1,0 +1,194 @@
+// tdist-jit: runs one PE's share of an MLIR kernel (see runner_options.cpp for the usage).
+//
+// Every PE compiles the module itself, before the runtime starts: a kernel that does not
+// compile fails alike everywhere and costs no bootstrap. Such errors are printed by every PE,
+// since tdist-run ends the job when the first PE exits and the others may never get to print. Then the PEs allocate the arguments
+// collectively, synchronise, launch the grid, synchronise again and check the results; PE 0
+// prints one summary line per check for the whole job.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tdist/error.h"
+#include "tdist/launch.h"
+#include "tdist/runtime.h"
+#include "tdist/shmem.h"
+#include "tools/tdist-jit/args/kernel_args.h"
+#include "tools/tdist-jit/kernel_binding.h"
+#include "tools/tdist-jit/kernel_compiler.h"
+#include "tools/tdist-jit/runner_options.h"
+
+namespace {
+
+using namespace tdist::jit;
+
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitCompile = 3;
+constexpr int kExitCheckFailed = 4;
+
+void fail(const std::string &message) { std::fprintf(stderr, "tdist-jit: %s\n", message.c_str()); }
+
+struct Job {
+  std::vector<ArgumentSpec> specs;
+  std::vector<Check> checks;
+};
+
+Job parseJob(const RunnerOptions &options) {
+  Job job;
+  for (const std::string &text : options.arguments) job.specs.push_back(parseArgument(text));
+  auto requireBuffer = [&](int index, const std::string &what) {
+    if (index < 0 || index >= static_cast<int>(job.specs.size()) || !job.specs[index].buffer) {
+      throw ArgumentError(what + ": argument " + std::to_string(index) +
+                          " is not a buffer argument of this run");
+    }
+  };
+  for (const std::string &text : options.checks) {
+    job.checks.push_back(parseCheck(text));
+    requireBuffer(job.checks.back().argument, "--check " + text);
+  }
+  for (int index : options.prints) requireBuffer(index, "--print " + std::to_string(index));
+  return job;
+}
+
+// Checks this PE's buffers; PE 0 then prints, for each check, on which PEs it failed.
+bool runChecks(const Job &job, const RunnerOptions &options, const KernelBinding &binding,
+               Context context) {
+  if (job.checks.empty()) return true;
+  auto *failed = static_cast<std::int32_t *>(
+      tdist::allocateZeroed(job.checks.size(), sizeof(std::int32_t)));
+  bool ok = true;
+  for (std::size_t c = 0; c < job.checks.size(); ++c) {
+    const Check &check = job.checks[c];
+    const ResolvedArgument &argument = binding.argument(check.argument);
+    Tolerance tolerance = Tolerance::defaultFor(argument.dtype);
+    if (options.rtol) tolerance.rtol = *options.rtol;
+    if (options.atol) tolerance.atol = *options.atol;
+    try {
+      const Tensor expected = expectedValues(check, job.specs, context);
+      const CheckReport report = compare(argument, binding.data(check.argument), expected, tolerance);
+      if (!report.ok()) {
+        std::fprintf(stderr, "tdist-jit: PE %d: check '%s' failed: %s\n", context.rank,
+                     check.text.c_str(), report.details.c_str());
+        failed[c] = 1;
+      }
+    } catch (const ArgumentError &error) {
+      std::fprintf(stderr, "tdist-jit: PE %d: check '%s': %s\n", context.rank,
+                   check.text.c_str(), error.what());
+      failed[c] = 1;
+    }
+    ok = ok && failed[c] == 0;
+  }
+  tdist::shmem::barrier_all();
+  if (context.rank == 0) {
+    for (std::size_t c = 0; c < job.checks.size(); ++c) {
+      std::string failing;
+      for (int pe = 0; pe < context.npes; ++pe) {
+        auto *theirs = static_cast<const std::int32_t *>(tdist::peerPointer(failed, pe));
+        if (theirs[c] != 0) failing += (failing.empty() ? "" : ", ") + std::to_string(pe);
+      }
+      if (failing.empty()) {
+        std::printf("check '%s': passed on %s\n", job.checks[c].text.c_str(),
+                    context.npes == 1 ? "the PE" : ("all " + std::to_string(context.npes) + " PEs").c_str());
+      } else {
+        std::printf("check '%s': FAILED on PE %s\n", job.checks[c].text.c_str(), failing.c_str());
+      }
+    }
+    std::fflush(stdout);
+  }
+  tdist::shmem::barrier_all();
+  tdist::deallocate(failed);
+  return ok;
+}
+
+// Prints the requested buffers PE by PE.
+void printBuffers(const RunnerOptions &options, const KernelBinding &binding, Context context) {
+  for (int index : options.prints) {
+    for (int pe = 0; pe < context.npes; ++pe) {
+      if (pe == context.rank) {
+        std::printf("PE %d, argument %d: %s\n", pe, index,
+                    formatBuffer(binding.argument(index), binding.data(index)).c_str());
+        std::fflush(stdout);
+      }
+      tdist::shmem::barrier_all();
+    }
+  }
+}
+
+int runKernel(const CompiledKernel &kernel, const Job &job, const RunnerOptions &options) {
+  const Context context{tdist::myPe(), tdist::nPes()};
+  checkDescriptions(kernel.parameters(), job.specs, context);
+  KernelBinding binding(job.specs, context);
+  // Every PE's buffers hold their initial values before any program touches them.
+  tdist::shmem::barrier_all();
+  const auto started = std::chrono::steady_clock::now();
+  tdist::launch(options.grid, [&] { kernel.invoke(binding.packed()); });
+  // Every PE's programs are done and their transfers have landed.
+  tdist::shmem::barrier_all();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  if (context.rank == 0) {
+    std::printf("%s: ran on %d PE%s with %d program%s each, %.3f ms on PE 0\n",
+                options.entry.c_str(), context.npes, context.npes == 1 ? "" : "s",
+                options.grid.size(), options.grid.size() == 1 ? "" : "s", ms);
+    std::fflush(stdout);
+  }
+  const bool ok = runChecks(job, options, binding, context);
+  printBuffers(options, binding, context);
+  return ok ? 0 : kExitCheckFailed;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  RunnerOptions options;
+  Job job;
+  try {
+    options = parseRunnerOptions(argc, argv);
+    if (options.help) {
+      std::fputs(runnerUsage().c_str(), stdout);
+      return 0;
+    }
+    // Descriptions are parsed first: a typo costs no compilation.
+    job = parseJob(options);
+  } catch (const UsageError &error) {
+    fail(std::string(error.what()) + " (tdist-jit --help shows the usage)");
+    return kExitUsage;
+  } catch (const ArgumentError &error) {
+    fail(error.what());
+    return kExitUsage;
+  }
+
+  std::unique_ptr<CompiledKernel> kernel;
+  try {
+    kernel = CompiledKernel::compile(CompileOptions{options.kernel_path, options.entry,
+                                                    options.inject_barrier_all, options.opt_level});
+  } catch (const CompileError &error) {
+    fail(error.what());
+    return kExitCompile;
+  }
+
+  try {
+    tdist::init(tdist::attrFromEnvironment());
+  } catch (const tdist::Error &error) {
+    fail(error.what());
+    return kExitError;
+  }
+  int status = 0;
+  try {
+    status = runKernel(*kernel, job, options);
+  } catch (const ArgumentError &error) {
+    fail("PE " + std::to_string(tdist::myPe()) + ": " + error.what());
+    std::fflush(stderr);
+    std::_Exit(kExitUsage);   // the other PEs may be inside a collective call: do not finalize
+  } catch (const tdist::Error &error) {
+    fail("PE " + std::to_string(tdist::myPe()) + ": " + error.what());
+    std::fflush(stderr);
+    std::_Exit(kExitError);
+  }
+  tdist::finalize();
+  return status;
+}

@@ -1,0 +1,36 @@
+// tools/tdist-jit/runner_options.h - tdist-jit's command line.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tdist/launch.h"
+
+namespace tdist::jit {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct RunnerOptions {
+  std::string kernel_path;
+  std::string entry;
+  Grid grid;
+  bool inject_barrier_all = false;
+  int opt_level = 2;
+  std::vector<std::string> arguments;   // one description per kernel parameter, in order
+  std::vector<std::string> checks;      // "K=REF"
+  std::vector<int> prints;              // buffer arguments to print after the run
+  std::optional<double> rtol;
+  std::optional<double> atol;
+  bool help = false;
+};
+
+// Options may come before or after the kernel path; "--" only separates for readability.
+RunnerOptions parseRunnerOptions(int argc, char **argv);
+Grid parseGrid(const std::string &text);   // "X[,Y[,Z]]", each >= 1
+std::string runnerUsage();
+
+}  // namespace tdist::jit
