@@ -53,7 +53,8 @@ void visitInitialValues(const ArgumentSpec &spec, const ResolvedArgument &argume
     for (std::size_t flat = 0; flat < argument.elements(); ++flat) visit(flat, value);
     return;
   }
-  detail::forEachElement(argument.shape, [&](std::int64_t flat, std::span<const std::int64_t> index) {
+  detail::forEachElement(argument.shape, [&](std::int64_t flat,
+                                             std::span<const std::int64_t> index) {
     Site site = Site::at(spec.text, context, flat, index);
     visit(static_cast<std::size_t>(flat), convertOrFail(spec, site, detail::evaluate(init, site)));
   });
@@ -96,8 +97,7 @@ ArgumentSpec parseArgument(std::string_view text) {
     parser.expect('[', "'[' and the dimensions of a buffer, or '=' and a scalar's value");
   }
   if (!parser.atEnd())
-    parser.failHere("unexpected '" + std::string(1, spec.text[parser.position()]) +
-                    "' after the description");
+    parser.failHere("unexpected " + parser.describeNext() + " after the description");
   return spec;
 }
 

@@ -87,9 +87,9 @@ Value convertTo(DType dtype, Value v) {
     } else {
       // ui64 elements hold what the language's integers can: 0 .. 2^63-1.
       constexpr std::int64_t lo = static_cast<std::int64_t>(std::numeric_limits<T>::min());
-      constexpr std::int64_t hi =
-          std::is_same_v<T, std::uint64_t> ? std::numeric_limits<std::int64_t>::max()
-                                           : static_cast<std::int64_t>(std::numeric_limits<T>::max());
+      constexpr std::int64_t hi = std::is_same_v<T, std::uint64_t>
+                                      ? std::numeric_limits<std::int64_t>::max()
+                                      : static_cast<std::int64_t>(std::numeric_limits<T>::max());
       std::string range = " (" + std::to_string(lo) + ".." + std::to_string(hi) + ")";
       std::int64_t integer = v.integer();
       if (!v.isInteger()) {

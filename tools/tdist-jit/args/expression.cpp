@@ -33,7 +33,9 @@ struct Parser::Rules {
 namespace {
 
 bool isIdentifierStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool isIdentifierChar(char c) { return isIdentifierStart(c) || std::isdigit(static_cast<unsigned char>(c)); }
+bool isIdentifierChar(char c) {
+  return isIdentifierStart(c) || std::isdigit(static_cast<unsigned char>(c));
+}
 bool isDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 
 Node makeNode(Op op, std::size_t offset, std::vector<Node> operands = {}) {
@@ -117,11 +119,14 @@ bool Parser::consume(std::string_view word) {
 
 void Parser::failHere(const std::string &message) { fail(source_, pos_, message); }
 
+std::string Parser::describeNext() {
+  skipSpace();
+  return pos_ < source_.size() ? "'" + std::string(1, source_[pos_]) + "'" : "the end";
+}
+
 void Parser::expect(char c, std::string_view expected_what) {
   if (consume(c)) return;
-  std::string found = pos_ < source_.size() ? "'" + std::string(1, source_[pos_]) + "'"
-                                            : "the end";
-  failHere("expected " + std::string(expected_what) + ", found " + found);
+  failHere("expected " + std::string(expected_what) + ", found " + describeNext());
 }
 
 std::string_view Parser::identifier() {
@@ -137,8 +142,8 @@ bool Parser::digits(std::int64_t &value) {
   skipSpace();
   std::size_t start = pos_;
   while (pos_ < source_.size() && isDigit(source_[pos_])) ++pos_;
-  auto [stop, error] = std::from_chars(source_.data() + start, source_.data() + pos_, value);
   if (start == pos_) return false;
+  auto [stop, error] = std::from_chars(source_.data() + start, source_.data() + pos_, value);
   if (error != std::errc()) fail(source_, start, "the number is too large");
   return true;
 }
@@ -197,11 +202,7 @@ Node Parser::parsePrimary(const Rules &rules) {
        (source_[pos_] == '.' && pos_ + 1 < source_.size() && isDigit(source_[pos_ + 1]))))
     return parseNumber();
   std::string_view name = identifier();
-  if (name.empty()) {
-    std::string found = pos_ < source_.size() ? "'" + std::string(1, source_[pos_]) + "'"
-                                              : "the end";
-    failHere("expected a number, a variable or '(', found " + found);
-  }
+  if (name.empty()) failHere("expected a number, a variable or '(', found " + describeNext());
   if (consume('(')) return parseCall(rules, name, start);
   return parseName(rules, name, start);
 }

@@ -57,6 +57,7 @@ class Parser {
   std::string_view identifier();                        // empty when none is here
   bool digits(std::int64_t &value);                     // a non-negative integer literal
   [[noreturn]] void failHere(const std::string &message);
+  std::string describeNext();  // the next character quoted, or "the end"
 
  private:
   struct Rules;

@@ -49,8 +49,8 @@
 // shape, or be a scalar, which stands for every element.
 //
 // Values stay exact integers while every operand is an integer (arg of an integer buffer
-// included), so integer references are exact over all of int64; real references are computed
-// in double.
+// included), so integer references are exact over all of int64 (an overflow is an error);
+// real ones, matmul included, are computed in double.
 #pragma once
 
 #include <cstddef>
@@ -172,7 +172,7 @@ struct Tolerance {
 struct CheckReport {
   std::size_t elements = 0;
   std::size_t mismatches = 0;
-  std::string details;  // a summary line, then up to 8 mismatches: index, actual, expected
+  std::string details;  // a summary line, then a line for each of the first 8 mismatches
   bool ok() const { return mismatches == 0; }
 };
 

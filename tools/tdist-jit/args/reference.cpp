@@ -45,7 +45,7 @@ class ReferenceEvaluator {
   Context context(int rank) const { return Context{.rank = rank, .npes = npes_}; }
 
   std::string where(int rank) const {
-    return "(rank " + std::to_string(rank) + " of " + std::to_string(npes_) + ")";
+    return detail::describeSite(Site::scalar(source_, context(rank)));
   }
 
   template <class Operation>
@@ -75,7 +75,8 @@ class ReferenceEvaluator {
   }
 
   Tensor arg(const Node &node, int rank) {
-    std::int64_t j = detail::evaluateInteger(node.operands[0], source_, context(rank), "J");
+    std::int64_t j =
+        detail::evaluateInteger(node.operands[0], source_, context(rank), "the J of arg(J)");
     if (j < 0 || j >= static_cast<std::int64_t>(arguments_.size()))
       fail(source_, node.operands[0].offset,
            "arg(" + std::to_string(j) + ") names no argument; there are " +
@@ -133,7 +134,8 @@ class ReferenceEvaluator {
 
   Tensor at(const Node &node, int rank, const Shape *shape) {
     const Node &r = node.operands[1];
-    std::int64_t target = detail::evaluateInteger(r, source_, context(rank), "R");
+    std::int64_t target =
+        detail::evaluateInteger(r, source_, context(rank), "the R of at(X, R)");
     if (target < 0 || target >= npes_)
       fail(source_, r.offset,
            "at(X, R): rank " + std::to_string(target) + " is not in 0.." +
@@ -205,7 +207,8 @@ class ReferenceEvaluator {
     for (std::size_t k = 0; k < count; ++k) {
       Value u = a.values[a.shape.empty() ? 0 : k];
       Value v = b.values[b.shape.empty() ? 0 : k];
-      result.values.push_back(guarded(node, rank, [&] { return detail::applyBinary(node.op, u, v); }));
+      result.values.push_back(
+          guarded(node, rank, [&] { return detail::applyBinary(node.op, u, v); }));
     }
     return result;
   }
@@ -224,7 +227,8 @@ Check parseCheck(std::string_view text) {
   std::int64_t index = 0;
   if (!parser.digits(index))
     parser.failHere("expected the index of the checked argument, as in 0=sum(arg(0))");
-  if (index > 1'000'000) fail(check.text, 0, "argument index " + std::to_string(index) + " is too large");
+  if (index > 1'000'000)
+    fail(check.text, 0, "argument index " + std::to_string(index) + " is too large");
   check.argument = static_cast<int>(index);
   parser.expect('=', "'=' after the argument index");
   std::size_t start = parser.position();
@@ -232,21 +236,20 @@ Check parseCheck(std::string_view text) {
   if (parser.consume(std::string_view("random:"))) {
     reference.op = Op::Random;
     reference.offset = start;
-    reference.operands.push_back(parser.parseExpression(detail::Scope::Scalar, "the seed of random:"));
+    reference.operands.push_back(
+        parser.parseExpression(detail::Scope::Scalar, "the seed of random:"));
   } else {
     reference = parser.parseExpression(detail::Scope::Reference, "a reference");
   }
   if (!parser.atEnd())
-    parser.failHere("unexpected '" + std::string(1, check.text[parser.position()]) +
-                    "' after the reference");
+    parser.failHere("unexpected " + parser.describeNext() + " after the reference");
   check.reference = std::make_shared<const Node>(std::move(reference));
   return check;
 }
 
 Tensor expectedValues(const Check &check, std::span<const ArgumentSpec> arguments,
                       Context context) {
-  std::string where = "(rank " + std::to_string(context.rank) + " of " +
-                      std::to_string(context.npes) + ")";
+  std::string where = detail::describeSite(Site::scalar(check.text, context));
   if (check.argument >= static_cast<int>(arguments.size()))
     fail(check.text, 0, "argument " + std::to_string(check.argument) +
                             " does not exist; there are " + std::to_string(arguments.size()));

@@ -58,7 +58,8 @@ class BufferPrinter {
   }
 
   std::string print() {
-    std::string out = std::string(dtypeName(argument_.dtype)) + detail::formatList(argument_.shape) + "\n";
+    std::string out =
+        std::string(dtypeName(argument_.dtype)) + detail::formatList(argument_.shape) + "\n";
     if (argument_.shape.empty()) return out + element(0);
     measure(0, 0);
     render(0, 0, out);
@@ -166,24 +167,25 @@ CheckReport compare(const ResolvedArgument &argument, const void *actual, const 
     }
     if (match) continue;
     if (++report.mismatches <= kListedMismatches)
-      listed += "  " + detail::formatList(unflatten(flat, argument.shape)) + ": actual " +
+      listed += "\n  " + detail::formatList(unflatten(flat, argument.shape)) + ": actual " +
                 detail::formatElement(argument.dtype, actual, flat) + ", expected " +
-                formatExpected(argument.dtype, e) + "\n";
+                formatExpected(argument.dtype, e);
   }
-  std::string how = std::string(dtypeName(argument.dtype)) +
-                    (floating ? ", rtol " + number(tolerance.rtol) + ", atol " + number(tolerance.atol)
-                              : ", exact");
+  std::string how =
+      std::string(dtypeName(argument.dtype)) +
+      (floating ? ", rtol " + number(tolerance.rtol) + ", atol " + number(tolerance.atol)
+                : ", exact");
   if (floating && report.elements > 0)
     how += "; largest |actual - expected| " + number(largest) + " at " +
            detail::formatList(unflatten(largest_at, argument.shape));
   if (report.ok()) {
-    report.details = "all " + std::to_string(report.elements) + " elements match (" + how + ")\n";
+    report.details = "all " + std::to_string(report.elements) + " elements match (" + how + ")";
   } else {
     report.details = std::to_string(report.mismatches) + " of " + std::to_string(report.elements) +
                      " elements differ (" + how + ")";
     if (report.mismatches > kListedMismatches)
       report.details += "; the first " + std::to_string(kListedMismatches);
-    report.details += ":\n" + listed;
+    report.details += ":" + listed;
   }
   return report;
 }
@@ -194,7 +196,8 @@ std::string formatBuffer(const ResolvedArgument &argument, const void *data, std
                                           : Value::ofInteger(argument.int_value);
     alignas(8) std::byte element[8];
     detail::storeElement(argument.dtype, element, 0, value);
-    return std::string(dtypeName(argument.dtype)) + "=" + detail::formatElement(argument.dtype, element, 0);
+    return std::string(dtypeName(argument.dtype)) + "=" +
+           detail::formatElement(argument.dtype, element, 0);
   }
   return BufferPrinter(argument, data, limit).print();
 }
