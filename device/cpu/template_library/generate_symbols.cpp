@@ -7,7 +7,7 @@
 // A family is a link-name pattern, a C signature and the template that implements it, for a set
 // of element types and a set of memref ranks. In the strings, {type} is the element type's name
 // in link names (float, int32, ...), {T} its C++ type and {N} the rank. Each symbol becomes
-//   extern "C" R _mlir_ciface_<link name>(P0 a0, P1 a1, ...) { return CALLEE("<symbol>", a0, a1, ...); }
+//   extern "C" R _mlir_ciface_<link name>(P0 a0, ...) { return CALLEE("<symbol>", a0, ...); }
 // where a memref parameter is a pointer to its descriptor and a memref result the first
 // parameter (MLIR's C interface; see docs/COMPILER.md for the link names).
 #include <algorithm>
@@ -27,7 +27,7 @@ struct ElementType {
 };
 
 constexpr ElementType kElementTypes[] = {
-    {"bfloat16", "tl::bfloat16", false}, {"half", "tl::half", false},
+    {"bfloat16", "bfloat16", false},     {"half", "half", false},
     {"float", "float", true},            {"double", "double", true},
     {"int8", "std::int8_t", true},       {"int16", "std::int16_t", true},
     {"int32", "std::int32_t", true},     {"int64", "std::int64_t", true},
@@ -41,7 +41,7 @@ struct Family {
   std::string_view link;
   std::string_view result;
   std::vector<std::string_view> params;
-  std::string_view callee;
+  std::string_view callee;  // in namespace tdist::device::template_library
   Types types = Types::None;
   std::vector<int> ranks = {};  // empty: no {N} in this family
 };
@@ -54,61 +54,78 @@ constexpr std::string_view kElement = "{T}";
 constexpr std::string_view kPointer = "{T} *";
 constexpr std::string_view kBytes = "void *";
 constexpr std::string_view kSignal = "std::int32_t *";
-constexpr std::string_view kMemRef = "tl::StridedMemRef<{T}, {N}> *";
-constexpr std::string_view kMemRef1 = "tl::StridedMemRef<{T}, 1> *";
-constexpr std::string_view kSignalMemRef = "tl::StridedMemRef<std::int32_t, {N}> *";
-constexpr std::string_view kSignalMemRef1 = "tl::StridedMemRef<std::int32_t, 1> *";
+constexpr std::string_view kMemRef = "StridedMemRef<{T}, {N}> *";
+constexpr std::string_view kMemRef1 = "StridedMemRef<{T}, 1> *";
+constexpr std::string_view kSignalMemRef = "StridedMemRef<std::int32_t, {N}> *";
+constexpr std::string_view kSignalMemRef1 = "StridedMemRef<std::int32_t, 1> *";
+
+// Parameter lists that several families share.
+using Params = std::vector<std::string_view>;
+const Params kMemRefAndScalar = {kMemRef, kMemRef, kI32};  // result, memref, pe or token
+const Params kTransferBytes = {kBytes, kBytes, kI64, kI32};  // dest, source, count, pe
+const Params kTransferPointers = {kPointer, kPointer, kI64, kI32};
+const Params kTransferMemRefs = {kMemRef1, kMemRef1, kI64, kI32};
+// dest, source, count, sig, signal, sig_op, pe
+const Params kPutSignalBytes = {kBytes, kBytes, kI64, kSignal, kI32, kI32, kI32};
+const Params kPutSignalPointers = {kPointer, kPointer, kI64, kSignal, kI32, kI32, kI32};
+const Params kPutSignalMemRefs = {kMemRef1, kMemRef1, kI64, kSignalMemRef1, kI32, kI32, kI32};
 
 const std::vector<int> kRanks0To4 = {0, 1, 2, 3, 4};
 const std::vector<int> kRanks1To4 = {1, 2, 3, 4};
 const std::vector<int> kSlotRanks = {0, 1};
 
+constexpr Types kNoType = Types::None;
+constexpr Types kAll = Types::All;
+constexpr Types kScalarAbi = Types::ScalarAbi;
+
 const Family kFamilies[] = {
     // PE and program coordinates.
-    {"aclshmem_my_pe", kI32, {}, "tl::myPe"},
-    {"aclshmem_n_pes", kI32, {}, "tl::nPes"},
-    {"tdist_program_id", kI32, {kI32}, "tl::programId"},
-    {"tdist_num_programs", kI32, {kI32}, "tl::numPrograms"},
-    // symm_at and consume_token: result, memref, pe or token.
-    {"aclshmem_ptr_{type}_m{N}_m{N}", kVoid, {kMemRef, kMemRef, kI32}, "tl::symmAt<{T}, {N}>", Types::All, kRanks0To4},
-    {"aclshmem_consume_token_{type}_ptr_{N}d_m{N}_m{N}", kVoid, {kMemRef, kMemRef, kI32}, "tl::consumeToken<{T}, {N}>", Types::All, kRanks1To4},
-    {"aclshmem_consume_token_{type}_ptr_1d_m0_m0", kVoid, {kMemRef, kMemRef, kI32}, "tl::consumeToken<{T}, {N}>", Types::All, {0}},
+    {"aclshmem_my_pe", kI32, {}, "myPe"},
+    {"aclshmem_n_pes", kI32, {}, "nPes"},
+    {"tdist_program_id", kI32, {kI32}, "programId"},
+    {"tdist_num_programs", kI32, {kI32}, "numPrograms"},
+    // symm_at and consume_token.
+    {"aclshmem_ptr_{type}_m{N}_m{N}", kVoid, kMemRefAndScalar, "symmAt<{T}, {N}>", kAll, kRanks0To4},
+    {"aclshmem_consume_token_{type}_ptr_{N}d_m{N}_m{N}", kVoid, kMemRefAndScalar, "consumeToken<{T}, {N}>",
+     kAll, kRanks1To4},
+    {"aclshmem_consume_token_{type}_ptr_1d_m0_m0", kVoid, kMemRefAndScalar, "consumeToken<{T}, {N}>", kAll, {0}},
     // wait (slot, n, value) and notify (sig, value, sig_op, pe).
-    {"aclshmem_wait_{type}_m{N}", kI64, {kMemRef, kI32, kElement}, "tl::wait<{T}>", Types::ScalarAbi, kSlotRanks},
-    {"aclshmem_wait_{type}", kI64, {kPointer, kI32, kElement}, "tl::wait<{T}>", Types::ScalarAbi},
-    {"aclshmemx_signal_op_m{N}", kVoid, {kSignalMemRef, kI32, kI32, kI32}, "tl::signalOp", Types::None, kSlotRanks},
-    {"aclshmemx_signal_op", kVoid, {kSignal, kI32, kI32, kI32}, "tl::signalOp"},
-    // point put (dest, value, pe) and get (source, pe).
-    {"aclshmem_{type}_p_m{N}", kVoid, {kMemRef, kElement, kI32}, "tl::pointPut<{T}>", Types::ScalarAbi, kSlotRanks},
-    {"aclshmem_{type}_p", kVoid, {kPointer, kElement, kI32}, "tl::pointPut<{T}>", Types::ScalarAbi},
-    {"aclshmem_{type}_g_m{N}", kElement, {kMemRef, kI32}, "tl::pointGet<{T}>", Types::ScalarAbi, kSlotRanks},
-    {"aclshmem_{type}_g", kElement, {kPointer, kI32}, "tl::pointGet<{T}>", Types::ScalarAbi},
+    {"aclshmem_wait_{type}_m{N}", kI64, {kMemRef, kI32, kElement}, "wait<{T}>", kScalarAbi, kSlotRanks},
+    {"aclshmem_wait_{type}", kI64, {kPointer, kI32, kElement}, "wait<{T}>", kScalarAbi},
+    {"aclshmemx_signal_op_m{N}", kVoid, {kSignalMemRef, kI32, kI32, kI32}, "signalOp", kNoType, kSlotRanks},
+    {"aclshmemx_signal_op", kVoid, {kSignal, kI32, kI32, kI32}, "signalOp"},
+    // Point put (dest, value, pe) and get (source, pe).
+    {"aclshmem_{type}_p_m{N}", kVoid, {kMemRef, kElement, kI32}, "pointPut<{T}>", kScalarAbi, kSlotRanks},
+    {"aclshmem_{type}_p", kVoid, {kPointer, kElement, kI32}, "pointPut<{T}>", kScalarAbi},
+    {"aclshmem_{type}_g_m{N}", kElement, {kMemRef, kI32}, "pointGet<{T}>", kScalarAbi, kSlotRanks},
+    {"aclshmem_{type}_g", kElement, {kPointer, kI32}, "pointGet<{T}>", kScalarAbi},
     // Barriers and ordering.
-    {"aclshmem_barrier_all", kVoid, {}, "tl::barrierAll"},
-    {"aclshmemx_barrier_all_vec", kVoid, {}, "tl::barrierAll"},
-    {"aclshmem_sync_all", kVoid, {}, "tl::syncAll"},
-    {"aclshmem_quiet", kVoid, {}, "tl::quiet"},
-    {"aclshmem_fence", kVoid, {}, "tl::fence"},
-    // Byte transfers: dest, source, bytes, [sig, signal, sig_op,] pe.
-    {"aclshmem_putmem", kVoid, {kBytes, kBytes, kI64, kI32}, "tl::transfer<std::byte, tl::Transfer::Put>"},
-    {"aclshmem_getmem", kVoid, {kBytes, kBytes, kI64, kI32}, "tl::transfer<std::byte, tl::Transfer::Get>"},
-    {"aclshmem_putmem_nbi", kVoid, {kBytes, kBytes, kI64, kI32}, "tl::transfer<std::byte, tl::Transfer::PutNbi>"},
-    {"aclshmem_getmem_nbi", kVoid, {kBytes, kBytes, kI64, kI32}, "tl::transfer<std::byte, tl::Transfer::GetNbi>"},
-    {"aclshmem_putmem_signal", kVoid, {kBytes, kBytes, kI64, kSignal, kI32, kI32, kI32}, "tl::putSignal<std::byte, tl::Delivery::Blocking>"},
-    {"aclshmem_putmem_signal_nbi", kVoid, {kBytes, kBytes, kI64, kSignal, kI32, kI32, kI32}, "tl::putSignal<std::byte, tl::Delivery::NonBlocking>"},
-    // Typed transfers: dest, source, nelems, [sig, signal, sig_op,] pe; memref forms, then pointer forms.
-    {"aclshmem_{type}_put_m1_m1", kVoid, {kMemRef1, kMemRef1, kI64, kI32}, "tl::transfer<{T}, tl::Transfer::Put>", Types::All},
-    {"aclshmem_{type}_get_m1_m1", kVoid, {kMemRef1, kMemRef1, kI64, kI32}, "tl::transfer<{T}, tl::Transfer::Get>", Types::All},
-    {"aclshmem_{type}_put_nbi_m1_m1", kVoid, {kMemRef1, kMemRef1, kI64, kI32}, "tl::transfer<{T}, tl::Transfer::PutNbi>", Types::All},
-    {"aclshmem_{type}_get_nbi_m1_m1", kVoid, {kMemRef1, kMemRef1, kI64, kI32}, "tl::transfer<{T}, tl::Transfer::GetNbi>", Types::All},
-    {"aclshmem_{type}_put_signal_m1_m1_m1", kVoid, {kMemRef1, kMemRef1, kI64, kSignalMemRef1, kI32, kI32, kI32}, "tl::putSignal<{T}, tl::Delivery::Blocking>", Types::All},
-    {"aclshmem_{type}_put_signal_nbi_m1_m1_m1", kVoid, {kMemRef1, kMemRef1, kI64, kSignalMemRef1, kI32, kI32, kI32}, "tl::putSignal<{T}, tl::Delivery::NonBlocking>", Types::All},
-    {"aclshmem_{type}_put", kVoid, {kPointer, kPointer, kI64, kI32}, "tl::transfer<{T}, tl::Transfer::Put>", Types::All},
-    {"aclshmem_{type}_get", kVoid, {kPointer, kPointer, kI64, kI32}, "tl::transfer<{T}, tl::Transfer::Get>", Types::All},
-    {"aclshmem_{type}_put_nbi", kVoid, {kPointer, kPointer, kI64, kI32}, "tl::transfer<{T}, tl::Transfer::PutNbi>", Types::All},
-    {"aclshmem_{type}_get_nbi", kVoid, {kPointer, kPointer, kI64, kI32}, "tl::transfer<{T}, tl::Transfer::GetNbi>", Types::All},
-    {"aclshmem_{type}_put_signal", kVoid, {kPointer, kPointer, kI64, kSignal, kI32, kI32, kI32}, "tl::putSignal<{T}, tl::Delivery::Blocking>", Types::All},
-    {"aclshmem_{type}_put_signal_nbi", kVoid, {kPointer, kPointer, kI64, kSignal, kI32, kI32, kI32}, "tl::putSignal<{T}, tl::Delivery::NonBlocking>", Types::All},
+    {"aclshmem_barrier_all", kVoid, {}, "barrierAll"},
+    {"aclshmemx_barrier_all_vec", kVoid, {}, "barrierAll"},
+    {"aclshmem_sync_all", kVoid, {}, "syncAll"},
+    {"aclshmem_quiet", kVoid, {}, "quiet"},
+    {"aclshmem_fence", kVoid, {}, "fence"},
+    // Byte transfers.
+    {"aclshmem_putmem", kVoid, kTransferBytes, "transfer<std::byte, Transfer::Put>"},
+    {"aclshmem_getmem", kVoid, kTransferBytes, "transfer<std::byte, Transfer::Get>"},
+    {"aclshmem_putmem_nbi", kVoid, kTransferBytes, "transfer<std::byte, Transfer::PutNbi>"},
+    {"aclshmem_getmem_nbi", kVoid, kTransferBytes, "transfer<std::byte, Transfer::GetNbi>"},
+    {"aclshmem_putmem_signal", kVoid, kPutSignalBytes, "putSignal<std::byte, Delivery::Blocking>"},
+    {"aclshmem_putmem_signal_nbi", kVoid, kPutSignalBytes, "putSignal<std::byte, Delivery::NonBlocking>"},
+    // Typed transfers: memref forms, then pointer forms.
+    {"aclshmem_{type}_put_m1_m1", kVoid, kTransferMemRefs, "transfer<{T}, Transfer::Put>", kAll},
+    {"aclshmem_{type}_get_m1_m1", kVoid, kTransferMemRefs, "transfer<{T}, Transfer::Get>", kAll},
+    {"aclshmem_{type}_put_nbi_m1_m1", kVoid, kTransferMemRefs, "transfer<{T}, Transfer::PutNbi>", kAll},
+    {"aclshmem_{type}_get_nbi_m1_m1", kVoid, kTransferMemRefs, "transfer<{T}, Transfer::GetNbi>", kAll},
+    {"aclshmem_{type}_put_signal_m1_m1_m1", kVoid, kPutSignalMemRefs, "putSignal<{T}, Delivery::Blocking>", kAll},
+    {"aclshmem_{type}_put_signal_nbi_m1_m1_m1", kVoid, kPutSignalMemRefs, "putSignal<{T}, Delivery::NonBlocking>",
+     kAll},
+    {"aclshmem_{type}_put", kVoid, kTransferPointers, "transfer<{T}, Transfer::Put>", kAll},
+    {"aclshmem_{type}_get", kVoid, kTransferPointers, "transfer<{T}, Transfer::Get>", kAll},
+    {"aclshmem_{type}_put_nbi", kVoid, kTransferPointers, "transfer<{T}, Transfer::PutNbi>", kAll},
+    {"aclshmem_{type}_get_nbi", kVoid, kTransferPointers, "transfer<{T}, Transfer::GetNbi>", kAll},
+    {"aclshmem_{type}_put_signal", kVoid, kPutSignalPointers, "putSignal<{T}, Delivery::Blocking>", kAll},
+    {"aclshmem_{type}_put_signal_nbi", kVoid, kPutSignalPointers, "putSignal<{T}, Delivery::NonBlocking>", kAll},
 };
 
 // ---- expansion ----------------------------------------------------------------------------
@@ -176,7 +193,8 @@ std::string render(const std::vector<Symbol> &symbols) {
          "#include \"device/cpu/template_library/signal.h\"\n"
          "#include \"device/cpu/template_library/sync.h\"\n"
          "#include \"tdist/template_library.h\"\n\n"
-         "namespace tl = tdist::device::template_library;\n\n"
+         "// C linkage gives these their plain names, whatever namespace they are defined in.\n"
+         "namespace tdist::device::template_library {\n"
          "extern \"C\" {\n";
   for (const Symbol &symbol : symbols) {
     std::string params, args;
@@ -188,8 +206,10 @@ std::string render(const std::vector<Symbol> &symbols) {
     out << symbol.result << " " << symbol.name << "(" << params << ") { return " << symbol.callee
         << "(\"" << symbol.name << "\"" << args << "); }\n";
   }
-  out << "}  // extern \"C\"\n\n"
+  out << "}  // extern \"C\"\n"
+         "}  // namespace tdist::device::template_library\n\n"
          "std::span<const tdist::device::TemplateSymbol> tdist::device::templateLibrarySymbols() {\n"
+         "  using namespace template_library;\n"
          "  static const TemplateSymbol symbols[] = {\n";
   for (const Symbol &symbol : symbols) {
     out << "      {\"" << symbol.name << "\", reinterpret_cast<void *>(&" << symbol.name << ")},\n";
