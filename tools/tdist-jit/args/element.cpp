@@ -77,12 +77,14 @@ std::optional<DType> dtypeFromName(std::string_view name) {
 namespace detail {
 
 Value convertTo(DType dtype, Value v) {
+  auto doesNotFit = [&](std::string range) {
+    return ArithmeticError(v.toString() + " does not fit " + std::string(dtypeName(dtype)) + range);
+  };
   return withType(dtype, [&]<class T>(std::type_identity<T>) -> Value {
-    std::string fits = " does not fit " + std::string(dtypeName(dtype));
     if constexpr (std::is_floating_point_v<T>) {
       // Straight from int64, not through double, so an integer rounds once.
       T converted = v.isInteger() ? static_cast<T>(v.integer()) : static_cast<T>(v.real());
-      if (!std::isfinite(converted)) throw ArithmeticError(v.toString() + fits);
+      if (!std::isfinite(converted)) throw doesNotFit("");
       return Value::ofReal(converted);
     } else {
       // ui64 elements hold what the language's integers can: 0 .. 2^63-1.
@@ -90,16 +92,16 @@ Value convertTo(DType dtype, Value v) {
       constexpr std::int64_t hi = std::is_same_v<T, std::uint64_t>
                                       ? std::numeric_limits<std::int64_t>::max()
                                       : static_cast<std::int64_t>(std::numeric_limits<T>::max());
-      std::string range = " (" + std::to_string(lo) + ".." + std::to_string(hi) + ")";
+      auto range = [] { return " (" + std::to_string(lo) + ".." + std::to_string(hi) + ")"; };
       std::int64_t integer = v.integer();
       if (!v.isInteger()) {
         double truncated = std::trunc(v.real());
         // (double)hi + 1 is exact but for int64, where it rounds to 2^63, still the bound.
         if (!(truncated >= static_cast<double>(lo) && truncated < static_cast<double>(hi) + 1.0))
-          throw ArithmeticError(v.toString() + fits + range);
+          throw doesNotFit(range());
         integer = static_cast<std::int64_t>(truncated);
       }
-      if (integer < lo || integer > hi) throw ArithmeticError(v.toString() + fits + range);
+      if (integer < lo || integer > hi) throw doesNotFit(range());
       return Value::ofInteger(integer);
     }
   });
