@@ -3,6 +3,8 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
@@ -174,6 +176,20 @@ llvm::orc::SymbolMap librarySymbols(llvm::orc::MangleAndInterner interner) {
 
 }  // namespace
 
+class Stopwatch {
+ public:
+  // Milliseconds since the last lap (or the start).
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+    return ms;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
 struct CompiledKernel::Engine {
   std::unique_ptr<ExecutionEngine> engine;
 };
@@ -191,6 +207,7 @@ std::unique_ptr<CompiledKernel> CompiledKernel::compile(const CompileOptions &op
     throw CompileError("optimization level " + std::to_string(options.opt_level) +
                        " is not in 0..3");
 
+  Stopwatch stopwatch;
   DialectRegistry registry;
   registerDialects(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
@@ -210,6 +227,7 @@ std::unique_ptr<CompiledKernel> CompiledKernel::compile(const CompileOptions &op
   kernel->parameters_ = describeParameters(entry, diagnostics);
   entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(&context));
   rejectExternLibraries(*module, diagnostics);
+  kernel->times_.parse_ms = stopwatch.lap();
 
   PassManager pm(&context);
   mlir::tdist::CpuPipelineOptions pipeline;
@@ -217,6 +235,7 @@ std::unique_ptr<CompiledKernel> CompiledKernel::compile(const CompileOptions &op
   mlir::tdist::buildCpuPipeline(pm, pipeline);
   if (failed(pm.run(*module))) diagnostics.fail("cannot lower '" + options.path + "' to LLVM");
   checkExternalSymbols(*module, diagnostics);
+  kernel->times_.lower_ms = stopwatch.lap();
 
   auto transformer = makeOptimizingTransformer(options.opt_level, 0, nullptr);
   ExecutionEngineOptions engineOptions;
@@ -231,6 +250,7 @@ std::unique_ptr<CompiledKernel> CompiledKernel::compile(const CompileOptions &op
   if (!entryPoint)
     diagnostics.fail("JIT compilation failed: " + llvm::toString(entryPoint.takeError()));
   kernel->entry_ = *entryPoint;
+  kernel->times_.jit_ms = stopwatch.lap();
   kernel->engine_ = std::make_unique<Engine>(Engine{std::move(*engine)});
   return kernel;
 }

@@ -36,6 +36,13 @@ struct CompileOptions {
   int opt_level = 2;                 // LLVM optimization level, 0..3
 };
 
+// Where compilation spent its time, in milliseconds.
+struct CompileTimes {
+  double parse_ms = 0;
+  double lower_ms = 0;   // tdist-cpu-pipeline and the symbol check
+  double jit_ms = 0;     // LLVM optimization and code generation
+};
+
 class CompiledKernel {
  public:
   // Throws CompileError.
@@ -43,6 +50,7 @@ class CompiledKernel {
   ~CompiledKernel();
 
   const std::vector<KernelParameter> &parameters() const { return parameters_; }
+  const CompileTimes &times() const { return times_; }
   // args[i] points at parameter i's value: a scalar of its type, or a pointer to a memref
   // descriptor (MLIR's C interface). Safe to call from many programs at once.
   void invoke(void **args) const { entry_(args); }
@@ -52,6 +60,7 @@ class CompiledKernel {
   CompiledKernel() = default;
   std::unique_ptr<Engine> engine_;
   std::vector<KernelParameter> parameters_;
+  CompileTimes times_;
   void (*entry_)(void **) = nullptr;
 };
 

@@ -171,6 +171,14 @@ int main(int argc, char **argv) {
     return kExitCompile;
   }
 
+  if (options.verbose && std::getenv("TDIST_PE") != nullptr && std::string(std::getenv("TDIST_PE")) == "0") {
+    const CompileTimes &times = kernel->times();
+    std::printf("%s: compiled in %.1f ms (parse %.1f, lower %.1f, JIT %.1f) at -O%d\n",
+                options.entry.c_str(), times.parse_ms + times.lower_ms + times.jit_ms,
+                times.parse_ms, times.lower_ms, times.jit_ms, options.opt_level);
+    std::fflush(stdout);
+  }
+
   try {
     tdist::init(tdist::attrFromEnvironment());
   } catch (const tdist::Error &error) {

@@ -87,6 +87,8 @@ RunnerOptions parseRunnerOptions(int argc, char **argv) {
       const std::size_t comma = text.find(',');
       options.rtol = parseReal("--tolerance", text.substr(0, comma));
       if (comma != std::string::npos) options.atol = parseReal("--tolerance", text.substr(comma + 1));
+    } else if (arg == "-v" || arg == "--verbose") {
+      options.verbose = true;
     } else if (arg == "--inject-barrier-all") {
       if (has_inline) throw UsageError("option --inject-barrier-all takes no value");
       options.inject_barrier_all = true;
@@ -119,6 +121,7 @@ Options:
   --tolerance R[,A]     relative (and absolute) tolerance of floating-point checks
   --inject-barrier-all  surround communication with barrier_all (debugging switch)
   -O0 .. -O3            LLVM optimization level (default -O2)
+  -v, --verbose         PE 0 reports how long parsing, lowering and JIT compilation took
   -h, --help            show this help
 
 ARG, one per kernel parameter, in order:
