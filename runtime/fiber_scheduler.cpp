@@ -227,6 +227,8 @@ void acrossPrograms(const char *call, const std::function<void()> &once_all_arri
     return;
   }
   Launch &launch = *t_worker->launch;
+  // In a failed launch, unwind at once rather than wait for programs that will not come.
+  if (launch.aborted.load(std::memory_order_acquire)) throw LaunchAborted{};
   const int total = launch.grid.size();
   // Only the last arrival of a round completes it, so the round read here is this program's.
   const std::int64_t round = launch.rounds.load(std::memory_order_acquire);

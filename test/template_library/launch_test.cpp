@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 
 #include "tdist/dl.h"
@@ -81,6 +83,20 @@ TEST(TemplateLaunch, BarrierAllFromEveryProgramOfTheGrid) {
   shmem::barrier_all();
   EXPECT_EQ(*counter, base);
   deallocate(counter);
+}
+
+// A program that throws ends the launch: the programs waiting in the barrier unwind at once,
+// without the PE barrier, so the PEs' barriers stay in step afterwards.
+TEST(TemplateLaunch, ProgramsWaitingInTheBarrierUnwindWhenTheLaunchFails) {
+  const auto started = std::chrono::steady_clock::now();
+  LaunchOptions options;
+  options.workers = 2;
+  EXPECT_THROW(launch(Grid{4}, [] {
+    if (dl::program_id() == 3) throw std::runtime_error("program 3 failed");
+    entry<void()>("_mlir_ciface_aclshmem_barrier_all")();
+  }, options), std::runtime_error);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+  for (int i = 0; i < 3; ++i) shmem::barrier_all();
 }
 
 // Launches that call no barrier, and barriers outside launches, are unchanged around them.
