@@ -6,7 +6,8 @@
 //
 // A family is a link-name pattern, a C signature and the template that implements it, for a set
 // of element types and a set of memref ranks. In the strings, {type} is the element type's name
-// in link names (float, int32, ...), {T} its C++ type and {N} the rank. Each symbol becomes
+// in link names (float, int32, ...), {T} its C++ type, {A} the C++ type a scalar parameter of
+// it is received as, and {N} the rank. Each symbol becomes
 //   extern "C" R _mlir_ciface_<link name>(P0 a0, ...) { return CALLEE("<symbol>", a0, ...); }
 // where a memref parameter is a pointer to its descriptor and a memref result the first
 // parameter (MLIR's C interface; see docs/COMPILER.md for the link names).
@@ -23,16 +24,26 @@ namespace {
 struct ElementType {
   std::string_view name;
   std::string_view cpp;
+  // How a parameter of this type is received. LLVM passes an i8 or i16 in a register without
+  // extending it, and a callee built by another compiler may assume the caller did: a narrow
+  // integer is taken as 32 bits and truncated, which is right either way.
+  std::string_view argument;
   bool scalar_abi;  // passed and returned by value portably: not the 16-bit floating types
 };
 
 constexpr ElementType kElementTypes[] = {
-    {"bfloat16", "bfloat16", false},     {"half", "half", false},
-    {"float", "float", true},            {"double", "double", true},
-    {"int8", "std::int8_t", true},       {"int16", "std::int16_t", true},
-    {"int32", "std::int32_t", true},     {"int64", "std::int64_t", true},
-    {"uint8", "std::uint8_t", true},     {"uint16", "std::uint16_t", true},
-    {"uint32", "std::uint32_t", true},   {"uint64", "std::uint64_t", true},
+    {"bfloat16", "bfloat16", "bfloat16", false},
+    {"half", "half", "half", false},
+    {"float", "float", "float", true},
+    {"double", "double", "double", true},
+    {"int8", "std::int8_t", "std::int32_t", true},
+    {"int16", "std::int16_t", "std::int32_t", true},
+    {"int32", "std::int32_t", "std::int32_t", true},
+    {"int64", "std::int64_t", "std::int64_t", true},
+    {"uint8", "std::uint8_t", "std::uint32_t", true},
+    {"uint16", "std::uint16_t", "std::uint32_t", true},
+    {"uint32", "std::uint32_t", "std::uint32_t", true},
+    {"uint64", "std::uint64_t", "std::uint64_t", true},
 };
 
 enum class Types { None, All, ScalarAbi };
@@ -50,7 +61,8 @@ struct Family {
 constexpr std::string_view kVoid = "void";
 constexpr std::string_view kI32 = "std::int32_t";
 constexpr std::string_view kI64 = "std::int64_t";
-constexpr std::string_view kElement = "{T}";
+constexpr std::string_view kElement = "{A}";          // a scalar parameter
+constexpr std::string_view kElementResult = "{T}";
 constexpr std::string_view kPointer = "{T} *";
 constexpr std::string_view kBytes = "void *";
 constexpr std::string_view kSignal = "std::int32_t *";
@@ -97,8 +109,8 @@ const Family kFamilies[] = {
     // Point put (dest, value, pe) and get (source, pe).
     {"aclshmem_{type}_p_m{N}", kVoid, {kMemRef, kElement, kI32}, "pointPut<{T}>", kScalarAbi, kSlotRanks},
     {"aclshmem_{type}_p", kVoid, {kPointer, kElement, kI32}, "pointPut<{T}>", kScalarAbi},
-    {"aclshmem_{type}_g_m{N}", kElement, {kMemRef, kI32}, "pointGet<{T}>", kScalarAbi, kSlotRanks},
-    {"aclshmem_{type}_g", kElement, {kPointer, kI32}, "pointGet<{T}>", kScalarAbi},
+    {"aclshmem_{type}_g_m{N}", kElementResult, {kMemRef, kI32}, "pointGet<{T}>", kScalarAbi, kSlotRanks},
+    {"aclshmem_{type}_g", kElementResult, {kPointer, kI32}, "pointGet<{T}>", kScalarAbi},
     // Barriers and ordering.
     {"aclshmem_barrier_all", kVoid, {}, "barrierAll"},
     {"aclshmemx_barrier_all_vec", kVoid, {}, "barrierAll"},
@@ -147,6 +159,7 @@ std::string substitute(std::string_view text, const ElementType *type, int rank)
   if (type != nullptr) {
     replace("{type}", type->name);
     replace("{T}", type->cpp);
+    replace("{A}", type->argument);
   }
   if (rank >= 0) replace("{N}", std::to_string(rank));
   return out;
