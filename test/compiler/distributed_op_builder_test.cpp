@@ -239,11 +239,23 @@ TEST_F(DistributedOpBuilderTest, SixtyFourBitAddIsFineOnCuda) {
   EXPECT_TRUE(succeeded(verify(*module))) << print();
 }
 
-TEST_F(DistributedOpBuilderTest, ThirtyTwoBitSignalFailsOnCpu) {
-  func::FuncOp kernel = createKernel({MemRefType::get({16}, builder.getI32Type())}, "cpu");
+TEST_F(DistributedOpBuilderTest, ThirtyTwoBitSignalFailsOnCuda) {
+  func::FuncOp kernel = createKernel({MemRefType::get({16}, builder.getI32Type())}, "cuda");
   DistributedOpBuilder dl(builder, loc);
   dl.create_distributed_notify(kernel.getArgument(0), 1, 0);
   EXPECT_TRUE(failsWith("signal type 'i32' is not allowed on this target (i64 or ui64)"));
+}
+
+// The cpu target links the aclshmem library, as Ascend does: i32 signals, 64-bit ones set only.
+TEST_F(DistributedOpBuilderTest, CpuTargetFollowsTheAclshmemRules) {
+  func::FuncOp kernel = createKernel({MemRefType::get({16}, builder.getI32Type()),
+                                      MemRefType::get({16}, builder.getI64Type())},
+                                     "cpu");
+  DistributedOpBuilder dl(builder, loc);
+  dl.create_distributed_notify(kernel.getArgument(0), 1, 0, SignalOp::ADD);
+  EXPECT_TRUE(succeeded(verify(*module))) << print();
+  dl.create_distributed_notify(kernel.getArgument(1), 1, 0, SignalOp::ADD);
+  EXPECT_TRUE(failsWith("a 64-bit signal allows only sig_op = set on the cpu target, got add"));
 }
 
 TEST_F(DistributedOpBuilderTest, UnsignedWaitValueIsLeftToTheVerifier) {
