@@ -5,6 +5,7 @@
 #include <bit>
 #include <string>
 
+#include "device/cpu/wait_slots.h"
 #include "device/cpu/wait_value.h"
 #include "runtime/fiber_scheduler.h"
 #include "runtime/runtime_state.h"
@@ -47,22 +48,43 @@ std::uint64_t tokenBits(S value) {
 
 }  // namespace
 
+namespace detail {
+
 template <class S>
-Token wait(S *sig, int n, S value, MemScope scope, MemSemantic semantic) {
-  runtime::requireState("dl.wait");
+Token waitSlots(S *sig, int n, S value, const char *call) {
+  runtime::requireState(call);
   if (n < 1) {
-    throw Error(ErrorCode::InvalidParam,
-                "dl.wait: the number of signal slots must be at least 1, got " + std::to_string(n));
+    throw Error(ErrorCode::InvalidParam, std::string(call) +
+                                             ": the number of signal slots must be at least 1, got " +
+                                             std::to_string(n));
   }
-  // Relaxed waits are served with acquire loads too: stronger, and the same cost on x86.
-  (void)scope;
-  (void)semantic;
   std::uint64_t seen = 0;
   for (int slot = 0; slot < n; ++slot) {
     seen ^= tokenBits(device::waitValue(sig + slot * kSignalSlotStride<S>, shmem::Cmp::EQ, value,
-                                        "dl.wait", slot, n));
+                                        call, slot, n));
   }
   return Token{seen};
+}
+
+template Token waitSlots<std::int8_t>(std::int8_t *, int, std::int8_t, const char *);
+template Token waitSlots<std::int16_t>(std::int16_t *, int, std::int16_t, const char *);
+template Token waitSlots<std::int32_t>(std::int32_t *, int, std::int32_t, const char *);
+template Token waitSlots<std::int64_t>(std::int64_t *, int, std::int64_t, const char *);
+template Token waitSlots<std::uint8_t>(std::uint8_t *, int, std::uint8_t, const char *);
+template Token waitSlots<std::uint16_t>(std::uint16_t *, int, std::uint16_t, const char *);
+template Token waitSlots<std::uint32_t>(std::uint32_t *, int, std::uint32_t, const char *);
+template Token waitSlots<std::uint64_t>(std::uint64_t *, int, std::uint64_t, const char *);
+template Token waitSlots<float>(float *, int, float, const char *);
+template Token waitSlots<double>(double *, int, double, const char *);
+
+}  // namespace detail
+
+template <class S>
+Token wait(S *sig, int n, S value, MemScope scope, MemSemantic semantic) {
+  // Relaxed waits are served with acquire loads too: stronger, and the same cost on x86.
+  (void)scope;
+  (void)semantic;
+  return detail::waitSlots(sig, n, value, "dl.wait");
 }
 
 #define TDIST_INSTANTIATE_DL(S)                                            \

@@ -73,7 +73,7 @@ TEST(TemplateScenario, UnsatisfiableWaitEndsWithTheWaitDiagnostic) {
   EXPECT_FALSE(r.hung);
   EXPECT_EQ(r.exit_status, 97) << r.err;
   EXPECT_LT(r.elapsed, 15s);
-  EXPECT_TRUE(contains(r.err, "dl.wait: wait passed its deadline of 1.000 s")) << r.err;
+  EXPECT_TRUE(contains(r.err, "_mlir_ciface_aclshmem_wait_int32_m1: wait passed its deadline of 1.000 s")) << r.err;
   EXPECT_TRUE(contains(r.err, "(slot 1 of 2), waiting for EQ 5, observed 0")) << r.err;
 }
 

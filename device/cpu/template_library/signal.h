@@ -1,7 +1,8 @@
 // device/cpu/template_library/signal.h - wait, notify (signal_op) and the point put/get.
 //
 // Each takes its slot as a pointer, a rank-0 memref or a rank-1 memref (see arguments.h), and
-// calls the runtime's one implementation: dl::wait, shmem::signal_op, shmem::p, shmem::g.
+// calls the runtime's one implementation: dl::wait (waitSlots, which names the symbol in a
+// deadline diagnostic), shmem::signal_op, shmem::p, shmem::g.
 //
 // Waits and point operations exist for the eight integer types, float and double. The 16-bit
 // floating-point types have no portable scalar calling convention (a compiled caller may pass
@@ -13,6 +14,7 @@
 
 #include "device/cpu/template_library/arguments.h"
 #include "device/cpu/template_library/entry.h"
+#include "device/cpu/wait_slots.h"
 #include "tdist/dl.h"
 #include "tdist/shmem.h"
 
@@ -23,7 +25,7 @@ namespace tdist::device::template_library {
 template <class T, class Slot>
 std::int64_t wait(const char *symbol, Slot slot, std::int32_t n, T value) {
   return runOrExit(symbol, [&] {
-    return static_cast<std::int64_t>(dl::wait(firstElement(slot, "slot"), n, value).value);
+    return static_cast<std::int64_t>(dl::detail::waitSlots(firstElement(slot, "slot"), n, value, symbol).value);
   });
 }
 
