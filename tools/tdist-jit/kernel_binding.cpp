@@ -118,6 +118,11 @@ KernelBinding::KernelBinding(std::span<const ArgumentSpec> specs, Context contex
   }
 }
 
+void KernelBinding::refill(std::span<const ArgumentSpec> specs, Context context) {
+  for (std::size_t index = 0; index < slots_.size(); ++index)
+    if (slots_[index].data) fillInitial(specs[index], slots_[index].argument, context, slots_[index].data);
+}
+
 KernelBinding::~KernelBinding() {
   for (std::size_t index = slots_.size(); index-- > 0;) {
     if (slots_[index].data) deallocate(slots_[index].data);

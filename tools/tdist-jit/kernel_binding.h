@@ -29,6 +29,9 @@ class KernelBinding {
   KernelBinding(const KernelBinding &) = delete;
   KernelBinding &operator=(const KernelBinding &) = delete;
 
+  // Writes every buffer's initial values again (local, not collective).
+  void refill(std::span<const ArgumentSpec> specs, Context context);
+
   void **packed() { return packed_.data(); }
   const ResolvedArgument &argument(std::size_t index) const { return slots_[index].argument; }
   const void *data(std::size_t index) const { return slots_[index].data; }

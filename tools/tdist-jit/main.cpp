@@ -5,6 +5,7 @@
 // since tdist-run ends the job when the first PE exits and the others may never get to print. Then the PEs allocate the arguments
 // collectively, synchronise, launch the grid, synchronise again and check the results; PE 0
 // prints one summary line per check for the whole job.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -118,24 +119,38 @@ void printBuffers(const RunnerOptions &options, const KernelBinding &binding, Co
   }
 }
 
+void reportTimes(const RunnerOptions &options, Context context, std::vector<double> times) {
+  std::printf("%s: ran on %d PE%s with %d program%s each", options.entry.c_str(), context.npes,
+              context.npes == 1 ? "" : "s", options.grid.size(), options.grid.size() == 1 ? "" : "s");
+  if (times.size() == 1) {
+    std::printf(", %.3f ms on PE 0\n", times.front());
+  } else {
+    std::sort(times.begin(), times.end());
+    const std::size_t mid = times.size() / 2;
+    const double median = times.size() % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+    std::printf(": median %.3f ms, min %.3f ms over %zu runs on PE 0\n", median, times.front(),
+                times.size());
+  }
+  std::fflush(stdout);
+}
+
 int runKernel(const CompiledKernel &kernel, const Job &job, const RunnerOptions &options) {
   const Context context{tdist::myPe(), tdist::nPes()};
   checkDescriptions(kernel.parameters(), job.specs, context);
   KernelBinding binding(job.specs, context);
-  // Every PE's buffers hold their initial values before any program touches them.
-  tdist::shmem::barrier_all();
-  const auto started = std::chrono::steady_clock::now();
-  tdist::launch(options.grid, [&] { kernel.invoke(binding.packed()); });
-  // Every PE's programs are done and their transfers have landed.
-  tdist::shmem::barrier_all();
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  if (context.rank == 0) {
-    std::printf("%s: ran on %d PE%s with %d program%s each, %.3f ms on PE 0\n",
-                options.entry.c_str(), context.npes, context.npes == 1 ? "" : "s",
-                options.grid.size(), options.grid.size() == 1 ? "" : "s", ms);
-    std::fflush(stdout);
+  std::vector<double> times;
+  for (int run = 0; run < options.repeat; ++run) {
+    if (run > 0) binding.refill(job.specs, context);
+    // Every PE's buffers hold their initial values before any program touches them.
+    tdist::shmem::barrier_all();
+    const auto started = std::chrono::steady_clock::now();
+    tdist::launch(options.grid, [&] { kernel.invoke(binding.packed()); });
+    // Every PE's programs are done and their transfers have landed.
+    tdist::shmem::barrier_all();
+    times.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
   }
+  if (context.rank == 0) reportTimes(options, context, times);
   const bool ok = runChecks(job, options, binding, context);
   printBuffers(options, binding, context);
   return ok ? 0 : kExitCheckFailed;

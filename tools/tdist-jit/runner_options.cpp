@@ -87,6 +87,8 @@ RunnerOptions parseRunnerOptions(int argc, char **argv) {
       const std::size_t comma = text.find(',');
       options.rtol = parseReal("--tolerance", text.substr(0, comma));
       if (comma != std::string::npos) options.atol = parseReal("--tolerance", text.substr(comma + 1));
+    } else if (arg == "--repeat") {
+      options.repeat = static_cast<int>(parseInteger("--repeat", next(), 1, 1000000));
     } else if (arg == "-v" || arg == "--verbose") {
       options.verbose = true;
     } else if (arg == "--inject-barrier-all") {
@@ -119,6 +121,9 @@ Options:
   --check K=REF         after the run, compare buffer argument K with the reference REF
   --print K             after the run, print buffer argument K on every PE, in PE order
   --tolerance R[,A]     relative (and absolute) tolerance of floating-point checks
+  --repeat N            run the kernel N times, each from the initial values, and report the
+                        median and minimum time (barrier to barrier, on PE 0); checks and
+                        prints see the last run
   --inject-barrier-all  surround communication with barrier_all (debugging switch)
   -O0 .. -O3            LLVM optimization level (default -O2)
   -v, --verbose         PE 0 reports how long parsing, lowering and JIT compilation took

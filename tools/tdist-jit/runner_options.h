@@ -25,6 +25,7 @@ struct RunnerOptions {
   std::vector<int> prints;              // buffer arguments to print after the run
   std::optional<double> rtol;
   std::optional<double> atol;
+  int repeat = 1;                       // runs of the kernel, each from the initial values
   bool verbose = false;                 // PE 0 reports compile times
   bool help = false;
 };
