@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the build tree into a scratch prefix, builds a consumer against it with
-# find_package(tdist) and with pkg-config, and runs both on 2 PEs with the installed tdist-run.
+# find_package(tdist) and with pkg-config, and runs both on 2 PEs with the installed tdist-run;
+# with the compiler, also an IR kernel through the installed tdist-jit.
 set -euo pipefail
 build_dir=$1
 source_dir=$(cd "$(dirname "$0")" && pwd)
@@ -22,4 +23,14 @@ flags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs tdist)
 # shellcheck disable=SC2086
 g++ -std=c++20 "$source_dir/consumer/consumer.cpp" $flags -o "$scratch/consumer-pc"
 LD_LIBRARY_PATH="$libdir" "$prefix/bin/tdist-run" -n 2 -- "$scratch/consumer-pc"
+# With the compiler built, the installed tdist-run runs IR kernels through the installed tdist-jit.
+if [ -x "$prefix/bin/tdist-jit" ]; then
+  "$prefix/bin/tdist-run" -n 2 --entry tile_allgather --grid 2 \
+    "$source_dir/../../examples/ir/tile_allgather.mlir" -- \
+    'f32[8,4]=random:1' 'f32[npes*8,4]' 'i32[npes*2*16]' 'f32[npes*8,4]' index=4 i32=1 \
+    --check '3=gather(arg(0))'
+  echo "install_test: the installed tdist-jit ran an IR kernel"
+elif [ -e "$build_dir/bin/tdist-jit" ]; then
+  echo "install_test: tdist-jit was built but not installed"; exit 1
+fi
 echo "install_test: find_package and pkg-config consumers ran"
