@@ -23,7 +23,12 @@ flags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs tdist)
 # shellcheck disable=SC2086
 g++ -std=c++20 "$source_dir/consumer/consumer.cpp" $flags -o "$scratch/consumer-pc"
 LD_LIBRARY_PATH="$libdir" "$prefix/bin/tdist-run" -n 2 -- "$scratch/consumer-pc"
-# With the compiler built, the installed tdist-run runs IR kernels through the installed tdist-jit.
+# With the compiler built, the installed tools start (they find Debian's libMLIR), and the
+# installed tdist-run runs IR kernels through the installed tdist-jit.
+if [ -x "$prefix/bin/tdist-opt" ]; then
+  lowered=$("$prefix/bin/tdist-opt" "$source_dir/../../examples/ir/ring_allreduce.mlir" --tdist-ascend-pipeline)
+  [[ $lowered == *hivm.hir.custom* ]] || { echo "install_test: the installed tdist-opt failed"; exit 1; }
+fi
 if [ -x "$prefix/bin/tdist-jit" ]; then
   "$prefix/bin/tdist-run" -n 2 --entry tile_allgather --grid 2 \
     "$source_dir/../../examples/ir/tile_allgather.mlir" -- \
