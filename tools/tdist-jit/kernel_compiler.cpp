@@ -51,6 +51,12 @@ class Diagnostics {
     while (!message.empty() && message.back() == '\n') message.pop_back();
     throw CompileError(message);
   }
+  // What was reported without failing (warnings), and forgets it.
+  std::string take() {
+    std::string taken;
+    std::swap(taken, text_);
+    return taken;
+  }
 
  private:
   std::string text_;
@@ -161,6 +167,16 @@ void rejectExternLibraries(ModuleOp module, Diagnostics &diagnostics) {
   if (rejected) diagnostics.fail("cannot compile the kernel");
 }
 
+// distributed.wait only reads memory (seed 001 §2.4): a wait whose token nobody consumes is dead
+// code that canonicalization removes, and the kernel then reads data it never waited for.
+void warnUnconsumedWaits(ModuleOp module) {
+  module.walk([](triton::distributed::WaitOp wait) {
+    if (wait->use_empty())
+      wait.emitWarning() << "the token of this wait is never consumed, so the wait is dead code "
+                            "and is removed; read the data through distributed.consume_token";
+  });
+}
+
 llvm::orc::SymbolMap librarySymbols(llvm::orc::MangleAndInterner interner) {
   llvm::orc::SymbolMap symbols;
   auto add = [&](std::string_view name, void *address) {
@@ -227,6 +243,7 @@ std::unique_ptr<CompiledKernel> CompiledKernel::compile(const CompileOptions &op
   kernel->parameters_ = describeParameters(entry, diagnostics);
   entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(&context));
   rejectExternLibraries(*module, diagnostics);
+  warnUnconsumedWaits(*module);
   kernel->times_.parse_ms = stopwatch.lap();
 
   PassManager pm(&context);
@@ -250,6 +267,7 @@ std::unique_ptr<CompiledKernel> CompiledKernel::compile(const CompileOptions &op
   if (!entryPoint)
     diagnostics.fail("JIT compilation failed: " + llvm::toString(entryPoint.takeError()));
   kernel->entry_ = *entryPoint;
+  kernel->warnings_ = diagnostics.take();
   kernel->times_.jit_ms = stopwatch.lap();
   kernel->engine_ = std::make_unique<Engine>(Engine{std::move(*engine)});
   return kernel;

@@ -51,6 +51,8 @@ class CompiledKernel {
 
   const std::vector<KernelParameter> &parameters() const { return parameters_; }
   const CompileTimes &times() const { return times_; }
+  // Warnings of the compilation, with their source lines; empty when there were none.
+  const std::string &warnings() const { return warnings_; }
   // args[i] points at parameter i's value: a scalar of its type, or a pointer to a memref
   // descriptor (MLIR's C interface). Safe to call from many programs at once.
   void invoke(void **args) const { entry_(args); }
@@ -61,6 +63,7 @@ class CompiledKernel {
   std::unique_ptr<Engine> engine_;
   std::vector<KernelParameter> parameters_;
   CompileTimes times_;
+  std::string warnings_;
   void (*entry_)(void **) = nullptr;
 };
 

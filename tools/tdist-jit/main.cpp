@@ -186,7 +186,14 @@ int main(int argc, char **argv) {
     return kExitCompile;
   }
 
-  if (options.verbose && std::getenv("TDIST_PE") != nullptr && std::string(std::getenv("TDIST_PE")) == "0") {
+  // Every PE compiled the same module: PE 0 reports what did not stop it.
+  const char *pe = std::getenv("TDIST_PE");
+  const bool first_pe = pe == nullptr || std::string(pe) == "0";
+  if (first_pe && !kernel->warnings().empty()) {
+    std::fprintf(stderr, "%s", kernel->warnings().c_str());
+    std::fflush(stderr);
+  }
+  if (options.verbose && first_pe) {
     const CompileTimes &times = kernel->times();
     std::printf("%s: compiled in %.1f ms (parse %.1f, lower %.1f, JIT %.1f) at -O%d\n",
                 options.entry.c_str(), times.parse_ms + times.lower_ms + times.jit_ms,
