@@ -71,8 +71,8 @@ TEST(ParseCheck, Errors) {
             "\"0=sum\": 'sum' is a function: sum(X) at column 3");
   EXPECT_EQ(errorOf([] { parseCheck("0=mean(arg(0))"); }),
             "\"0=mean(arg(0))\": unknown function 'mean'; a reference may use numbers, rank, "
-            "npes, i, dK, zeros, ones, iota, random(SEED), arg(J), sum(X), gather(X), at(X, R) "
-            "and matmul(X, Y) at column 3");
+            "npes, i, dK, zeros, ones, iota, random(SEED), arg(J), sum(X), gather(X), shard(X), "
+            "at(X, R) and matmul(X, Y) at column 3");
 }
 
 TEST(Reference, ArgRecomputesTheInitialContents) {
@@ -108,6 +108,22 @@ TEST(Reference, AllGatherConcatenatesAlongDimensionZero) {
   Tensor ragged =
       expect("1=gather(arg(0))", {"i32[rank+1]=rank", "i32[6]"}, {.rank = 0, .npes = 3});
   EXPECT_THAT(integers(ragged), ElementsAre(0, 1, 1, 2, 2, 2));
+}
+
+TEST(Reference, ShardIsTheContextRanksPartOfDimensionZero) {
+  // ReduceScatter: rank r holds rows [2r, 2r + 2) of the sum over ranks, 300 + 3i.
+  std::initializer_list<const char *> args = {"i32[npes*2,2]=rank*100+i", "i32[2,2]"};
+  EXPECT_THAT(integers(expect("1=shard(sum(arg(0)))", args, {.rank = 0, .npes = 3})),
+              ElementsAre(300, 303, 306, 309));
+  EXPECT_THAT(integers(expect("1=shard(sum(arg(0)))", args, {.rank = 2, .npes = 3})),
+              ElementsAre(324, 327, 330, 333));
+  // Inside shard an element-wise expression has npes times the rows.
+  EXPECT_THAT(integers(expect("0=shard(i)", {"i32[2]"}, {.rank = 1, .npes = 3})), ElementsAre(2, 3));
+  EXPECT_EQ(errorOf([] { expect("1=shard(arg(0))", {"i32[5]", "i32[1]"}, {.rank = 0, .npes = 2}); }),
+            "\"1=shard(arg(0))\": shard(X): dimension 0 of X, 5, is not a multiple of npes = 2 at "
+            "column 3 (rank 0 of 2)");
+  EXPECT_THAT(errorOf([] { expect("0=shard(npes)", {"i32[2]"}, {.rank = 0, .npes = 2}); }),
+              HasSubstr("shard(X) needs X with at least one dimension; X is a scalar"));
 }
 
 TEST(Reference, AllGatherGemmAgainstAHandComputedProduct) {

@@ -186,7 +186,7 @@ bool isElementWise(const Node &node) {
 
 bool hasTensorFunction(const Node &node) {
   switch (node.op) {
-    case Op::Arg: case Op::Sum: case Op::Gather: case Op::At: case Op::Matmul:
+    case Op::Arg: case Op::Sum: case Op::Gather: case Op::Shard: case Op::At: case Op::Matmul:
       return true;
     default:
       break;

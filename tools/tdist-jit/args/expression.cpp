@@ -24,7 +24,7 @@ struct Parser::Rules {
       }
       case Scope::Reference:
         return "numbers, rank, npes, i, dK, zeros, ones, iota, random(SEED), arg(J), sum(X), "
-               "gather(X), at(X, R) and matmul(X, Y)";
+               "gather(X), shard(X), at(X, R) and matmul(X, Y)";
     }
     return {};
   }
@@ -67,6 +67,7 @@ const std::vector<Function> &functions() {
       {"arg", Op::Arg, Scope::Reference, {Scope::Scalar}, "arg(J)"},
       {"sum", Op::Sum, Scope::Reference, {Scope::Reference}, "sum(X)"},
       {"gather", Op::Gather, Scope::Reference, {Scope::Reference}, "gather(X)"},
+      {"shard", Op::Shard, Scope::Reference, {Scope::Reference}, "shard(X)"},
       {"at", Op::At, Scope::Reference, {Scope::Reference, Scope::Scalar}, "at(X, R)"},
       {"matmul", Op::Matmul, Scope::Reference, {Scope::Reference, Scope::Reference},
        "matmul(X, Y)"},

@@ -17,7 +17,7 @@ namespace tdist::jit::detail {
 enum class Op {
   Number, Rank, Npes, Flat, Dim, Random,                  // element-wise leaves and random()
   Negate, Add, Subtract, Multiply, Divide, Remainder,     // arithmetic
-  Arg, Sum, Gather, At, Matmul,                           // tensor functions of references
+  Arg, Sum, Gather, Shard, At, Matmul,                    // tensor functions of references
 };
 
 struct Node {
@@ -32,7 +32,7 @@ struct Node {
 enum class Scope {
   Scalar,     // numbers, rank, npes
   Element,    // also i, dK, random(), zeros, ones, iota
-  Reference,  // also arg, sum, gather, at, matmul
+  Reference,  // also arg, sum, gather, shard, at, matmul
 };
 
 // Throws ArgumentError: "SOURCE": MESSAGE at column N[ SUFFIX].

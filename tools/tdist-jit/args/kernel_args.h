@@ -38,12 +38,14 @@
 //                 description (a scalar argument gives its value)
 //   sum(X)        element-wise sum of X over the context ranks 0 .. npes-1
 //   gather(X)     X at ranks 0 .. npes-1 concatenated along dimension 0
+//   shard(X)      the context rank's part of X when dimension 0 is cut into npes equal parts
 //   at(X, R)      X with context rank R
 //   matmul(X, Y)  the product of [m,k] and [k,n] matrices
 //   X op Y        any of + - * / %, element-wise on equal shapes or with a scalar; also -X
 //   element-wise  an expression as INIT takes its shape from where it stands: the checked
 //                 argument's at the top, the other operand's in a binary operation, X's inside
-//                 sum and at, a 1/npes slice of dimension 0 inside gather. Without i, dK or
+//                 sum and at, a 1/npes slice of dimension 0 inside gather, npes times dimension 0
+//                 inside shard. Without i, dK or
 //                 random it may also stand alone as a scalar.
 // The context rank starts as the checking PE's. The result must have the checked buffer's
 // shape, or be a scalar, which stands for every element.

@@ -30,6 +30,7 @@ class ReferenceEvaluator {
       case Op::Arg: return arg(node, rank);
       case Op::Sum: return sum(node, rank, shape);
       case Op::Gather: return gather(node, rank, shape);
+      case Op::Shard: return shard(node, rank, shape);
       case Op::At: return at(node, rank, shape);
       case Op::Matmul: return matmul(node, rank);
       case Op::Negate: {
@@ -65,7 +66,8 @@ class ReferenceEvaluator {
     if (shape == nullptr)
       fail(source_, detail::startOf(node),
            "an expression of i, dK or random() has no shape here; it takes one from the checked "
-           "argument, the other operand, or X of sum, at or gather (a 1/npes slice)");
+           "argument, the other operand, or X of sum, at, gather (a 1/npes slice) or shard (npes "
+           "times as many rows)");
     Tensor t{.shape = *shape, .values = {}};
     detail::forEachElement(*shape, [&](std::int64_t flat, std::span<const std::int64_t> index) {
       Site site = Site::at(source_, context(rank), flat, index);
@@ -130,6 +132,33 @@ class ReferenceEvaluator {
       whole.values.insert(whole.values.end(), part.values.begin(), part.values.end());
     }
     return whole;
+  }
+
+  // The context rank's share of X: dimension 0 cut into npes equal parts (ReduceScatter's output
+  // is shard(sum(...))).
+  Tensor shard(const Node &node, int rank, const Shape *shape) {
+    Shape whole_shape;
+    const Shape *whole_hint = nullptr;
+    if (shape != nullptr && !shape->empty()) {
+      whole_shape = *shape;
+      whole_shape[0] *= npes_;
+      whole_hint = &whole_shape;
+    }
+    Tensor whole = evaluate(node.operands[0], rank, whole_hint);
+    if (whole.shape.empty())
+      fail(source_, node.offset, "shard(X) needs X with at least one dimension; X is a scalar");
+    if (whole.shape[0] % npes_ != 0)
+      fail(source_, node.offset,
+           "shard(X): dimension 0 of X, " + std::to_string(whole.shape[0]) +
+               ", is not a multiple of npes = " + std::to_string(npes_),
+           where(rank));
+    const std::int64_t rows = whole.shape[0] / npes_;
+    const std::size_t row_size = whole.values.size() / static_cast<std::size_t>(whole.shape[0]);
+    Tensor part{.shape = whole.shape, .values = {}};
+    part.shape[0] = rows;
+    auto first = whole.values.begin() + static_cast<std::ptrdiff_t>(rank * rows * row_size);
+    part.values.assign(first, first + static_cast<std::ptrdiff_t>(rows * row_size));
+    return part;
   }
 
   Tensor at(const Node &node, int rank, const Shape *shape) {
