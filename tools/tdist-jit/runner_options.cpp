@@ -135,7 +135,8 @@ ARG, one per kernel parameter, in order:
                         i32[64] (zeros), f32[64,32]=random:7, f32[8]=rank*100+i
   DTYPE is i8..i64, ui8..ui64, index, f32 or f64. EXPR and DIMS use numbers, rank, npes and
   + - * / % ( ); INIT may also use i (flat index), d0, d1, ... and random(SEED).
-REF: arg(J), sum(X) over PEs, gather(X) along dim 0 over PEs, at(X, PE), matmul(X, Y),
+REF: arg(J), sum(X) over PEs, gather(X) along dim 0 over PEs, shard(X) this PE's part of
+  dim 0, at(X, PE), matmul(X, Y),
   X + Y, X - Y, X * Y, or an INIT expression. Example: --check '1=gather(arg(0))'.
 
 Exit status: 0 when the kernel ran and every check passed on this PE; 2 for usage and
