@@ -7,6 +7,7 @@
 #include "tdist/Dialect/Distributed/Transforms/Passes.h"
 #include "tdist/Dialect/HIVM/IR/HIVM.h"
 #include "tdist/Pipelines/Pipelines.h"
+#include "tdist/Transforms/Passes.h"
 
 namespace mlir::tdist {
 
@@ -19,6 +20,7 @@ void registerPassesAndPipelines() {
   triton::distributed::registerDistributedPasses();
   triton::registerTritonDistributedToHIVMPasses();
   hivm::registerHIVMToCallPasses();
+  registerTdistPasses();
   registerPipelines();
 }
 

@@ -20,6 +20,7 @@
 #include "tdist/Conversion/HIVMToCall/HIVMToCall.h"
 #include "tdist/Conversion/TritonDistributedToHIVM/TritonDistributedToHIVM.h"
 #include "tdist/Dialect/Distributed/Transforms/Passes.h"
+#include "tdist/Transforms/Passes.h"
 
 namespace mlir::tdist {
 
@@ -41,10 +42,13 @@ void buildAscendPipeline(OpPassManager &pm, const AscendPipelineOptions &options
   buildTTAdapterStage(pm, options);
 }
 
-// Upstream's road from func/arith/scf/memref/linalg/math to LLVM. Subviews are
-// expanded to reinterpret_casts (whose affine index arithmetic is lowered
-// after), and math functions without an LLVM intrinsic become libm calls.
+// Upstream's road from func/arith/scf/memref/linalg/math to LLVM. Contractions
+// first get their reductions outside the output's contiguous loop, which LLVM
+// can then vectorize. Subviews are expanded to reinterpret_casts (whose affine
+// index arithmetic is lowered after), and math functions without an LLVM
+// intrinsic become libm calls.
 static void buildLowerToLLVM(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createInterchangeReductionsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
