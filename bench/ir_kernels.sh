@@ -48,6 +48,10 @@ EX=$ROOT/examples/ir
 AG_GEMM=(--entry ag_gemm --grid 2 "$EX/ag_gemm.mlir" --
          'f32[128,256]=random:1' 'f32[256,256]=random:2' 'f32[npes*128,256]' 'i32[npes*8*16]'
          'f32[npes*128,256]' index=16 i32=1 --check '4=matmul(gather(arg(0)),arg(1))')
+# GEMM + ReduceScatter: the same shapes, K split across the PEs.
+GEMM_RS=(--entry gemm_reduce_scatter --grid 2 "$EX/gemm_reduce_scatter.mlir" --
+         'f32[npes*128,256]=random:1' 'f32[256,256]=random:2' 'f32[npes*128,256]' 'i32[8*npes*16]'
+         'f32[128,256]' index=16 i32=1 --check '4=shard(sum(matmul(arg(0),arg(1))))')
 # Ring AllReduce of 256 Ki floats per PE.
 ring() {  # $1: programs per PE
   echo --entry ring_allreduce --grid "$1" "$EX/ring_allreduce.mlir" -- "f32[npes*65536]=random:1" \
@@ -61,6 +65,8 @@ VARIANTS=(
   "ag_gemm: barrier around every communication (--inject-barrier-all)|${AG_GEMM[*]} --inject-barrier-all"
   "ag_gemm: puts on the copy engine (--engines mte,sdma)|--engines mte,sdma ${AG_GEMM[*]}"
   "ag_gemm: -O0|${AG_GEMM[*]} -O0"
+  "gemm_reduce_scatter: per-tile signals|${GEMM_RS[*]}"
+  "gemm_reduce_scatter: barrier around every communication (--inject-barrier-all)|${GEMM_RS[*]} --inject-barrier-all"
   "ring_allreduce: 1 program per PE|$(ring 1)"
   "ring_allreduce: 2 programs per PE|$(ring 2)"
   "ring_allreduce: 4 programs per PE|$(ring 4)"
