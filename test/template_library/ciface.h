@@ -8,26 +8,14 @@
 #include <string_view>
 #include <tuple>
 
+#include "device/cpu/template_library/memref.h"
 #include "tdist/template_library.h"
 
 namespace tdist::testing {
 
-// MLIR's descriptor of a strided memref of rank N (its C interface), written out here as a
-// compiled caller lays it out.
+// MLIR's descriptor of a strided memref of rank N (its C interface), as the library declares it.
 template <class T, int N>
-struct MemRef {
-  T *allocated;
-  T *aligned;
-  std::int64_t offset;
-  std::int64_t sizes[N];
-  std::int64_t strides[N];
-};
-template <class T>
-struct MemRef<T, 0> {
-  T *allocated;
-  T *aligned;
-  std::int64_t offset;
-};
+using MemRef = device::template_library::StridedMemRef<T, N>;
 
 // The library's function `name`, as a function of type F; a missing name throws (a test failure).
 template <class F>
