@@ -139,6 +139,13 @@ std::vector<std::string> shellJob(int n_pes, const std::string &script,
   return args;
 }
 
+std::vector<std::string> scenarioJob(const std::string &program, int n_pes, const std::string &scenario,
+                                     const std::vector<std::string> &options) {
+  std::vector<std::string> args = options;
+  args.insert(args.end(), {"-n", std::to_string(n_pes), "--", program, scenario});
+  return args;
+}
+
 std::vector<std::string> splitLines(const std::string &text) {
   std::vector<std::string> lines;
   std::size_t start = 0;

@@ -58,6 +58,14 @@ LauncherResult runLauncher(const std::vector<std::string> &args);
 std::vector<std::string> shellJob(int n_pes, const std::string &script,
                                   const std::vector<std::string> &options = {});
 
+// tdist-run [options...] -n n_pes -- program scenario: one scenario of a scenario program.
+std::vector<std::string> scenarioJob(const std::string &program, int n_pes, const std::string &scenario,
+                                     const std::vector<std::string> &options = {});
+
 std::vector<std::string> splitLines(const std::string &text);
+
+inline bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
 
 }  // namespace tdist::launcher::test

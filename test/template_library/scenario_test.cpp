@@ -11,18 +11,15 @@
 namespace tdist {
 namespace {
 
+using launcher::test::contains;
 using launcher::test::LauncherResult;
 using launcher::test::runLauncher;
+using launcher::test::scenarioJob;
 using namespace std::chrono_literals;
 
 LauncherResult runScenario(int n_pes, const std::string &name, std::vector<std::string> options = {}) {
-  std::vector<std::string> args = {"-n", std::to_string(n_pes)};
-  args.insert(args.end(), options.begin(), options.end());
-  args.insert(args.end(), {"--", TDIST_SCENARIO_PATH, name});
-  return runLauncher(args);
+  return runLauncher(scenarioJob(TDIST_SCENARIO_PATH, n_pes, name, options));
 }
-
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
 
 // Every PE makes the bad call; the job ends with 98 and the message of one of them.
 void expectFatal(int n_pes, const std::string &scenario, const std::string &symbol, const std::string &cause) {
