@@ -23,33 +23,9 @@ bool sameElement(const KernelParameter &parameter, DType dtype) {
   return name.starts_with("ui") && parameter.element == name.substr(1);
 }
 
-template <class T>
-void storeScalar(std::uint64_t &slot, T value) {
-  std::memcpy(&slot, &value, sizeof(T));
-}
-
-std::uint64_t scalarBits(const ResolvedArgument &argument) {
-  std::uint64_t bits = 0;
-  switch (argument.dtype) {
-    case DType::I8: storeScalar(bits, static_cast<std::int8_t>(argument.int_value)); break;
-    case DType::U8: storeScalar(bits, static_cast<std::uint8_t>(argument.int_value)); break;
-    case DType::I16: storeScalar(bits, static_cast<std::int16_t>(argument.int_value)); break;
-    case DType::U16: storeScalar(bits, static_cast<std::uint16_t>(argument.int_value)); break;
-    case DType::I32: storeScalar(bits, static_cast<std::int32_t>(argument.int_value)); break;
-    case DType::U32: storeScalar(bits, static_cast<std::uint32_t>(argument.int_value)); break;
-    case DType::I64:
-    case DType::U64:
-    case DType::Index: storeScalar(bits, argument.int_value); break;
-    case DType::F32: storeScalar(bits, static_cast<float>(argument.float_value)); break;
-    case DType::F64: storeScalar(bits, argument.float_value); break;
-  }
-  return bits;
-}
-
-}  // namespace
-
-void checkDescriptions(std::span<const KernelParameter> parameters,
-                       std::span<const ArgumentSpec> specs, Context context) {
+// Throws ArgumentError when a description does not fit its parameter.
+void checkFits(std::span<const KernelParameter> parameters, std::span<const ArgumentSpec> specs,
+               std::span<const ResolvedArgument> resolved, Context context) {
   if (parameters.size() != specs.size()) {
     std::string types;
     for (const KernelParameter &parameter : parameters)
@@ -71,32 +47,38 @@ void checkDescriptions(std::span<const KernelParameter> parameters,
                           parameter.element + ", not " + std::string(dtypeName(spec.dtype)));
     }
     if (!memref) continue;
-    const ResolvedArgument resolved = resolve(spec, context);
-    if (resolved.shape.size() != parameter.shape.size()) {
+    const std::vector<std::int64_t> &shape = resolved[index].shape;
+    if (shape.size() != parameter.shape.size()) {
       throw ArgumentError(describe(index, parameter, spec) + ": a buffer of rank " +
-                          std::to_string(resolved.shape.size()) + " for a memref of rank " +
+                          std::to_string(shape.size()) + " for a memref of rank " +
                           std::to_string(parameter.shape.size()));
     }
-    for (std::size_t d = 0; d < resolved.shape.size(); ++d) {
-      if (parameter.shape[d] != KernelParameter::kDynamicSize && parameter.shape[d] != resolved.shape[d]) {
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      if (parameter.shape[d] != KernelParameter::kDynamicSize && parameter.shape[d] != shape[d]) {
         throw ArgumentError(describe(index, parameter, spec) + ": dimension " + std::to_string(d) +
-                            " is " + std::to_string(resolved.shape[d]) + " on PE " +
+                            " is " + std::to_string(shape[d]) + " on PE " +
                             std::to_string(context.rank) + ", the memref's is " +
                             std::to_string(parameter.shape[d]));
       }
     }
   }
 }
+}  // namespace
 
-KernelBinding::KernelBinding(std::span<const ArgumentSpec> specs, Context context) {
+KernelBinding::KernelBinding(std::span<const KernelParameter> parameters,
+                             std::span<const ArgumentSpec> specs, Context context) {
+  std::vector<ResolvedArgument> resolved;
+  for (const ArgumentSpec &spec : specs) resolved.push_back(resolve(spec, context));
+  checkFits(parameters, specs, resolved, context);
+
   slots_.resize(specs.size());
   packed_.resize(specs.size());
   // On an error the buffers stay allocated: the error ends this PE, and freeing is collective.
   for (std::size_t index = 0; index < specs.size(); ++index) {
     Slot &slot = slots_[index];
-    slot.argument = resolve(specs[index], context);
+    slot.argument = std::move(resolved[index]);
     if (!slot.argument.buffer) {
-      slot.scalar = scalarBits(slot.argument);
+      fillInitial(specs[index], slot.argument, context, &slot.scalar);
       packed_[index] = &slot.scalar;
       continue;
     }

@@ -15,16 +15,13 @@
 
 namespace tdist::jit {
 
-// Checks that the descriptions fit the parameters (count, scalar or buffer, type, rank, and
-// static sizes on this PE). Throws ArgumentError naming the parameter.
-void checkDescriptions(std::span<const KernelParameter> parameters,
-                       std::span<const ArgumentSpec> specs, Context context);
-
 class KernelBinding {
  public:
-  // Collective: allocates and fills every buffer argument. Throws tdist::Error (heap) or
-  // ArgumentError.
-  KernelBinding(std::span<const ArgumentSpec> specs, Context context);
+  // Checks that the descriptions fit the parameters (count, scalar or buffer, type, rank, and
+  // static sizes on this PE; ArgumentError naming the parameter), then allocates and fills every
+  // buffer: collective. Heap errors throw tdist::Error.
+  KernelBinding(std::span<const KernelParameter> parameters, std::span<const ArgumentSpec> specs,
+                Context context);
   ~KernelBinding();   // collective: frees the buffers
   KernelBinding(const KernelBinding &) = delete;
   KernelBinding &operator=(const KernelBinding &) = delete;

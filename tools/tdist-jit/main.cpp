@@ -134,10 +134,25 @@ void reportTimes(const RunnerOptions &options, Context context, std::vector<doub
   std::fflush(stdout);
 }
 
+// Every PE compiled the same module: PE 0 reports what did not stop it, and how long it took.
+void reportCompilation(const CompiledKernel &kernel, const RunnerOptions &options) {
+  if (!kernel.warnings().empty()) {
+    std::fprintf(stderr, "%s", kernel.warnings().c_str());
+    std::fflush(stderr);
+  }
+  if (options.verbose) {
+    const CompileTimes &times = kernel.times();
+    std::printf("%s: compiled in %.1f ms (parse %.1f, lower %.1f, JIT %.1f) at -O%d\n",
+                options.entry.c_str(), times.parse_ms + times.lower_ms + times.jit_ms,
+                times.parse_ms, times.lower_ms, times.jit_ms, options.opt_level);
+    std::fflush(stdout);
+  }
+}
+
 int runKernel(const CompiledKernel &kernel, const Job &job, const RunnerOptions &options) {
   const Context context{tdist::myPe(), tdist::nPes()};
-  checkDescriptions(kernel.parameters(), job.specs, context);
-  KernelBinding binding(job.specs, context);
+  if (context.rank == 0) reportCompilation(kernel, options);
+  KernelBinding binding(kernel.parameters(), job.specs, context);
   std::vector<double> times;
   for (int run = 0; run < options.repeat; ++run) {
     if (run > 0) binding.refill(job.specs, context);
@@ -184,21 +199,6 @@ int main(int argc, char **argv) {
   } catch (const CompileError &error) {
     fail(error.what());
     return kExitCompile;
-  }
-
-  // Every PE compiled the same module: PE 0 reports what did not stop it.
-  const char *pe = std::getenv("TDIST_PE");
-  const bool first_pe = pe == nullptr || std::string(pe) == "0";
-  if (first_pe && !kernel->warnings().empty()) {
-    std::fprintf(stderr, "%s", kernel->warnings().c_str());
-    std::fflush(stderr);
-  }
-  if (options.verbose && first_pe) {
-    const CompileTimes &times = kernel->times();
-    std::printf("%s: compiled in %.1f ms (parse %.1f, lower %.1f, JIT %.1f) at -O%d\n",
-                options.entry.c_str(), times.parse_ms + times.lower_ms + times.jit_ms,
-                times.parse_ms, times.lower_ms, times.jit_ms, options.opt_level);
-    std::fflush(stdout);
   }
 
   try {

@@ -138,7 +138,8 @@ struct ResolvedArgument {
 
 ResolvedArgument resolve(const ArgumentSpec &spec, Context context);
 
-// Writes the buffer's initial elements, of spec.dtype, at data (argument.bytes() of them).
+// Writes the argument's initial elements (a scalar's value), of spec.dtype, at data
+// (argument.bytes() of them).
 void fillInitial(const ArgumentSpec &spec, const ResolvedArgument &argument, Context context,
                  void *data);
 
