@@ -206,10 +206,6 @@ class Stopwatch {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-struct CompiledKernel::Engine {
-  std::unique_ptr<ExecutionEngine> engine;
-};
-
 CompiledKernel::~CompiledKernel() = default;
 
 std::unique_ptr<CompiledKernel> CompiledKernel::compile(const CompileOptions &options) {
@@ -269,7 +265,7 @@ std::unique_ptr<CompiledKernel> CompiledKernel::compile(const CompileOptions &op
   kernel->entry_ = *entryPoint;
   kernel->warnings_ = diagnostics.take();
   kernel->times_.jit_ms = stopwatch.lap();
-  kernel->engine_ = std::make_unique<Engine>(Engine{std::move(*engine)});
+  kernel->engine_ = std::move(*engine);
   return kernel;
 }
 

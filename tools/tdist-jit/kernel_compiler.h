@@ -12,6 +12,10 @@
 #include <string>
 #include <vector>
 
+namespace mlir {
+class ExecutionEngine;
+}
+
 namespace tdist::jit {
 
 // A parse, verification, lowering or JIT failure; what() holds the diagnostics.
@@ -58,9 +62,8 @@ class CompiledKernel {
   void invoke(void **args) const { entry_(args); }
 
  private:
-  struct Engine;
   CompiledKernel() = default;
-  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<mlir::ExecutionEngine> engine_;
   std::vector<KernelParameter> parameters_;
   CompileTimes times_;
   std::string warnings_;
