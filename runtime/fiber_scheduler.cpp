@@ -250,12 +250,12 @@ void acrossPrograms(const char *call, const std::function<void()> &once_all_arri
 }
 
 int programId(int axis) {
-  if (!inProgramFiber() || axis < 0 || axis > 2) return 0;
+  if (!inProgramFiber()) return 0;
   return t_worker->running->coords[axis];
 }
 
 int numPrograms(int axis) {
-  if (!inProgramFiber() || axis < 0 || axis > 2) return 1;
+  if (!inProgramFiber()) return 1;
   const Grid &grid = t_worker->launch->grid;
   return axis == 0 ? grid.x : axis == 1 ? grid.y : grid.z;
 }

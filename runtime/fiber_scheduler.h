@@ -23,7 +23,8 @@ bool launchAborted();
 // which is where a program that never arrives leads). Outside a launch, runs it directly.
 void acrossPrograms(const char *call, const std::function<void()> &once_all_arrived);
 
-// Program coordinates of the running program; 0 and 1 outside a launch.
+// Program coordinates of the running program along axis 0..2 (checked by dl); 0 and 1 outside
+// a launch.
 int programId(int axis);
 int numPrograms(int axis);
 

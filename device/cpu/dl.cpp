@@ -14,8 +14,24 @@ namespace tdist::dl {
 
 int rank() { return shmem::my_pe(); }
 int num_ranks() { return shmem::n_pes(); }
-int program_id(int axis) { return runtime::programId(axis); }
-int num_programs(int axis) { return runtime::numPrograms(axis); }
+namespace {
+
+void checkAxis(int axis) {
+  if (axis < 0 || axis > 2) [[unlikely]] {
+    throw Error(ErrorCode::InvalidParam, "axis " + std::to_string(axis) + " is not 0, 1 or 2");
+  }
+}
+
+}  // namespace
+
+int program_id(int axis) {
+  checkAxis(axis);
+  return runtime::programId(axis);
+}
+int num_programs(int axis) {
+  checkAxis(axis);
+  return runtime::numPrograms(axis);
+}
 
 template <class S>
 void notify(S *sig, int rank, S value, SignalOp op, CommScope scope) {

@@ -26,6 +26,8 @@ struct Token {
 
 int rank();
 int num_ranks();
+// The running program's coordinate along axis 0..2 of its launch's grid, and the grid's size
+// along it: 0 and 1 outside a launch. Another axis is an InvalidParam error.
 int program_id(int axis = 0);
 int num_programs(int axis = 0);
 

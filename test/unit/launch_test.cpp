@@ -40,6 +40,8 @@ TEST_F(Launch, EveryProgramRunsOnceWithItsCoordinates) {
   EXPECT_EQ(bad_dims.load(), 0);
   EXPECT_EQ(dl::program_id(0), 0);  // outside a launch
   EXPECT_EQ(dl::num_programs(0), 1);
+  EXPECT_THROW(dl::program_id(3), Error);
+  EXPECT_THROW(dl::num_programs(-1), Error);
 }
 
 // Program i waits for program i + 1, so the last program must run before any other can end:

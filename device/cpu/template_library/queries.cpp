@@ -1,39 +1,21 @@
 // device/cpu/template_library/queries.cpp - PE and program coordinates.
 #include "device/cpu/template_library/queries.h"
 
-#include <string>
-
 #include "device/cpu/template_library/entry.h"
 #include "tdist/dl.h"
-#include "tdist/error.h"
 #include "tdist/shmem.h"
 
 namespace tdist::device::template_library {
-namespace {
-
-void checkAxis(std::int32_t axis) {
-  if (axis < 0 || axis > 2) [[unlikely]] {
-    throw Error(ErrorCode::InvalidParam, "axis " + std::to_string(axis) + " is not 0, 1 or 2");
-  }
-}
-
-}  // namespace
 
 std::int32_t myPe(const char *symbol) { return runOrExit(symbol, [] { return shmem::my_pe(); }); }
 std::int32_t nPes(const char *symbol) { return runOrExit(symbol, [] { return shmem::n_pes(); }); }
 
 std::int32_t programId(const char *symbol, std::int32_t axis) {
-  return runOrExit(symbol, [&] {
-    checkAxis(axis);
-    return dl::program_id(axis);
-  });
+  return runOrExit(symbol, [&] { return dl::program_id(axis); });
 }
 
 std::int32_t numPrograms(const char *symbol, std::int32_t axis) {
-  return runOrExit(symbol, [&] {
-    checkAxis(axis);
-    return dl::num_programs(axis);
-  });
+  return runOrExit(symbol, [&] { return dl::num_programs(axis); });
 }
 
 }  // namespace tdist::device::template_library
