@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Everything declared here is exported from libtdist_runtime; the rest of it is hidden. */
+#pragma GCC visibility push(default)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -221,5 +224,7 @@ void aclshmem_team_sync(aclshmem_team_t team);
 #ifdef __cplusplus
 }
 #endif
+
+#pragma GCC visibility pop
 
 #endif /* ACLSHMEM_H */

@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "aclshmem.h"
-#include "device/cpu/copy_engine.h"
+#include "backends/cpu/copy_engine.h"
 #include "runtime/runtime_state.h"
 #include "tdist/shmem.h"
 

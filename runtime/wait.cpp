@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "runtime/environment.h"
-#include "runtime/fiber_scheduler.h"
+#include "backends/cpu/fiber_scheduler.h"
 #include "runtime/runtime_state.h"
 #include "tdist/exit_codes.h"
 

@@ -8,6 +8,9 @@
 
 #include "tdist/shmem.h"
 
+// Everything declared here is exported from libtdist_runtime; the rest of it is hidden.
+#pragma GCC visibility push(default)
+
 namespace tdist::dl {
 
 // The numbering of the `distributed` dialect's enum attributes (Triton-distributed's).
@@ -39,13 +42,13 @@ T *symm_at(T *ptr, int rank) {
 // SET stores value into rank's copy of *sig with release order; ADD adds it atomically.
 // S is int32_t, int64_t or uint64_t.
 template <class S>
-void notify(S *sig, int rank, S value, SignalOp op = SignalOp::Set,
+TDIST_EXPORT void notify(S *sig, int rank, S value, SignalOp op = SignalOp::Set,
             CommScope scope = CommScope::InterNode);
 
 // Waits until each of the n slots sig[0], sig[stride], ... equals value (non-consuming).
 // S is any fixed-width integer type, float or double.
 template <class S>
-Token wait(S *sig, int n, S value, MemScope scope = MemScope::System,
+TDIST_EXPORT Token wait(S *sig, int n, S value, MemScope scope = MemScope::System,
            MemSemantic semantic = MemSemantic::Acquire);
 
 // Returns x; later accesses through the result are ordered after the wait that made token.
@@ -61,3 +64,5 @@ T consume_token(T x, Token token) {
 }
 
 }  // namespace tdist::dl
+
+#pragma GCC visibility pop

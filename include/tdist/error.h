@@ -4,6 +4,9 @@
 #include <stdexcept>
 #include <string>
 
+// Everything declared here is exported from libtdist_runtime; the rest of it is hidden.
+#pragma GCC visibility push(default)
+
 namespace tdist {
 
 // Mirrors aclshmem_error_t; the C API returns these values.
@@ -32,3 +35,5 @@ class Error : public std::runtime_error {
 };
 
 }  // namespace tdist
+
+#pragma GCC visibility pop

@@ -8,6 +8,9 @@
 #include <cstddef>
 #include <functional>
 
+// Everything declared here is exported from libtdist_runtime; the rest of it is hidden.
+#pragma GCC visibility push(default)
+
 namespace tdist {
 
 struct Grid {
@@ -27,3 +30,5 @@ struct LaunchOptions {
 void launch(const Grid &grid, const std::function<void()> &body, const LaunchOptions &options = {});
 
 }  // namespace tdist
+
+#pragma GCC visibility pop

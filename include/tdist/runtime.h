@@ -14,6 +14,9 @@
 
 #include "tdist/error.h"
 
+// Everything declared here is exported from libtdist_runtime; the rest of it is hidden.
+#pragma GCC visibility push(default)
+
 namespace tdist {
 
 // Data-operation engines, as aclshmem's data_op_engine_type bitmask.
@@ -99,3 +102,5 @@ Tensor createTensor(const std::vector<std::int64_t> &shape, DType dtype);
 void freeTensor(Tensor &tensor);
 
 }  // namespace tdist
+
+#pragma GCC visibility pop

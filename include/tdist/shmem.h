@@ -9,6 +9,15 @@
 #include <cstddef>
 #include <cstdint>
 
+// Everything declared here is exported from libtdist_runtime; the rest of it is hidden.
+#pragma GCC visibility push(default)
+
+// Function templates are explicitly instantiated in the library; their instantiations need
+// the attribute itself (the pragma does not reach them).
+#ifndef TDIST_EXPORT
+#define TDIST_EXPORT [[gnu::visibility("default")]]
+#endif
+
 namespace tdist::shmem {
 
 enum class SignalOp : int { Set = 0, Add = 1 };
@@ -27,32 +36,32 @@ void getmem(void *dest, const void *source, std::size_t nbytes, int pe);
 void putmem_nbi(void *dest, const void *source, std::size_t nbytes, int pe);
 void getmem_nbi(void *dest, const void *source, std::size_t nbytes, int pe);
 
-template <class T> void p(T *dest, T value, int pe);
-template <class T> T g(const T *source, int pe);
+template <class T> TDIST_EXPORT void p(T *dest, T value, int pe);
+template <class T> TDIST_EXPORT T g(const T *source, int pe);
 
 // Signals: S is int32_t, int64_t or uint64_t.
 template <class S>
-void putmem_signal(void *dest, const void *source, std::size_t nbytes, S *sig_addr, S signal,
-                   SignalOp op, int pe);
+TDIST_EXPORT void putmem_signal(void *dest, const void *source, std::size_t nbytes, S *sig_addr,
+                                S signal, SignalOp op, int pe);
 template <class S>
-void putmem_signal_nbi(void *dest, const void *source, std::size_t nbytes, S *sig_addr, S signal,
-                       SignalOp op, int pe);
-template <class S> void signal_op(S *sig_addr, S signal, SignalOp op, int pe);
-template <class S> S signal_wait_until(S *sig_addr, Cmp cmp, S value);
+TDIST_EXPORT void putmem_signal_nbi(void *dest, const void *source, std::size_t nbytes,
+                                    S *sig_addr, S signal, SignalOp op, int pe);
+template <class S> TDIST_EXPORT void signal_op(S *sig_addr, S signal, SignalOp op, int pe);
+template <class S> TDIST_EXPORT S signal_wait_until(S *sig_addr, Cmp cmp, S value);
 
 // Point-to-point synchronization on a local symmetric variable.
-template <class T> void wait_until(T *ivar, Cmp cmp, T value);
-template <class T> bool test(T *ivar, Cmp cmp, T value);
+template <class T> TDIST_EXPORT void wait_until(T *ivar, Cmp cmp, T value);
+template <class T> TDIST_EXPORT bool test(T *ivar, Cmp cmp, T value);
 
 // Atomics on pe's copy of dest.
-template <class T> T atomic_fetch(const T *source, int pe);
-template <class T> void atomic_set(T *dest, T value, int pe);
-template <class T> T atomic_swap(T *dest, T value, int pe);
-template <class T> T atomic_compare_swap(T *dest, T cond, T value, int pe);
-template <class T> void atomic_add(T *dest, T value, int pe);
-template <class T> void atomic_inc(T *dest, int pe);
-template <class T> T atomic_fetch_add(T *dest, T value, int pe);
-template <class T> T atomic_fetch_inc(T *dest, int pe);
+template <class T> TDIST_EXPORT T atomic_fetch(const T *source, int pe);
+template <class T> TDIST_EXPORT void atomic_set(T *dest, T value, int pe);
+template <class T> TDIST_EXPORT T atomic_swap(T *dest, T value, int pe);
+template <class T> TDIST_EXPORT T atomic_compare_swap(T *dest, T cond, T value, int pe);
+template <class T> TDIST_EXPORT void atomic_add(T *dest, T value, int pe);
+template <class T> TDIST_EXPORT void atomic_inc(T *dest, int pe);
+template <class T> TDIST_EXPORT T atomic_fetch_add(T *dest, T value, int pe);
+template <class T> TDIST_EXPORT T atomic_fetch_inc(T *dest, int pe);
 
 void quiet();
 void fence();
@@ -72,3 +81,5 @@ void team_destroy(Team team);
 [[noreturn]] void global_exit(int status);
 
 }  // namespace tdist::shmem
+
+#pragma GCC visibility pop

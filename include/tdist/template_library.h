@@ -9,6 +9,9 @@
 #include <span>
 #include <string_view>
 
+// Everything declared here is exported from libtdist_runtime; the rest of it is hidden.
+#pragma GCC visibility push(default)
+
 namespace tdist::device {
 
 struct TemplateSymbol {
@@ -22,3 +25,5 @@ std::span<const TemplateSymbol> templateLibrarySymbols();
 const TemplateSymbol *findTemplateSymbol(std::string_view name);
 
 }  // namespace tdist::device
+
+#pragma GCC visibility pop

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <tuple>
 
-#include "device/cpu/template_library/memref.h"
+#include "backends/cpu/template_library/memref.h"
 #include "tdist/template_library.h"
 
 namespace tdist::testing {

@@ -1,0 +1,75 @@
+// backends/cpu/copy_engine.cpp - the copy thread.
+#include "backends/cpu/copy_engine.h"
+
+#include <cstring>
+
+#include "runtime/wait.h"
+
+namespace tdist::device {
+
+void applySignal(void *word, std::uint8_t bytes, std::uint64_t value, shmem::SignalOp op) {
+  if (bytes == 4) {
+    std::atomic_ref<std::uint32_t> ref(*static_cast<std::uint32_t *>(word));
+    if (op == shmem::SignalOp::Set) ref.store(static_cast<std::uint32_t>(value), std::memory_order_release);
+    else ref.fetch_add(static_cast<std::uint32_t>(value), std::memory_order_acq_rel);
+  } else {
+    std::atomic_ref<std::uint64_t> ref(*static_cast<std::uint64_t *>(word));
+    if (op == shmem::SignalOp::Set) ref.store(value, std::memory_order_release);
+    else ref.fetch_add(value, std::memory_order_acq_rel);
+  }
+}
+
+CopyEngine::CopyEngine() : thread_([this] { run(); }) {}
+
+CopyEngine::~CopyEngine() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  ready_.notify_one();
+  thread_.join();
+}
+
+std::uint64_t CopyEngine::submit(const CopyTask &task) {
+  std::uint64_t ticket;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(task);
+    ticket = submitted_.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+  ready_.notify_one();
+  return ticket;
+}
+
+void CopyEngine::run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and drained
+    CopyTask task = queue_.front();
+    queue_.pop_front();
+    lock.unlock();
+    if (task.bytes != 0) std::memcpy(task.dest, task.source, task.bytes);
+    if (task.signal != nullptr) applySignal(task.signal, task.signal_bytes, task.signal_value, task.signal_op);
+    completed_.fetch_add(1, std::memory_order_release);
+    lock.lock();
+  }
+}
+
+namespace {
+std::int64_t readCompleted(const void *counter) {
+  return static_cast<std::int64_t>(static_cast<const std::atomic<std::uint64_t> *>(counter)->load());
+}
+}  // namespace
+
+void CopyEngine::waitFor(std::uint64_t ticket, const char *call) const {
+  runtime::WaitSite site;
+  site.call = call;
+  site.address = &completed_;
+  site.predicate = "copy engine tasks completed GE";
+  site.expected = static_cast<std::int64_t>(ticket);
+  site.read = readCompleted;
+  runtime::waitUntil(site, [&] { return completed_.load(std::memory_order_acquire) >= ticket; });
+}
+
+}  // namespace tdist::device

@@ -1,0 +1,59 @@
+// backends/cpu/copy_engine.h - the SDMA engine of the cpu backend: a copy thread per PE that
+// carries transfers while the calling core goes on computing.
+//
+// Transfers run in submission order, so a signal queued after a copy is applied after it (the
+// put-with-signal contract). quiet() waits until everything submitted so far is done.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "tdist/shmem.h"
+
+namespace tdist::device {
+
+struct CopyTask {
+  std::byte *dest = nullptr;
+  const void *source = nullptr;
+  std::size_t bytes = 0;
+  void *signal = nullptr;          // applied after the copy when set
+  std::uint64_t signal_value = 0;
+  shmem::SignalOp signal_op = shmem::SignalOp::Set;
+  std::uint8_t signal_bytes = 0;   // 4 or 8
+};
+
+class CopyEngine {
+ public:
+  CopyEngine();
+  ~CopyEngine();  // drains, then stops the thread
+  CopyEngine(const CopyEngine &) = delete;
+  CopyEngine &operator=(const CopyEngine &) = delete;
+
+  // Returns the task's ticket; the task is complete once completed() reaches it.
+  std::uint64_t submit(const CopyTask &task);
+  std::uint64_t completed() const { return completed_.load(std::memory_order_acquire); }
+  std::uint64_t submitted() const { return submitted_.load(std::memory_order_relaxed); }
+  // Waits (with the runtime's backoff and deadline) until ticket is complete.
+  void waitFor(std::uint64_t ticket, const char *call) const;
+
+ private:
+  void run();
+
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<CopyTask> queue_;
+  bool stopping_ = false;
+  std::atomic<std::uint64_t> submitted_{0};
+  std::atomic<std::uint64_t> completed_{0};
+  std::thread thread_;
+};
+
+// Applies a signal word update: SET is a release store, ADD an atomic add.
+void applySignal(void *word, std::uint8_t bytes, std::uint64_t value, shmem::SignalOp op);
+
+}  // namespace tdist::device

@@ -1,0 +1,31 @@
+// backends/cpu/fiber_scheduler.h - what waits need to know about the program that runs them.
+#pragma once
+
+#include <functional>
+
+namespace tdist::runtime {
+
+// Thrown inside the programs of a launch in which another program failed, to unwind them.
+struct LaunchAborted {};
+
+bool inProgramFiber();
+// Hands the worker to its other programs; returns when this program is resumed.
+void yieldProgram();
+// A wait of the running program was satisfied after it had yielded.
+void noteProgramProgress();
+// A program of the running launch threw: waits of the others must unwind.
+bool launchAborted();
+
+// A barrier of the programs of the running launch around a PE-level operation. Every program
+// of the grid must call it the same number of times: the last to arrive runs once_all_arrived
+// (say, the PE barrier), then all are released; the others wait as waits do (yielding their
+// worker, unwinding when the launch is aborted, ending in the wait diagnostic past the deadline,
+// which is where a program that never arrives leads). Outside a launch, runs it directly.
+void acrossPrograms(const char *call, const std::function<void()> &once_all_arrived);
+
+// Program coordinates of the running program along axis 0..2 (checked by dl); 0 and 1 outside
+// a launch.
+int programId(int axis);
+int numPrograms(int axis);
+
+}  // namespace tdist::runtime

@@ -1,0 +1,113 @@
+// backends/cpu/signal.cpp - signals and point-to-point waits.
+//
+// SET is a release store and ADD an atomic add on the peer's word; a wait is an acquire load
+// that the runtime's WaitLoop repeats (spin, yield, sleep, deadline).
+#include <atomic>
+#include <cstring>
+#include <string>
+
+#include "backends/cpu/transfer.h"
+#include "backends/cpu/wait_value.h"
+#include "runtime/runtime_state.h"
+#include "tdist/shmem.h"
+
+namespace tdist::shmem {
+
+using runtime::peerAddress;
+using runtime::requireState;
+
+namespace {
+
+void checkSignalOp(SignalOp op, const char *call) {
+  if (op != SignalOp::Set && op != SignalOp::Add) [[unlikely]] {
+    throw Error(ErrorCode::InvalidParam, std::string(call) + ": signal operation " +
+                                             std::to_string(static_cast<int>(op)) +
+                                             " is neither SET (0) nor ADD (1)");
+  }
+}
+
+}  // namespace
+
+namespace {
+
+template <class S>
+void signalledPut(void *dest, const void *source, std::size_t nbytes, S *sig_addr, S signal,
+                  SignalOp op, int pe, bool blocking, const char *call) {
+  auto &state = requireState(call);
+  checkSignalOp(op, call);
+  device::CopyTask task;
+  task.dest = nbytes == 0 ? nullptr : peerAddress(state, dest, nbytes, pe, call, "dest");
+  task.source = source;
+  task.bytes = nbytes;
+  task.signal = peerAddress(state, sig_addr, sizeof(S), pe, call, "sig_addr");
+  task.signal_value = static_cast<std::uint64_t>(signal);
+  task.signal_op = op;
+  task.signal_bytes = sizeof(S);
+  device::carry(state, task, blocking, call);
+}
+
+}  // namespace
+
+// A signal alone is a store or an atomic by the calling core, whatever the engine.
+template <class S>
+void signal_op(S *sig_addr, S signal, SignalOp op, int pe) {
+  constexpr const char *call = "aclshmemx_signal_op";
+  auto &state = requireState(call);
+  checkSignalOp(op, call);
+  void *remote = peerAddress(state, sig_addr, sizeof(S), pe, call, "sig_addr");
+  device::applySignal(remote, sizeof(S), static_cast<std::uint64_t>(signal), op);
+}
+
+// The signal's release store (or acq_rel add) comes after the copy: data first.
+template <class S>
+void putmem_signal(void *dest, const void *source, std::size_t nbytes, S *sig_addr, S signal,
+                   SignalOp op, int pe) {
+  signalledPut(dest, source, nbytes, sig_addr, signal, op, pe, true, "aclshmem_putmem_signal");
+}
+
+template <class S>
+void putmem_signal_nbi(void *dest, const void *source, std::size_t nbytes, S *sig_addr, S signal,
+                       SignalOp op, int pe) {
+  signalledPut(dest, source, nbytes, sig_addr, signal, op, pe, false, "aclshmem_putmem_signal_nbi");
+}
+
+template <class S>
+S signal_wait_until(S *sig_addr, Cmp cmp, S value) {
+  requireState("aclshmem_signal_wait_until");
+  return device::waitValue(sig_addr, cmp, value, "aclshmem_signal_wait_until");
+}
+
+template <class T>
+void wait_until(T *ivar, Cmp cmp, T value) {
+  requireState("aclshmem_wait_until");
+  device::waitValue(ivar, cmp, value, "aclshmem_wait_until");
+}
+
+template <class T>
+bool test(T *ivar, Cmp cmp, T value) {
+  device::checkCmp(cmp, "aclshmem_test");
+  return device::satisfies(std::atomic_ref<T>(*ivar).load(std::memory_order_acquire), cmp, value);
+}
+
+#define TDIST_INSTANTIATE_SIGNAL(S)                                                           \
+  template void signal_op<S>(S *, S, SignalOp, int);                                          \
+  template void putmem_signal<S>(void *, const void *, std::size_t, S *, S, SignalOp, int);   \
+  template void putmem_signal_nbi<S>(void *, const void *, std::size_t, S *, S, SignalOp, int); \
+  template S signal_wait_until<S>(S *, Cmp, S);
+TDIST_INSTANTIATE_SIGNAL(std::int32_t)
+TDIST_INSTANTIATE_SIGNAL(std::int64_t)
+TDIST_INSTANTIATE_SIGNAL(std::uint64_t)
+#undef TDIST_INSTANTIATE_SIGNAL
+
+#define TDIST_INSTANTIATE_WAIT(T)                  \
+  template void wait_until<T>(T *, Cmp, T);        \
+  template bool test<T>(T *, Cmp, T);
+TDIST_INSTANTIATE_WAIT(int)
+TDIST_INSTANTIATE_WAIT(long)
+TDIST_INSTANTIATE_WAIT(long long)
+TDIST_INSTANTIATE_WAIT(unsigned int)
+TDIST_INSTANTIATE_WAIT(unsigned long)
+TDIST_INSTANTIATE_WAIT(unsigned long long)
+#undef TDIST_INSTANTIATE_WAIT
+
+}  // namespace tdist::shmem

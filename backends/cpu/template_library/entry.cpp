@@ -1,0 +1,20 @@
+// backends/cpu/template_library/entry.cpp - the fatal-error exit of the template library.
+#include "backends/cpu/template_library/entry.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "runtime/runtime_state.h"
+#include "tdist/exit_codes.h"
+
+namespace tdist::device::template_library {
+
+void exitFatally(const char *symbol, const char *message) {
+  const runtime::RuntimeState *state = runtime::g_state;
+  if (state != nullptr) std::fprintf(stderr, "tdist: PE %d: %s: %s\n", state->my_pe, symbol, message);
+  else std::fprintf(stderr, "tdist: %s: %s\n", symbol, message);
+  std::fflush(nullptr);
+  std::_Exit(kExitFatalError);
+}
+
+}  // namespace tdist::device::template_library

@@ -1,0 +1,27 @@
+// backends/cpu/transfer.h - which engine carries a transfer.
+//
+// MTE is the calling core (memcpy through the peer mapping); SDMA is the PE's copy engine. With
+// both enabled, blocking calls use MTE and non-blocking ones SDMA, so a non-blocking put really
+// overlaps the caller's work. With SDMA alone, every transfer goes through the engine.
+#pragma once
+
+#include <cstring>
+
+#include "backends/cpu/copy_engine.h"
+#include "runtime/runtime_state.h"
+
+namespace tdist::device {
+
+inline void carry(runtime::RuntimeState &state, const CopyTask &task, bool blocking, const char *call) {
+  CopyEngine *engine = state.copy_engine.get();
+  const bool use_engine = engine != nullptr && (!blocking || !(state.attr.engines & kEngineMte));
+  if (!use_engine) {
+    if (task.bytes != 0) std::memcpy(task.dest, task.source, task.bytes);
+    if (task.signal != nullptr) applySignal(task.signal, task.signal_bytes, task.signal_value, task.signal_op);
+    return;
+  }
+  std::uint64_t ticket = engine->submit(task);
+  if (blocking) engine->waitFor(ticket, call);
+}
+
+}  // namespace tdist::device
