@@ -30,6 +30,7 @@ struct BootstrapOptions {
   int my_pe = 0;
   int n_pes = 1;
   std::string secret;
+  bool allow_no_secret = false;  // insecure: join without a secret
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(120)};  // retry until then
   std::chrono::milliseconds op_timeout{std::chrono::seconds(120)};       // get/wait/barrier
   int listen_fd = -1;  // PE 0: serve on this listening socket (not closed by the store)

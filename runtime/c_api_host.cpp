@@ -7,6 +7,7 @@
 #include "aclshmem.h"
 #include "runtime/c_api_support.h"
 #include "runtime/environment.h"
+#include "runtime/heap.h"
 #include "runtime/runtime_state.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
@@ -28,6 +29,7 @@ const char *lastError() { return t_last_error.c_str(); }
 }  // namespace tdist::capi
 
 using tdist::capi::guarded;
+using tdist::runtime::CollectiveApi;
 using tdist::capi::guardedValue;
 
 namespace {
@@ -113,19 +115,25 @@ int aclshmemx_init_status(void) { return static_cast<int>(tdist::initStatus()); 
 void aclshmem_global_exit(int status) { tdist::shmem::global_exit(status); }
 
 void *aclshmem_malloc(size_t size) {
-  return guardedValue<void *>(nullptr, [&] { return tdist::allocate(size); });
+  return guardedValue<void *>(nullptr, [&] {
+    return tdist::runtime::allocateAs(CollectiveApi::AclshmemMalloc, size, tdist::kDefaultAlignment);
+  });
 }
 
 void *aclshmem_calloc(size_t nmemb, size_t size) {
-  return guardedValue<void *>(nullptr, [&] { return tdist::allocateZeroed(nmemb, size); });
+  return guardedValue<void *>(nullptr, [&] {
+    return tdist::runtime::allocateZeroedAs(CollectiveApi::AclshmemCalloc, nmemb, size);
+  });
 }
 
 void *aclshmem_align(size_t alignment, size_t size) {
-  return guardedValue<void *>(nullptr, [&] { return tdist::allocate(size, alignment); });
+  return guardedValue<void *>(nullptr, [&] {
+    return tdist::runtime::allocateAs(CollectiveApi::AclshmemAlign, size, alignment);
+  });
 }
 
 void aclshmem_free(void *ptr) {
-  guarded([&] { tdist::deallocate(ptr); });
+  guarded([&] { tdist::runtime::deallocateAs(CollectiveApi::AclshmemFree, ptr); });
 }
 
 void *aclshmemx_get_heap_base(void) {

@@ -1,6 +1,7 @@
-// runtime/collective.h - agreeing on a collective call's arguments across a team.
+// runtime/collective.h - agreeing on a collective call across a team.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "runtime/control_block.h"
@@ -8,11 +9,18 @@
 
 namespace tdist::runtime {
 
-// Publishes this PE's record of the call in its control block, syncs the team, and returns
-// every member's record (index = team PE). Records are double-buffered by sequence parity: a
-// member can rewrite its slot for call k+2 only after the barrier of call k+1, which every
-// member enters only after it finished reading call k.
-std::vector<CollectiveRecord> exchangeRecords(RuntimeState &state, TeamInfo &team,
-                                              const CollectiveRecord &call_record, const char *call);
+// One collective step of this PE on team: publishes `record` (its sequence is set here), waits
+// until every member reached the step, and returns every member's record (index = team PE).
+// Throws Error(CollectiveMismatch), naming every member's call, when a member is in another
+// operation at this step; then nothing has changed on any PE.
+std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team,
+                                          const CollectiveRecord &record, const char *call);
+
+// The user's call as it was made, e.g. "aclshmem_calloc(4, 8)".
+std::string describeCall(const CollectiveRecord &record);
+const char *apiName(CollectiveApi api);
+
+// Refuses a host-only call made from a program of a launch: Error(InvalidParam) naming call.
+void requireHostThread(const RuntimeState &state, const char *call);
 
 }  // namespace tdist::runtime

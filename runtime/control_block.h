@@ -1,7 +1,10 @@
-// runtime/control_block.h - the runtime's own region at the start of every PE's heap.
+// runtime/control_block.h - what a PE publishes to its peers on the host channel.
 //
-// Peers reach it through the same base tables as user data, so barriers and collective
-// checks are plain loads and stores on the heap, like aclshmem's sync pool.
+// Every collective call on a team (barriers, allocation, team creation) is one step of the
+// team's sequence: the PE writes its record of the call, then its team line, (sequence << 8) |
+// operation. Peers wait until the line reaches their own sequence (monotone: any later value
+// also releases them) and compare the operation, so two PEs in different calls at the same point
+// both fail, naming both calls, instead of meeting in the wrong barrier.
 #pragma once
 
 #include <atomic>
@@ -18,20 +21,42 @@ struct alignas(64) SignalLine {
 };
 static_assert(sizeof(SignalLine) == 64);
 
-enum class CollectiveKind : std::uint32_t {
-  Malloc = 1,
-  Calloc = 2,
-  Align = 3,
-  Free = 4,
-  TeamSplit = 5,
-  TeamEpoch = 6,
+// The operation of a collective call: what the PEs must agree on.
+enum class CollectiveOp : std::uint8_t {
+  None = 0,
+  Barrier = 1,     // quiet, then synchronize
+  Sync = 2,        // synchronize
+  Allocate = 3,    // arg0 bytes, arg1 alignment
+  Calloc = 4,      // arg0 count, arg1 size
+  Free = 5,        // arg0 heap offset, arg1 1 for NULL, 2 for a pointer off the heap
+  TeamSplit = 6,   // arg0 start, arg1 stride << 32 | size, arg2 free team indices
+  TeamEpoch = 7,   // arg0 this PE's line for the new index, arg1 the index
+  TeamDestroy = 8,
 };
 
-// What a PE says about the collective call it is in; compared across the team's members.
+// The API function the user called, for messages (not compared: aclshmem_malloc(n) and
+// aclshmem_align(64, n) are the same operation).
+enum class CollectiveApi : std::uint8_t {
+  AclshmemMalloc, AclshmemCalloc, AclshmemAlign, AclshmemFree,
+  AclshmemBarrierAll, AclshmemSyncAll, AclshmemBarrier, AclshmemTeamSync,
+  AclshmemTeamSplitStrided, AclshmemTeamDestroy,
+  Allocate, AllocateZeroed, Deallocate, CreateTensor, FreeTensor,
+};
+
+constexpr std::int64_t lineValue(std::uint64_t sequence, CollectiveOp op) {
+  return static_cast<std::int64_t>(sequence << 8 | static_cast<std::uint8_t>(op));
+}
+constexpr std::uint64_t lineSequence(std::int64_t line) { return static_cast<std::uint64_t>(line) >> 8; }
+constexpr CollectiveOp lineOp(std::int64_t line) { return static_cast<CollectiveOp>(line & 0xff); }
+// Whether a member's line shows it at `sequence` or past it.
+constexpr bool lineReached(std::int64_t line, std::uint64_t sequence) { return lineSequence(line) >= sequence; }
+
+// What a PE says about the collective call it is in.
 struct alignas(64) CollectiveRecord {
-  std::uint64_t sequence;   // calls on this team so far, counting this one
-  CollectiveKind kind;
-  std::int32_t status;      // 0, or the ErrorCode this PE found locally
+  std::uint64_t sequence;  // calls on this team so far, counting this one
+  CollectiveOp op;
+  CollectiveApi api;
+  std::int32_t status;     // 0, or the ErrorCode this PE found locally
   std::uint64_t arg0;
   std::uint64_t arg1;
   std::uint64_t arg2;
@@ -39,12 +64,14 @@ struct alignas(64) CollectiveRecord {
 static_assert(sizeof(CollectiveRecord) == 64);
 
 struct ControlBlock {
-  SignalLine team_barrier[kMaxTeams];        // epoch of this PE's last arrival, per team
-  SignalLine exit_request;                   // 0, or 1 + the status global_exit asked for
-  CollectiveRecord records[kMaxTeams][2];    // double-buffered by sequence parity
+  SignalLine team_line[kMaxTeams];         // lineValue of this PE's last collective call, per team
+  SignalLine exit_request;                 // 0, or 1 + the status global_exit asked for
+  // Double-buffered by sequence parity: a member can be at most one call ahead of the slowest
+  // (it cannot complete call k+1 before every member wrote call k+1), so the record of call k
+  // stays readable until every member is past it.
+  CollectiveRecord records[kMaxTeams][2];
 };
 
-// The user heap begins after the control block, on a page boundary.
 constexpr std::size_t kControlBytes = (sizeof(ControlBlock) + 4095) / 4096 * 4096;
 
 }  // namespace tdist::runtime

@@ -127,6 +127,16 @@ std::string jobSecretFromEnvironment() {
   return secret != nullptr ? secret : "";
 }
 
+std::string backendFromEnvironment() {
+  const char *name = lookup("TDIST_BACKEND");
+  return name != nullptr ? name : "";
+}
+
+bool allowNoSecretFromEnvironment() {
+  const char *text = lookup("TDIST_ALLOW_NO_SECRET");
+  return text != nullptr && parseInteger("TDIST_ALLOW_NO_SECRET", text, 0, 1) == 1;
+}
+
 long tuningKnob(const char *name, long fallback) {
   const char *text = lookup(name);
   if (text == nullptr) return fallback;

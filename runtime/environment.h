@@ -11,6 +11,10 @@ namespace tdist::runtime {
 std::optional<std::chrono::milliseconds> waitTimeoutFromEnvironment();
 // TDIST_JOB_SECRET, or "".
 std::string jobSecretFromEnvironment();
+// TDIST_BACKEND, or "".
+std::string backendFromEnvironment();
+// TDIST_ALLOW_NO_SECRET=1 (only 0 or 1 are accepted).
+bool allowNoSecretFromEnvironment();
 // PEs on this host: TDIST_LOCAL_PES, else the job's size when initialized, else 1.
 int localPes();
 // A non-negative integer knob (TDIST_WORKERS, TDIST_WAIT_SPIN, ...), or fallback when unset or

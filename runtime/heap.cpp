@@ -9,72 +9,33 @@
 #include <numeric>
 
 #include "runtime/collective.h"
+#include "runtime/heap.h"
 #include "runtime/symmetric_heap.h"
 #include "runtime/runtime_state.h"
 #include "tdist/shmem.h"
 
-namespace tdist {
+namespace tdist::runtime {
 namespace {
-
-using runtime::CollectiveKind;
-using runtime::CollectiveRecord;
-using runtime::RuntimeState;
-
-const char *callName(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::Malloc: return "aclshmem_malloc";
-    case CollectiveKind::Calloc: return "aclshmem_calloc";
-    case CollectiveKind::Align: return "aclshmem_align";
-    case CollectiveKind::Free: return "aclshmem_free";
-    case CollectiveKind::TeamSplit:
-    case CollectiveKind::TeamEpoch: return "aclshmem_team_split_strided";
-  }
-  return "a collective call";
-}
-
-std::string describe(const CollectiveRecord &r) {
-  char text[128];
-  switch (r.kind) {
-    case CollectiveKind::Malloc:
-      std::snprintf(text, sizeof text, "aclshmem_malloc(%" PRIu64 ")", r.arg0);
-      break;
-    case CollectiveKind::Calloc:
-      std::snprintf(text, sizeof text, "aclshmem_calloc(%" PRIu64 ", %" PRIu64 ")", r.arg0, r.arg1);
-      break;
-    case CollectiveKind::Align:
-      std::snprintf(text, sizeof text, "aclshmem_align(%" PRIu64 ", %" PRIu64 ")", r.arg1, r.arg0);
-      break;
-    case CollectiveKind::Free:
-      if (r.arg0 == 0) std::snprintf(text, sizeof text, "aclshmem_free(NULL)");
-      else if (r.arg0 == ~std::uint64_t{0}) std::snprintf(text, sizeof text, "aclshmem_free(a pointer off the heap)");
-      else std::snprintf(text, sizeof text, "aclshmem_free(heap offset 0x%" PRIx64 ")", r.arg0);
-      break;
-    default:
-      std::snprintf(text, sizeof text, "%s", callName(r.kind));
-      break;
-  }
-  return text;
-}
 
 // Agrees with every PE on this call; returns normally only when all PEs asked the same and
 // none found a local error.
 void agree(RuntimeState &state, const CollectiveRecord &mine, const std::string &local_error) {
-  const char *call = callName(mine.kind);
+  const char *call = apiName(mine.api);
   auto &world = state.teams.teams[shmem::kTeamWorld];
-  auto all = runtime::exchangeRecords(state, world, mine, call);
+  auto all = agreeOnStep(state, world, mine, call);
   // This PE's own error says most; the others learn that the call failed and why it differs.
   if (mine.status != 0) {
     throw Error(static_cast<ErrorCode>(mine.status), std::string(call) + ": " + local_error);
   }
   bool same = true;
   for (const CollectiveRecord &r : all) {
-    same = same && r.kind == all[0].kind && r.arg0 == all[0].arg0 && r.arg1 == all[0].arg1;
+    same = same && r.arg0 == all[0].arg0 && r.arg1 == all[0].arg1;
   }
   if (!same) {
     std::string text = std::string(call) + ": collective call #" +
                        std::to_string(all[state.my_pe].sequence) + " differs between PEs:";
     for (int pe = 0; pe < state.n_pes; ++pe) {
-      text += (pe ? ", PE " : " PE ") + std::to_string(pe) + " called " + describe(all[pe]);
+      text += (pe ? ", PE " : " PE ") + std::to_string(pe) + " called " + describeCall(all[pe]);
     }
     text += "; the heap is unchanged";
     throw Error(ErrorCode::CollectiveMismatch, text);
@@ -92,9 +53,9 @@ void *allocateAgreed(RuntimeState &state, const CollectiveRecord &call, std::siz
   CollectiveRecord mine = call;
   if (error.empty() && (alignment == 0 || (alignment & (alignment - 1)) != 0)) {
     error = "alignment " + std::to_string(alignment) + " is not a power of two";
-  } else if (error.empty() && alignment > runtime::kHeapBaseAlignment) {
+  } else if (error.empty() && alignment > kHeapBaseAlignment) {
     error = "alignment " + std::to_string(alignment) + " is larger than the heap base alignment (" +
-            std::to_string(runtime::kHeapBaseAlignment) + ")";
+            std::to_string(kHeapBaseAlignment) + ")";
   }
   if (!error.empty()) mine.status = static_cast<std::int32_t>(ErrorCode::InvalidParam);
   agree(state, mine, error);
@@ -103,7 +64,7 @@ void *allocateAgreed(RuntimeState &state, const CollectiveRecord &call, std::siz
   auto offset = state.allocator.allocate(bytes, alignment);
   if (!offset) {
     throw Error(ErrorCode::HeapExhausted,
-                std::string(callName(mine.kind)) + ": cannot allocate " + std::to_string(bytes) +
+                std::string(apiName(mine.api)) + ": cannot allocate " + std::to_string(bytes) +
                     " bytes: the symmetric heap has " + std::to_string(state.allocator.bytesFree()) +
                     " bytes free, the largest free block is " +
                     std::to_string(state.allocator.largestFree()) +
@@ -114,19 +75,23 @@ void *allocateAgreed(RuntimeState &state, const CollectiveRecord &call, std::siz
 
 }  // namespace
 
-void *allocate(std::size_t bytes, std::size_t alignment) {
-  auto &state = runtime::requireState("aclshmem_malloc");
+void *allocateAs(CollectiveApi api, std::size_t bytes, std::size_t alignment) {
+  auto &state = requireState(apiName(api));
+  requireHostThread(state, apiName(api));
   CollectiveRecord mine{};
-  mine.kind = alignment == kDefaultAlignment ? CollectiveKind::Malloc : CollectiveKind::Align;
+  mine.op = CollectiveOp::Allocate;
+  mine.api = api;
   mine.arg0 = bytes;
-  mine.arg1 = mine.kind == CollectiveKind::Align ? alignment : 0;
+  mine.arg1 = alignment;
   return allocateAgreed(state, mine, bytes, alignment, "");
 }
 
-void *allocateZeroed(std::size_t count, std::size_t size) {
-  auto &state = runtime::requireState("aclshmem_calloc");
+void *allocateZeroedAs(CollectiveApi api, std::size_t count, std::size_t size) {
+  auto &state = requireState(apiName(api));
+  requireHostThread(state, apiName(api));
   CollectiveRecord mine{};
-  mine.kind = CollectiveKind::Calloc;
+  mine.op = CollectiveOp::Calloc;
+  mine.api = api;
   mine.arg0 = count;
   mine.arg1 = size;
   std::size_t bytes = 0;
@@ -139,32 +104,48 @@ void *allocateZeroed(std::size_t count, std::size_t size) {
   if (ptr != nullptr) {
     std::memset(ptr, 0, bytes);
     // No peer may write into the block before this PE has zeroed it.
-    shmem::sync_all();
+    teamSync(state, state.teams.teams[shmem::kTeamWorld], CollectiveOp::Sync, api, apiName(api));
   }
   return ptr;
 }
 
-void deallocate(void *ptr) {
-  auto &state = runtime::requireState("aclshmem_free");
+void deallocateAs(CollectiveApi api, void *ptr) {
+  auto &state = requireState(apiName(api));
+  requireHostThread(state, apiName(api));
   CollectiveRecord mine{};
-  mine.kind = CollectiveKind::Free;
+  mine.op = CollectiveOp::Free;
+  mine.api = api;
   std::string error;
-  if (ptr != nullptr) {
-    if (!state.heap.contains(ptr)) {
-      mine.status = static_cast<std::int32_t>(ErrorCode::InvalidParam);
-      char text[96];
-      std::snprintf(text, sizeof text, "%p is not on the symmetric heap", ptr);
-      error = text;
-      mine.arg0 = ~std::uint64_t{0};
-    } else {
-      mine.arg0 = state.heap.offsetOf(ptr);
-      error = state.allocator.checkFree(mine.arg0);
-      if (!error.empty()) mine.status = static_cast<std::int32_t>(ErrorCode::InvalidParam);
-    }
+  if (ptr == nullptr) {
+    mine.arg1 = 1;
+  } else if (!state.heap.contains(ptr)) {
+    mine.status = static_cast<std::int32_t>(ErrorCode::InvalidParam);
+    char text[96];
+    std::snprintf(text, sizeof text, "%p is not on the symmetric heap", ptr);
+    error = text;
+    mine.arg1 = 2;
+  } else {
+    mine.arg0 = state.heap.offsetOf(ptr);
+    error = state.allocator.checkFree(mine.arg0);
+    if (!error.empty()) mine.status = static_cast<std::int32_t>(ErrorCode::InvalidParam);
   }
   agree(state, mine, error);
   if (ptr != nullptr) state.allocator.free(mine.arg0);
 }
+
+}  // namespace tdist::runtime
+
+namespace tdist {
+
+using runtime::CollectiveApi;
+
+void *allocate(std::size_t bytes, std::size_t alignment) {
+  return runtime::allocateAs(CollectiveApi::Allocate, bytes, alignment);
+}
+void *allocateZeroed(std::size_t count, std::size_t size) {
+  return runtime::allocateZeroedAs(CollectiveApi::AllocateZeroed, count, size);
+}
+void deallocate(void *ptr) { runtime::deallocateAs(CollectiveApi::Deallocate, ptr); }
 
 // ---- tensors ---------------------------------------------------------------------------------
 
@@ -214,12 +195,12 @@ Tensor createTensor(const std::vector<std::int64_t> &shape, DType dtype) {
   tensor.shape = shape;
   tensor.strides.assign(shape.size(), 1);
   for (std::size_t d = shape.size(); d-- > 1;) tensor.strides[d - 1] = tensor.strides[d] * shape[d];
-  tensor.data = allocate(tensor.nbytes());
+  tensor.data = runtime::allocateAs(CollectiveApi::CreateTensor, tensor.nbytes(), kDefaultAlignment);
   return tensor;
 }
 
 void freeTensor(Tensor &tensor) {
-  deallocate(tensor.data);
+  runtime::deallocateAs(CollectiveApi::FreeTensor, tensor.data);
   tensor.data = nullptr;
 }
 

@@ -1,12 +1,16 @@
-// runtime/runtime.cpp - init and finalize, PE queries and address translation.
+// runtime/runtime.cpp - init and finalize, PE queries, address translation, and the entry points
+// that the core passes to the backend (launch, quiet, global_exit).
 #include <sys/random.h>
 
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "aclshmem.h"
-#include "backends/cpu/copy_engine.h"
+#include "runtime/collective.h"
+#include "runtime/environment.h"
+#include "runtime/fd_exchange.h"
 #include "runtime/runtime_state.h"
 #include "tdist/shmem.h"
 
@@ -21,9 +25,6 @@ namespace {
 
 std::atomic<InitStatus> g_status{InitStatus::NotInitialized};
 
-// Engines the cpu backend has: the calling core (MTE) and a copy thread (SDMA).
-constexpr unsigned kAvailableEngines = kEngineMte | kEngineSdma;
-
 std::string engineNames(unsigned engines) {
   std::string names;
   const char *all[] = {"MTE", "SDMA", "ROCE", "UDMA"};
@@ -33,7 +34,7 @@ std::string engineNames(unsigned engines) {
   return names;
 }
 
-void validate(const InitAttr &attr) {
+void validate(const InitAttr &attr, const Backend &backend) {
   if (attr.n_pes < 1 || attr.n_pes > 16384) {
     throw Error(ErrorCode::InvalidParam,
                 "init: n_pes must be in 1..16384, got " + std::to_string(attr.n_pes));
@@ -52,10 +53,10 @@ void validate(const InitAttr &attr) {
                                          "MTE=1, SDMA=2, ROCE=4, UDMA=8, got " +
                                              std::to_string(attr.engines));
   }
-  if (unsigned missing = attr.engines & ~kAvailableEngines) {
+  if (unsigned missing = attr.engines & ~backend.engines) {
     throw Error(ErrorCode::NotSupported, "init: engine " + engineNames(missing) +
-                                             " is not available on the cpu backend (available: " +
-                                             engineNames(kAvailableEngines) + ")");
+                                             " is not available on the " + backend.name +
+                                             " backend (available: " + engineNames(backend.engines) + ")");
   }
   if (attr.wait_timeout.count() <= 0) {
     throw Error(ErrorCode::InvalidParam, "init: wait_timeout must be positive");
@@ -74,7 +75,56 @@ std::string newJobId() {
   return text;
 }
 
+std::uint64_t agreedHeapBytes(BootstrapStore &store, const InitAttr &attr) {
+  // Every PE must have the same heap size, or offsets would not be symmetric.
+  const std::uint64_t size = (attr.local_mem_size + 4095) / 4096 * 4096;
+  auto sizes = store.allgather({reinterpret_cast<const std::byte *>(&size), sizeof size});
+  for (int pe = 0; pe < store.nPes(); ++pe) {
+    std::uint64_t theirs = 0;
+    std::memcpy(&theirs, sizes[pe].data(), sizeof theirs);
+    if (theirs != size) {
+      throw Error(ErrorCode::CollectiveMismatch,
+                  "init: local_mem_size differs between PEs: PE " + std::to_string(store.myPe()) +
+                      " has " + std::to_string(attr.local_mem_size) + " bytes, PE " +
+                      std::to_string(pe) + " has a heap of " + std::to_string(theirs) + " bytes");
+    }
+  }
+  return size;
+}
+
+// The host channel and the heap: each PE creates its segments, passes their descriptors to every
+// peer, and maps every peer's.
+void createSegments(RuntimeState &state, std::uint64_t heap_bytes) {
+  UniqueFd channel = state.channel.create();
+  UniqueFd heap(state.backend->heap_create(state, heap_bytes));
+  const int mine[] = {channel.get(), heap.get()};
+  auto peers = exchangeFds(*state.store, mine, state.attr.create_timeout);
+  std::vector<UniqueFd> channels(state.n_pes);
+  std::vector<int> heaps(state.n_pes, -1);
+  for (int pe = 0; pe < state.n_pes; ++pe) {
+    if (pe == state.my_pe) {
+      heaps[pe] = heap.get();
+    } else {
+      channels[pe] = std::move(peers[pe][0]);
+      heaps[pe] = peers[pe][1].get();
+    }
+  }
+  state.channel.map(channels, state.my_pe);
+  state.backend->heap_map(state, heaps);
+}
+
+// Releases what init made so far, in reverse order; never throws.
+void release(RuntimeState *state) {
+  if (state->backend != nullptr) state->backend->detach(*state);
+  state->channel.unmap();
+  delete state;
+}
+
 }  // namespace
+
+const Backend &activeBackend() {
+  return g_state != nullptr ? *g_state->backend : *builtBackends().front();
+}
 
 void checkPe(const RuntimeState &state, int pe, const char *call) {
   if (pe < 0 || pe >= state.n_pes) [[unlikely]] {
@@ -109,10 +159,20 @@ void init(const InitAttr &attr) {
                 "init: tdist is already initialized as PE " + std::to_string(g_state->my_pe) +
                     " of " + std::to_string(g_state->n_pes) + " (call finalize first)");
   }
-  runtime::validate(attr);
+  const std::string backend_name = attr.backend.empty() ? runtime::backendFromEnvironment() : attr.backend;
+  const runtime::Backend &backend = runtime::selectBackend(backend_name, runtime::builtBackends());
+  runtime::validate(attr, backend);
   runtime::Endpoint endpoint = runtime::parseIpPort(attr.ip_port);
+  const bool allow_no_secret = attr.allow_no_secret || runtime::allowNoSecretFromEnvironment();
+  if (attr.job_secret.empty() && !allow_no_secret) {
+    throw Error(ErrorCode::InvalidParam,
+                "init: no job secret: start the PEs with tdist-run (which makes one), or give every "
+                "PE the same secret (InitAttr::job_secret or TDIST_JOB_SECRET); to run without one, "
+                "which lets any process that reaches " + attr.ip_port + " join the job, set "
+                "InitAttr::allow_no_secret or TDIST_ALLOW_NO_SECRET=1");
+  }
 
-  auto state = std::make_unique<RuntimeState>();
+  std::unique_ptr<RuntimeState, void (*)(RuntimeState *)> state(new RuntimeState, runtime::release);
   state->attr = attr;
   state->my_pe = attr.my_pe;
   state->n_pes = attr.n_pes;
@@ -122,12 +182,13 @@ void init(const InitAttr &attr) {
   options.my_pe = attr.my_pe;
   options.n_pes = attr.n_pes;
   options.secret = attr.job_secret;
+  options.allow_no_secret = allow_no_secret;
   options.connect_timeout = attr.init_timeout;
   options.op_timeout = attr.control_timeout;
   options.listen_fd = attr.listen_fd;
   state->store = runtime::connectBootstrapStore(endpoint, options);
 
-  // PE 0 names the job; segment names carry it so that tdist-run can clean up after a crash.
+  // PE 0 names the job (for the launcher's messages).
   if (attr.my_pe == 0) {
     std::string id = runtime::newJobId();
     state->store->set("job-id", {reinterpret_cast<const std::byte *>(id.data()), id.size()});
@@ -135,10 +196,13 @@ void init(const InitAttr &attr) {
   auto id = state->store->get("job-id");
   state->job_id.assign(reinterpret_cast<const char *>(id.data()), id.size());
 
-  state->heap.create(*state->store, attr.local_mem_size, attr.engines, state->job_id);
+  const std::uint64_t heap_bytes = runtime::agreedHeapBytes(*state->store, attr);
+  state->backend = &backend;
+  backend.attach(*state);
+  runtime::createSegments(*state, heap_bytes);
   runtime::g_status.store(InitStatus::ShmCreated);
-  state->allocator.reset(runtime::kControlBytes, state->heap.size());
-  if (attr.engines & kEngineSdma) state->copy_engine = std::make_unique<device::CopyEngine>();
+  state->allocator.reset(0, state->heap.size());
+  backend.engines_start(*state);
   runtime::TeamInfo &world = state->teams.teams[shmem::kTeamWorld];
   world.active = true;
   world.start = 0;
@@ -157,13 +221,13 @@ void init(const InitAttr &attr) {
 
 void finalize() {
   RuntimeState &state = runtime::requireState("finalize");
+  runtime::requireHostThread(state, "finalize");
   // Whatever happens below, this PE ends finalized: a failed finalize must not leave a
   // half-initialized runtime behind.
   auto release = [&state] {
     g_state = nullptr;
     runtime::g_status.store(InitStatus::NotInitialized);
-    state.heap.unmap();
-    delete &state;
+    runtime::release(&state);
   };
   try {
     shmem::quiet();
@@ -174,6 +238,20 @@ void finalize() {
     throw;
   }
   release();
+}
+
+void launch(const Grid &grid, const std::function<void()> &body, const LaunchOptions &options) {
+  if (grid.x < 1 || grid.y < 1 || grid.z < 1) {
+    throw Error(ErrorCode::InvalidParam, "launch: every grid dimension must be at least 1, got (" +
+                                             std::to_string(grid.x) + ", " +
+                                             std::to_string(grid.y) + ", " +
+                                             std::to_string(grid.z) + ")");
+  }
+  const runtime::Backend &backend = runtime::activeBackend();
+  if (backend.in_program()) {
+    throw Error(ErrorCode::InvalidParam, "launch: cannot launch from inside a program");
+  }
+  backend.launch(grid, body, options);
 }
 
 InitStatus initStatus() { return runtime::g_status.load(); }
@@ -198,3 +276,28 @@ unsigned transportMask(int pe) {
 }
 
 }  // namespace tdist
+
+namespace tdist::shmem {
+
+void quiet() {
+  if (runtime::RuntimeState *state = runtime::g_state) state->backend->quiet(*state, "aclshmem_quiet");
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+// Waits for everything submitted so far: stronger than the per-PE ordering fence promises.
+void fence() { quiet(); }
+
+void global_exit(int status) {
+  if (runtime::RuntimeState *state = runtime::g_state; state != nullptr && state->channel.mapped()) {
+    // Every PE's waits look at their own exit line, so they end promptly with this status.
+    const std::int64_t request = 1 + (status & 0xff);
+    for (int pe = 0; pe < state->n_pes; ++pe) {
+      state->channel.peer(pe).exit_request.value.store(request, std::memory_order_release);
+    }
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(status);
+}
+
+}  // namespace tdist::shmem

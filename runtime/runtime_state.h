@@ -6,15 +6,13 @@
 #include <memory>
 #include <string>
 
+#include "runtime/backend.h"
 #include "runtime/bootstrap_store.h"
 #include "runtime/heap_allocator.h"
+#include "runtime/host_channel.h"
 #include "runtime/symmetric_heap.h"
 #include "runtime/teams.h"
 #include "tdist/runtime.h"
-
-namespace tdist::device {
-class CopyEngine;
-}
 
 namespace tdist::runtime {
 
@@ -27,11 +25,13 @@ struct RuntimeState {
   int n_pes = 1;
   std::string job_id;
   std::unique_ptr<BootstrapStore> store;
-  SymmetricHeap heap;
+  const Backend *backend = nullptr;
+  void *backend_state = nullptr;  // the backend's own, between attach and detach
+  HostChannel channel;            // team lines, collective records, exit requests
+  SymmetricHeap heap;             // as the backend mapped it
   HeapAllocator allocator;
   TeamTable teams;
   std::chrono::nanoseconds wait_timeout{};
-  std::unique_ptr<device::CopyEngine> copy_engine;  // when the SDMA engine is enabled
 };
 
 // The state of this process, or nullptr before init and after finalize.
@@ -45,6 +45,9 @@ inline RuntimeState &requireState(const char *call) {
   }
   return *g_state;
 }
+
+// The backend of the initialized runtime, else the build's first (launch works before init).
+const Backend &activeBackend();
 
 // Checks that pe names a PE of the job.
 void checkPe(const RuntimeState &state, int pe, const char *call);

@@ -1,52 +1,48 @@
-// runtime/symmetric_heap.h - this PE's shared-memory segment and its view of every peer's.
+// runtime/symmetric_heap.h - this PE's view of the symmetric heap: its own segment and the base
+// of every peer's, as the backend mapped them.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <vector>
-
-#include "runtime/bootstrap_store.h"
-#include "runtime/control_block.h"
 
 namespace tdist::runtime {
 
-// Base addresses per transport, as aclshmem's device state: p2p for load/store, sdma for the
-// copy engine, rdma for a network engine (never set on the cpu backend). A null entry means
-// that transport does not reach the PE.
 // Every PE maps every heap at an address aligned to this: the largest alignment that
 // aclshmem_align can honour.
 constexpr std::size_t kHeapBaseAlignment = std::size_t{2} << 20;
 
+// Base addresses per transport, as aclshmem's device state: p2p for load/store, sdma for the
+// copy engine, rdma for a network engine. A null entry means that transport does not reach the
+// PE.
 struct PeerTable {
   std::vector<std::byte *> p2p_base;
   std::vector<std::byte *> sdma_base;
   std::vector<std::byte *> rdma_base;
   std::vector<std::uint32_t> transports;  // ACLSHMEM_TRANSPORT_* bits per PE
+
+  void reset(int n_pes) {
+    p2p_base.assign(n_pes, nullptr);
+    sdma_base.assign(n_pes, nullptr);
+    rdma_base.assign(n_pes, nullptr);
+    transports.assign(n_pes, 0);
+  }
 };
 
 class SymmetricHeap {
  public:
-  SymmetricHeap() = default;
-  SymmetricHeap(const SymmetricHeap &) = delete;
-  SymmetricHeap &operator=(const SymmetricHeap &) = delete;
-  ~SymmetricHeap() { unmap(); }
-
-  // Creates this PE's segment (mode 0600, random name), publishes its name through the store,
-  // maps every peer's, and unlinks its own once all PEs have mapped it.
-  void create(BootstrapStore &store, std::size_t user_bytes, unsigned engines,
-              const std::string &job_id);
-  void unmap();
+  // Set by the backend once every segment is mapped; cleared before it unmaps them.
+  void assign(std::byte *local, std::size_t size, PeerTable peers) {
+    local_ = local;
+    size_ = size;
+    peers_ = std::move(peers);
+  }
+  void clear() { assign(nullptr, 0, PeerTable{}); }
 
   bool mapped() const { return local_ != nullptr; }
   std::byte *base() const { return local_; }
   std::size_t size() const { return size_; }
   const PeerTable &peers() const { return peers_; }
-  ControlBlock &control() const { return *reinterpret_cast<ControlBlock *>(local_); }
-  ControlBlock &peerControl(int pe) const {
-    return *reinterpret_cast<ControlBlock *>(peers_.p2p_base[pe]);
-  }
 
   bool contains(const void *ptr, std::size_t bytes = 1) const {
     auto p = reinterpret_cast<std::uintptr_t>(ptr);

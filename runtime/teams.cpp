@@ -1,4 +1,4 @@
-// runtime/teams.cpp - team barrier, record exchange, split / translate / destroy.
+// runtime/teams.cpp - team split / translate / destroy and team barriers.
 #include "runtime/teams.h"
 
 #include <bit>
@@ -7,17 +7,9 @@
 
 #include "runtime/collective.h"
 #include "runtime/runtime_state.h"
-#include "runtime/wait.h"
 #include "tdist/shmem.h"
 
 namespace tdist::runtime {
-namespace {
-
-std::int64_t readLine(const void *address) {
-  return static_cast<const std::atomic<std::int64_t> *>(address)->load(std::memory_order_relaxed);
-}
-
-}  // namespace
 
 TeamInfo &requireTeam(RuntimeState &state, int team, const char *call) {
   if (team < 0 || team >= kMaxTeams || !state.teams.teams[team].active) [[unlikely]] {
@@ -27,54 +19,19 @@ TeamInfo &requireTeam(RuntimeState &state, int team, const char *call) {
   return state.teams.teams[team];
 }
 
-void teamSync(RuntimeState &state, TeamInfo &team, const char *call) {
-  const int index = static_cast<int>(&team - state.teams.teams.data());
-  const std::int64_t epoch = ++team.epoch;
-  state.heap.control().team_barrier[index].value.store(epoch, std::memory_order_release);
-  for (int member = 0; member < team.size; ++member) {
-    const int pe = team.worldPe(member);
-    if (pe == state.my_pe) continue;
-    auto &line = state.heap.peerControl(pe).team_barrier[index].value;
-    WaitSite site;
-    site.call = call;
-    site.address = &line;
-    site.owner_pe = pe;
-    site.predicate = "barrier epoch EQ (or EQ+1)";
-    site.expected = epoch;
-    site.read = readLine;
-    waitUntil(site, [&] {
-      std::int64_t seen = line.load(std::memory_order_acquire);
-      return seen == epoch || seen == epoch + 1;
-    });
-  }
-}
-
-std::vector<CollectiveRecord> exchangeRecords(RuntimeState &state, TeamInfo &team,
-                                              const CollectiveRecord &call_record, const char *call) {
-  const int index = static_cast<int>(&team - state.teams.teams.data());
-  CollectiveRecord mine = call_record;
-  mine.sequence = ++team.sequence;
-  const int parity = static_cast<int>(mine.sequence & 1);
-  state.heap.control().records[index][parity] = mine;
-  teamSync(state, team, call);
-  std::vector<CollectiveRecord> all(team.size);
-  for (int member = 0; member < team.size; ++member) {
-    all[member] = state.heap.peerControl(team.worldPe(member)).records[index][parity];
-  }
-  return all;
-}
-
 }  // namespace tdist::runtime
 
 namespace tdist::shmem {
 
-using runtime::CollectiveKind;
+using runtime::CollectiveApi;
+using runtime::CollectiveOp;
 using runtime::CollectiveRecord;
 using runtime::TeamInfo;
 
 Team team_split_strided(Team parent, int start, int stride, int size) {
   constexpr const char *call = "aclshmem_team_split_strided";
   auto &state = runtime::requireState(call);
+  runtime::requireHostThread(state, call);
   TeamInfo &parent_team = runtime::requireTeam(state, parent, call);
 
   // Arguments are checked locally, then agreed on: every member fails alike.
@@ -84,22 +41,23 @@ Team team_split_strided(Team parent, int start, int stride, int size) {
     status = static_cast<std::int32_t>(ErrorCode::InvalidParam);
   }
   CollectiveRecord mine{};
-  mine.kind = CollectiveKind::TeamSplit;
+  mine.op = CollectiveOp::TeamSplit;
+  mine.api = CollectiveApi::AclshmemTeamSplitStrided;
   mine.status = status;
   mine.arg0 = static_cast<std::uint64_t>(start);
   mine.arg1 = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stride)) << 32) |
               static_cast<std::uint32_t>(size);
   mine.arg2 = state.teams.freeMask();
-  auto all = runtime::exchangeRecords(state, parent_team, mine, call);
+  auto all = runtime::agreeOnStep(state, parent_team, mine, call);
 
   std::uint64_t common_free = ~std::uint64_t{0};
   for (int member = 0; member < parent_team.size; ++member) {
     const CollectiveRecord &r = all[member];
-    if (r.kind != mine.kind || r.arg0 != mine.arg0 || r.arg1 != mine.arg1) {
+    if (r.arg0 != mine.arg0 || r.arg1 != mine.arg1) {
       throw Error(ErrorCode::CollectiveMismatch,
-                  std::string(call) + ": team PE " + std::to_string(member) +
-                      " made a different collective call (or split with other arguments) than "
-                      "team PE " + std::to_string(parent_team.my_pe));
+                  std::string(call) + ": team PE " + std::to_string(member) + " called " +
+                      runtime::describeCall(r) + ", team PE " + std::to_string(parent_team.my_pe) +
+                      " called " + runtime::describeCall(mine) + "; no team was created");
     }
     common_free &= r.arg2;
   }
@@ -124,18 +82,19 @@ Team team_split_strided(Team parent, int start, int stride, int size) {
   team.my_pe = team.teamPe(state.my_pe);
 
   // A reused index may hold a previous team's epochs: start above all of them.
+  // (Sequences only grow, so a member still polling an old team's line is released by them.)
   CollectiveRecord epoch_record{};
-  epoch_record.kind = CollectiveKind::TeamEpoch;
-  epoch_record.arg0 = static_cast<std::uint64_t>(
-      state.heap.control().team_barrier[index].value.load(std::memory_order_acquire));
+  epoch_record.op = CollectiveOp::TeamEpoch;
+  epoch_record.api = CollectiveApi::AclshmemTeamSplitStrided;
+  epoch_record.arg0 = runtime::lineSequence(
+      state.channel.local().team_line[index].value.load(std::memory_order_acquire));
   epoch_record.arg1 = static_cast<std::uint64_t>(index);
-  auto epochs = runtime::exchangeRecords(state, parent_team, epoch_record, call);
-  std::int64_t base = 0;
-  for (const CollectiveRecord &r : epochs) base = std::max(base, static_cast<std::int64_t>(r.arg0));
+  auto epochs = runtime::agreeOnStep(state, parent_team, epoch_record, call);
+  std::uint64_t base = 0;
+  for (const CollectiveRecord &r : epochs) base = std::max(base, r.arg0);
 
   if (team.my_pe < 0) return kTeamInvalid;
-  team.epoch = base;
-  team.sequence = 0;
+  team.sequence = base;
   state.teams.teams[index] = team;
   return index;
 }
@@ -170,24 +129,29 @@ void team_destroy(Team team) {
   if (team == kTeamWorld) {
     throw Error(ErrorCode::InvalidParam, std::string(call) + ": the world team cannot be destroyed");
   }
+  runtime::requireHostThread(state, call);
   TeamInfo &info = runtime::requireTeam(state, team, call);
   // Members leave together so that nobody still polls a line of the team when it is reused.
   quiet();
-  runtime::teamSync(state, info, call);
+  runtime::teamSync(state, info, CollectiveOp::TeamDestroy, CollectiveApi::AclshmemTeamDestroy, call);
   info.active = false;
 }
 
 void barrier(Team team) {
-  auto &state = runtime::requireState("aclshmem_barrier");
-  TeamInfo &info = runtime::requireTeam(state, team, "aclshmem_barrier");
+  constexpr const char *call = "aclshmem_barrier";
+  auto &state = runtime::requireState(call);
+  runtime::requireHostThread(state, call);
+  TeamInfo &info = runtime::requireTeam(state, team, call);
   quiet();
-  runtime::teamSync(state, info, "aclshmem_barrier");
+  runtime::teamSync(state, info, CollectiveOp::Barrier, CollectiveApi::AclshmemBarrier, call);
 }
 
 void sync(Team team) {
-  auto &state = runtime::requireState("aclshmem_team_sync");
-  runtime::teamSync(state, runtime::requireTeam(state, team, "aclshmem_team_sync"),
-                    "aclshmem_team_sync");
+  constexpr const char *call = "aclshmem_team_sync";
+  auto &state = runtime::requireState(call);
+  runtime::requireHostThread(state, call);
+  runtime::teamSync(state, runtime::requireTeam(state, team, call), CollectiveOp::Sync,
+                    CollectiveApi::AclshmemTeamSync, call);
 }
 
 }  // namespace tdist::shmem

@@ -1,4 +1,5 @@
-// runtime/teams.h - teams: strided subsets of the world, each with its own barrier line.
+// runtime/teams.h - teams: strided subsets of the world, each with its own line on the host
+// channel.
 #pragma once
 
 #include <array>
@@ -14,8 +15,7 @@ struct TeamInfo {
   int stride = 1;
   int size = 0;
   int my_pe = -1;  // this PE's index in the team
-  std::int64_t epoch = 0;       // last barrier epoch this PE arrived at
-  std::uint64_t sequence = 0;   // collective calls on this team so far
+  std::uint64_t sequence = 0;  // collective calls on this team so far
 
   int worldPe(int team_pe) const { return start + team_pe * stride; }
   int teamPe(int world_pe) const {
@@ -42,9 +42,9 @@ struct RuntimeState;
 // Looks team up, or throws Error(InvalidParam) naming call.
 TeamInfo &requireTeam(RuntimeState &state, int team, const char *call);
 
-// Centralized pull barrier over team (the seeds' algorithm): this PE stores the next epoch into
-// its own line, then reads every member's line through the peer mapping until it holds that
-// epoch or the next one (a fast member may already be in the next barrier).
-void teamSync(RuntimeState &state, TeamInfo &team, const char *call);
+// A barrier over team, the seeds' centralized pull: this PE publishes the step on its own line,
+// then reads every member's line until it reached the step. Error(CollectiveMismatch) when a
+// member is in another collective call at this step.
+void teamSync(RuntimeState &state, TeamInfo &team, CollectiveOp op, CollectiveApi api, const char *call);
 
 }  // namespace tdist::runtime

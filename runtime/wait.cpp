@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <thread>
 
+#include "runtime/backend.h"
 #include "runtime/environment.h"
-#include "backends/cpu/fiber_scheduler.h"
 #include "runtime/runtime_state.h"
 #include "tdist/exit_codes.h"
 
@@ -80,8 +80,8 @@ void Backoff::pause() {
 
 void checkExitRequest() {
   RuntimeState *state = g_state;
-  if (state == nullptr || !state->heap.mapped()) return;
-  std::int64_t request = state->heap.control().exit_request.value.load(std::memory_order_acquire);
+  if (state == nullptr || !state->channel.mapped()) return;
+  std::int64_t request = state->channel.local().exit_request.value.load(std::memory_order_acquire);
   if (request != 0) {
     std::fflush(stdout);
     std::fflush(stderr);
@@ -102,23 +102,15 @@ void WaitLoop::pause() {
     if (std::chrono::steady_clock::now() >= deadline_) expire();
     checkExitRequest();
   }
-  if (inProgramFiber()) {
-    if (launchAborted()) throw LaunchAborted{};
-    // A program spins very little: its siblings on this worker may be the ones it waits for.
-    if (polls_ > 16) {
-      yieldProgram();
-      if (std::chrono::steady_clock::now() >= deadline_) expire();
-    } else {
-      cpuRelax();
-    }
+  // The backend may have other work of this PE to run meanwhile (the cpu backend's programs).
+  if (activeBackend().wait_yield(polls_)) {
+    if (polls_ > 16 && std::chrono::steady_clock::now() >= deadline_) expire();
     return;
   }
   backoff_.pause();
 }
 
-void WaitLoop::finish() {
-  if (inProgramFiber() && polls_ > 16) noteProgramProgress();
-}
+void WaitLoop::finish() { activeBackend().wait_done(polls_); }
 
 void WaitLoop::expire() {
   const RuntimeState *state = g_state;
@@ -130,9 +122,15 @@ void WaitLoop::expire() {
       (state != nullptr && owner >= 0 && owner < state->n_pes) ? state->heap.peers().p2p_base[owner]
                                                                : nullptr;
   auto addr = static_cast<const std::byte *>(site_.address);
+  const auto *channel = (state != nullptr && state->channel.mapped() && owner_base != nullptr)
+                            ? reinterpret_cast<const std::byte *>(&state->channel.peer(owner))
+                            : nullptr;
   if (owner_base != nullptr && addr >= owner_base && addr < owner_base + state->heap.size()) {
     std::snprintf(where, sizeof where, "symmetric offset 0x%zx of PE %d",
                   static_cast<std::size_t>(addr - owner_base), owner);
+  } else if (channel != nullptr && addr >= channel && addr < channel + kControlBytes) {
+    std::snprintf(where, sizeof where, "offset 0x%zx of PE %d's host channel",
+                  static_cast<std::size_t>(addr - channel), owner);
   } else {
     std::snprintf(where, sizeof where, "address %p (not on the symmetric heap)", site_.address);
   }

@@ -13,19 +13,13 @@
 #include <mutex>
 #include <thread>
 
+#include "runtime/backend.h"
 #include "tdist/shmem.h"
 
 namespace tdist::device {
 
-struct CopyTask {
-  std::byte *dest = nullptr;
-  const void *source = nullptr;
-  std::size_t bytes = 0;
-  void *signal = nullptr;          // applied after the copy when set
-  std::uint64_t signal_value = 0;
-  shmem::SignalOp signal_op = shmem::SignalOp::Set;
-  std::uint8_t signal_bytes = 0;   // 4 or 8
-};
+// A transfer of the runtime's engines (runtime/backend.h).
+using CopyTask = runtime::Transfer;
 
 class CopyEngine {
  public:

@@ -2,7 +2,9 @@
 // primitive: notify is signal_op, wait is the runtime's wait on each slot).
 #include "tdist/dl.h"
 
+#include <atomic>
 #include <bit>
+#include <optional>
 #include <string>
 
 #include "backends/cpu/wait_slots.h"
@@ -66,19 +68,39 @@ std::uint64_t tokenBits(S value) {
 
 namespace detail {
 
+// One deadline for the whole call: the slots are polled in order with one wait loop, so a wait
+// over n slots ends at its deadline, not at n of them.
 template <class S>
 Token waitSlots(S *sig, int n, S value, const char *call) {
   runtime::requireState(call);
-  if (n < 1) {
-    throw Error(ErrorCode::InvalidParam, std::string(call) +
-                                             ": the number of signal slots must be at least 1, got " +
-                                             std::to_string(n));
+  if (n < 1 || n > kMaxWaitSlots) [[unlikely]] {
+    throw Error(ErrorCode::InvalidParam, std::string(call) + ": the number of signal slots must be in 1.." +
+                                             std::to_string(kMaxWaitSlots) + ", got " + std::to_string(n));
   }
   std::uint64_t seen = 0;
+  std::optional<runtime::WaitLoop> loop;
   for (int slot = 0; slot < n; ++slot) {
-    seen ^= tokenBits(device::waitValue(sig + slot * kSignalSlotStride<S>, shmem::Cmp::EQ, value,
-                                        call, slot, n));
+    S *word = sig + slot * kSignalSlotStride<S>;
+    std::atomic_ref<S> ref(*word);
+    S observed = ref.load(std::memory_order_acquire);
+    while (observed != value) {
+      if (!loop) {
+        runtime::WaitSite site;
+        site.call = call;
+        site.predicate = "EQ";
+        site.expected = static_cast<std::int64_t>(value);
+        site.read = device::readAs64<S>;
+        site.slots = n;
+        loop.emplace(site);
+      }
+      loop->site().address = word;
+      loop->site().slot = slot;
+      loop->pause();
+      observed = ref.load(std::memory_order_acquire);
+    }
+    seen ^= tokenBits(observed);
   }
+  if (loop) loop->finish();
   return Token{seen};
 }
 

@@ -1,4 +1,4 @@
-// backends/cpu/fiber_scheduler.cpp - tdist::launch: program instances as cooperative fibers.
+// backends/cpu/fiber_scheduler.cpp - the cpu backend's launch: program instances as cooperative fibers.
 //
 // Each worker thread owns the fibers it started (they never migrate: thread-locals stay valid
 // across a switch). A worker starts a new program whenever one is left, else resumes its
@@ -262,18 +262,9 @@ int numPrograms(int axis) {
 
 }  // namespace tdist::runtime
 
-namespace tdist {
+namespace tdist::runtime {
 
-void launch(const Grid &grid, const std::function<void()> &body, const LaunchOptions &options) {
-  if (grid.x < 1 || grid.y < 1 || grid.z < 1) {
-    throw Error(ErrorCode::InvalidParam, "launch: every grid dimension must be at least 1, got (" +
-                                             std::to_string(grid.x) + ", " +
-                                             std::to_string(grid.y) + ", " +
-                                             std::to_string(grid.z) + ")");
-  }
-  if (runtime::inProgramFiber()) {
-    throw Error(ErrorCode::InvalidParam, "launch: cannot launch from inside a program");
-  }
+void launchPrograms(const Grid &grid, const std::function<void()> &body, const LaunchOptions &options) {
   runtime::Launch state;
   state.grid = grid;
   state.body = &body;
@@ -288,4 +279,4 @@ void launch(const Grid &grid, const std::function<void()> &body, const LaunchOpt
   if (state.first_error) std::rethrow_exception(state.first_error);
 }
 
-}  // namespace tdist
+}  // namespace tdist::runtime

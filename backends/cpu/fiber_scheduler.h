@@ -3,7 +3,12 @@
 
 #include <functional>
 
+#include "tdist/launch.h"
+
 namespace tdist::runtime {
+
+// Runs body once per program of grid as fibers on worker threads (grid checked by the caller).
+void launchPrograms(const Grid &grid, const std::function<void()> &body, const LaunchOptions &options);
 
 // Thrown inside the programs of a launch in which another program failed, to unwind them.
 struct LaunchAborted {};

@@ -71,15 +71,7 @@ T g(const T *source, int pe) {
   return std::atomic_ref<T>(*remote).load(std::memory_order_acquire);
 }
 
-// With the copy engine, quiet waits for everything submitted so far; fence does the same,
-// which is stronger than the per-PE ordering it promises.
-void quiet() {
-  if (runtime::RuntimeState *state = runtime::g_state; state != nullptr && state->copy_engine) {
-    state->copy_engine->waitFor(state->copy_engine->submitted(), "aclshmem_quiet");
-  }
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-}
-void fence() { quiet(); }
+// quiet and fence are the runtime core's (runtime/runtime.cpp): they ask the backend to drain.
 
 #define TDIST_INSTANTIATE_POINT(T) \
   template void p<T>(T *, T, int); \

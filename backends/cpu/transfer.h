@@ -7,13 +7,12 @@
 
 #include <cstring>
 
-#include "backends/cpu/copy_engine.h"
-#include "runtime/runtime_state.h"
+#include "backends/cpu/cpu_state.h"
 
 namespace tdist::device {
 
 inline void carry(runtime::RuntimeState &state, const CopyTask &task, bool blocking, const char *call) {
-  CopyEngine *engine = state.copy_engine.get();
+  CopyEngine *engine = cpu::cpuState(state).copy_engine.get();
   const bool use_engine = engine != nullptr && (!blocking || !(state.attr.engines & kEngineMte));
   if (!use_engine) {
     if (task.bytes != 0) std::memcpy(task.dest, task.source, task.bytes);

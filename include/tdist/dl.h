@@ -23,6 +23,9 @@ enum class MemSemantic : int { Relaxed = 1, Acquire = 2, Release = 3, AcquireRel
 template <class S>
 constexpr std::size_t kSignalSlotStride = 64 / sizeof(S);
 
+// The most slots one wait may cover (the dialect's verifier checks constant counts against it).
+constexpr int kMaxWaitSlots = 65536;
+
 struct Token {
   std::uint64_t value = 0;
 };
@@ -45,7 +48,8 @@ template <class S>
 TDIST_EXPORT void notify(S *sig, int rank, S value, SignalOp op = SignalOp::Set,
             CommScope scope = CommScope::InterNode);
 
-// Waits until each of the n slots sig[0], sig[stride], ... equals value (non-consuming).
+// Waits until each of the n slots sig[0], sig[stride], ... equals value (non-consuming); n is in
+// 1..kMaxWaitSlots, and one deadline covers the whole call.
 // S is any fixed-width integer type, float or double.
 template <class S>
 TDIST_EXPORT Token wait(S *sig, int n, S value, MemScope scope = MemScope::System,

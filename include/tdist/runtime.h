@@ -47,10 +47,15 @@ struct InitAttr {
   std::chrono::milliseconds wait_timeout{std::chrono::seconds(120)};     // every device wait
   int listen_fd = -1;       // PE 0: serve the store on this listening socket instead of binding
   std::string job_secret;   // every PE presents it to the store; PE 0 refuses other secrets
+  // Without a secret, init fails unless this is set (or TDIST_ALLOW_NO_SECRET=1). Insecure: any
+  // process that reaches ip_port can then join the job and read or write its store.
+  bool allow_no_secret = false;
+  std::string backend;      // "cpu", ...; "" = TDIST_BACKEND, else the build's first (cpu)
 };
 
 // The attributes tdist-run passes: TDIST_PE, TDIST_N_PES, TDIST_IP_PORT, TDIST_JOB_SECRET,
-// TDIST_HEAP_SIZE, TDIST_ENGINES, TDIST_WAIT_TIMEOUT (seconds), TDIST_BOOTSTRAP_FD.
+// TDIST_HEAP_SIZE, TDIST_ENGINES, TDIST_WAIT_TIMEOUT (seconds), TDIST_BOOTSTRAP_FD,
+// TDIST_BACKEND, TDIST_ALLOW_NO_SECRET.
 InitAttr attrFromEnvironment();
 
 enum class InitStatus { NotInitialized = 0, ShmCreated = 1, Initialized = 2, Invalid = 3 };

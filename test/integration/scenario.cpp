@@ -3,10 +3,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "aclshmem.h"
 #include "tdist/dl.h"
@@ -44,6 +46,25 @@ int dlWaitMissingNotify() {
   return 0;
 }
 
+// PE 1 notifies PE 0's four slots one by one, 0.4 s apart; PE 0 waits for all four with one
+// dl.wait. One deadline covers the call, so a 1 s deadline passes before the third notify.
+int dlWaitOneDeadline() {
+  tdist::init(tdist::attrFromEnvironment());
+  auto *sig = static_cast<std::int64_t *>(tdist::allocateZeroed(4 * 8, sizeof(std::int64_t)));
+  tdist::shmem::barrier_all();
+  if (tdist::dl::rank() == 1) {
+    auto start = std::chrono::steady_clock::now();
+    for (int slot = 0; slot < 4; ++slot) {
+      std::this_thread::sleep_until(start + (slot + 1) * std::chrono::milliseconds(400));
+      tdist::dl::notify(sig + slot * 8, 0, std::int64_t{1});
+    }
+  } else if (tdist::dl::rank() == 0) {
+    tdist::dl::wait(sig, 4, std::int64_t{1});
+  }
+  tdist::finalize();
+  return 0;
+}
+
 // The last PE dies from a signal while the others wait in a barrier.
 int crash() {
   if (initOrReport() != 0) return 1;
@@ -76,13 +97,14 @@ int globalExit() {
 
 int main(int argc, char **argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: tdist_scenario wait-forever|dl-wait-missing-notify|crash|wrong-secret|global-exit\n");
+    std::fprintf(stderr, "usage: tdist_scenario wait-forever|dl-wait-missing-notify|dl-wait-one-deadline|crash|wrong-secret|global-exit\n");
     return 2;
   }
   std::string name = argv[1];
   if (name == "wait-forever") return waitForever();
   if (name == "dl-wait-missing-notify") return dlWaitMissingNotify();
   if (name == "crash") return crash();
+  if (name == "dl-wait-one-deadline") return dlWaitOneDeadline();
   if (name == "wrong-secret") return wrongSecret();
   if (name == "global-exit") return globalExit();
   std::fprintf(stderr, "tdist_scenario: unknown scenario '%s'\n", name.c_str());

@@ -42,6 +42,13 @@ TEST(Scenario, DlWaitNamesTheMissingSlot) {
   EXPECT_TRUE(contains(r.err, "waiting for EQ 5, observed 0")) << r.err;
 }
 
+TEST(Scenario, DlWaitHasOneDeadlineForAllItsSlots) {
+  LauncherResult r = runScenario(2, "dl-wait-one-deadline", {"--wait-timeout", "1"});
+  EXPECT_EQ(r.exit_status, 97) << r.err;
+  EXPECT_TRUE(contains(r.err, "PE 0: dl.wait: wait passed its deadline of 1.000 s")) << r.err;
+  EXPECT_TRUE(contains(r.err, " of 4)")) << r.err;
+}
+
 TEST(Scenario, CrashedPeEndsTheJob) {
   for (int n : {2, 3, 4}) {
     LauncherResult r = runScenario(n, "crash");

@@ -1,0 +1,93 @@
+// backends/cpu/backend.cpp - the cpu backend's table: PEs are processes of one host, every heap
+// is a memfd segment that every PE maps, engines are the calling core (MTE) and a copy thread
+// (SDMA), programs are fibers.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "backends/cpu/cpu_state.h"
+#include "backends/cpu/fiber_scheduler.h"
+#include "backends/cpu/transfer.h"
+#include "runtime/backend.h"
+
+namespace tdist::cpu {
+namespace {
+
+bool canRun(std::string *why) {
+  // The heap and the host channel are memfds: Linux 3.17 or later.
+  int fd = memfd_create("tdist-probe", MFD_CLOEXEC);
+  if (fd < 0) {
+    *why = std::string("memfd_create failed: ") + std::strerror(errno);
+    return false;
+  }
+  close(fd);
+  return true;
+}
+
+void attach(runtime::RuntimeState &state) { state.backend_state = new CpuState; }
+
+void detach(runtime::RuntimeState &state) {
+  if (state.backend_state == nullptr) return;
+  CpuState &cpu = cpuState(state);
+  cpu.copy_engine.reset();  // drains what is still queued
+  unmapSegments(state);
+  delete &cpu;
+  state.backend_state = nullptr;
+}
+
+void startEngines(runtime::RuntimeState &state) {
+  if (state.attr.engines & kEngineSdma) cpuState(state).copy_engine = std::make_unique<device::CopyEngine>();
+}
+
+void quiet(runtime::RuntimeState &state, const char *call) {
+  if (device::CopyEngine *engine = cpuState(state).copy_engine.get()) {
+    engine->waitFor(engine->submitted(), call);
+  }
+}
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// A program spins very little: its siblings on this worker may be the ones it waits for.
+bool waitYield(std::uint32_t polls) {
+  if (!runtime::inProgramFiber()) return false;
+  if (runtime::launchAborted()) throw runtime::LaunchAborted{};
+  if (polls > 16) runtime::yieldProgram();
+  else cpuRelax();
+  return true;
+}
+
+void waitDone(std::uint32_t polls) {
+  if (runtime::inProgramFiber() && polls > 16) runtime::noteProgramProgress();
+}
+
+}  // namespace
+}  // namespace tdist::cpu
+
+namespace tdist::runtime {
+
+extern const Backend kCpuBackend = {
+    .name = "cpu",
+    .can_run = cpu::canRun,
+    .engines = kEngineMte | kEngineSdma,
+    .attach = cpu::attach,
+    .detach = cpu::detach,
+    .heap_create = cpu::createSegment,
+    .heap_map = cpu::mapSegments,
+    .engines_start = cpu::startEngines,
+    .submit = device::carry,
+    .quiet = cpu::quiet,
+    .launch = launchPrograms,
+    .in_program = inProgramFiber,
+    .wait_yield = cpu::waitYield,
+    .wait_done = cpu::waitDone,
+};
+
+}  // namespace tdist::runtime

@@ -1,0 +1,79 @@
+// runtime/backend.h - what the runtime core asks of a backend: a table of operations.
+//
+// A backend is chosen at init, by name, from the backends of the build (backends/registry.cpp),
+// as NCCL walks its transports: each is a table filled with designated initializers, with a
+// can_run predicate that says why it cannot run here when it cannot. The core never includes a
+// backend's headers; a backend keeps its per-PE state behind RuntimeState::backend_state.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "tdist/launch.h"
+#include "tdist/shmem.h"
+
+namespace tdist::runtime {
+
+struct RuntimeState;
+
+// Bytes from source to dest, then (when signal is set) a signal update: SET is a release store,
+// ADD an atomic add. Transfers of one PE are carried in submission order.
+struct Transfer {
+  std::byte *dest = nullptr;
+  const void *source = nullptr;
+  std::size_t bytes = 0;
+  void *signal = nullptr;
+  std::uint64_t signal_value = 0;
+  shmem::SignalOp signal_op = shmem::SignalOp::Set;
+  std::uint8_t signal_bytes = 0;  // 4 or 8
+};
+
+struct Backend {
+  const char *name;
+  // True when the backend can run in this process; otherwise *why says what is missing.
+  bool (*can_run)(std::string *why);
+  unsigned engines;  // the Engine bits it provides
+
+  // Per-PE state: attach makes it (RuntimeState::backend_state), detach stops the engines, unmaps
+  // the heaps and releases everything; detach also undoes a partial init.
+  void (*attach)(RuntimeState &state);
+  void (*detach)(RuntimeState &state);
+
+  // Heap. create makes this PE's segment of `bytes` and returns a file descriptor for it, which
+  // the core passes to every peer (runtime/fd_exchange.h); map maps every PE's segment, from
+  // fds[pe] (fds[my_pe] is this PE's own), and fills state.heap: bases and peer state.
+  int (*heap_create)(RuntimeState &state, std::size_t bytes);
+  void (*heap_map)(RuntimeState &state, std::span<const int> fds);
+
+  // Engines (state.attr.engines): start once the heap is mapped; submit carries a transfer
+  // (complete on return when blocking, else once quiet returns); quiet waits for every transfer
+  // this PE submitted.
+  void (*engines_start)(RuntimeState &state);
+  void (*submit)(RuntimeState &state, const Transfer &transfer, bool blocking, const char *call);
+  void (*quiet)(RuntimeState &state, const char *call);
+
+  // Launch: runs body once per program of grid on this PE. in_program is true on a thread that
+  // runs a program of a launch (host-only calls are refused there).
+  void (*launch)(const Grid &grid, const std::function<void()> &body, const LaunchOptions &options);
+  bool (*in_program)();
+
+  // Waits. A wait of the core that is not yet satisfied after `polls` polls calls wait_yield:
+  // true when it let other work of this PE run (cpu: the other programs of the worker), false
+  // when the waiter should back off itself. It may throw to unwind the programs of a failed
+  // launch. wait_done tells the backend that a wait which had yielded is satisfied.
+  bool (*wait_yield)(std::uint32_t polls);
+  void (*wait_done)(std::uint32_t polls);
+};
+
+// The backends of this build, in priority order (backends/registry.cpp).
+std::span<const Backend *const> builtBackends();
+
+// The backend named `name` among `backends` ("" = the first), or Error(InvalidParam) for a name
+// that is not there and Error(NotSupported) for one that cannot run, each saying what exists.
+const Backend &selectBackend(std::string_view name, std::span<const Backend *const> backends);
+
+}  // namespace tdist::runtime

@@ -1,0 +1,163 @@
+// runtime/collective.cpp - collective steps on the host channel: publish, pull, compare.
+#include "runtime/collective.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "runtime/backend.h"
+#include "runtime/wait.h"
+
+namespace tdist::runtime {
+namespace {
+
+std::int64_t readLine(const void *address) {
+  return static_cast<const std::atomic<std::int64_t> *>(address)->load(std::memory_order_relaxed);
+}
+
+int teamIndex(const RuntimeState &state, const TeamInfo &team) {
+  return static_cast<int>(&team - state.teams.teams.data());
+}
+
+std::string teamName(int index) {
+  return index == 0 ? "the world team" : "team " + std::to_string(index);
+}
+
+// Every member's call at `sequence`, as far as it is visible, for the mismatch error.
+[[noreturn]] void mismatch(RuntimeState &state, TeamInfo &team, std::uint64_t sequence, const char *call) {
+  const int index = teamIndex(state, team);
+  std::string text = std::string(call) + ": collective call #" + std::to_string(sequence) + " on " +
+                     teamName(index) + " differs between PEs:";
+  for (int member = 0; member < team.size; ++member) {
+    const int pe = team.worldPe(member);
+    const ControlBlock &block = state.channel.peer(pe);
+    const CollectiveRecord &record = block.records[index][sequence & 1];
+    text += (member ? ", PE " : " PE ") + std::to_string(pe);
+    // Every member reached the step, and its record stays until every member is past it.
+    text += " called " + describeCall(record);
+  }
+  text += "; nothing was allocated, freed or created";
+  throw Error(ErrorCode::CollectiveMismatch, text);
+}
+
+// Publishes this PE's step and pulls every member's line until it reached the step. A mismatch
+// is reported only once every member reached the step: so no member can be more than one step
+// ahead of another (the records' double buffer relies on it), and every member sees the same
+// calls and decides alike.
+std::uint64_t step(RuntimeState &state, TeamInfo &team, CollectiveRecord record, const char *call) {
+  const int index = teamIndex(state, team);
+  ControlBlock &mine = state.channel.local();
+  record.sequence = ++team.sequence;
+  mine.records[index][record.sequence & 1] = record;
+  mine.team_line[index].value.store(lineValue(record.sequence, record.op), std::memory_order_release);
+  bool same = true;
+  for (int member = 0; member < team.size; ++member) {
+    const int pe = team.worldPe(member);
+    if (pe == state.my_pe) continue;
+    const ControlBlock &peer = state.channel.peer(pe);
+    auto &line = peer.team_line[index].value;
+    std::int64_t seen = line.load(std::memory_order_acquire);
+    if (!lineReached(seen, record.sequence)) {
+      WaitSite site;
+      site.call = call;
+      site.address = &line;
+      site.owner_pe = pe;
+      site.predicate = "collective step (sequence << 8 | operation) of the team GE";
+      site.expected = lineValue(record.sequence, CollectiveOp::None);
+      site.read = readLine;
+      waitUntil(site, [&] {
+        seen = line.load(std::memory_order_acquire);
+        return lineReached(seen, record.sequence);
+      });
+    }
+    // A member already in its next call published this one's record before it got there.
+    const CollectiveOp theirs = lineSequence(seen) == record.sequence
+                                    ? lineOp(seen)
+                                    : peer.records[index][record.sequence & 1].op;
+    same = same && theirs == record.op;
+  }
+  if (!same) [[unlikely]] mismatch(state, team, record.sequence, call);
+  return record.sequence;
+}
+
+}  // namespace
+
+const char *apiName(CollectiveApi api) {
+  switch (api) {
+    case CollectiveApi::AclshmemMalloc: return "aclshmem_malloc";
+    case CollectiveApi::AclshmemCalloc: return "aclshmem_calloc";
+    case CollectiveApi::AclshmemAlign: return "aclshmem_align";
+    case CollectiveApi::AclshmemFree: return "aclshmem_free";
+    case CollectiveApi::AclshmemBarrierAll: return "aclshmem_barrier_all";
+    case CollectiveApi::AclshmemSyncAll: return "aclshmem_sync_all";
+    case CollectiveApi::AclshmemBarrier: return "aclshmem_barrier";
+    case CollectiveApi::AclshmemTeamSync: return "aclshmem_team_sync";
+    case CollectiveApi::AclshmemTeamSplitStrided: return "aclshmem_team_split_strided";
+    case CollectiveApi::AclshmemTeamDestroy: return "aclshmem_team_destroy";
+    case CollectiveApi::Allocate: return "tdist::allocate";
+    case CollectiveApi::AllocateZeroed: return "tdist::allocateZeroed";
+    case CollectiveApi::Deallocate: return "tdist::deallocate";
+    case CollectiveApi::CreateTensor: return "tdist::createTensor";
+    case CollectiveApi::FreeTensor: return "tdist::freeTensor";
+  }
+  return "a collective call";
+}
+
+std::string describeCall(const CollectiveRecord &r) {
+  const char *name = apiName(r.api);
+  char text[160];
+  switch (r.op) {
+    case CollectiveOp::Allocate:
+      if (r.api == CollectiveApi::AclshmemAlign) {
+        std::snprintf(text, sizeof text, "%s(%" PRIu64 ", %" PRIu64 ")", name, r.arg1, r.arg0);
+      } else if (r.api == CollectiveApi::Allocate && r.arg1 != 64) {
+        std::snprintf(text, sizeof text, "%s(%" PRIu64 ", alignment %" PRIu64 ")", name, r.arg0, r.arg1);
+      } else {
+        std::snprintf(text, sizeof text, "%s(%" PRIu64 ")", name, r.arg0);
+      }
+      break;
+    case CollectiveOp::Calloc:
+      std::snprintf(text, sizeof text, "%s(%" PRIu64 ", %" PRIu64 ")", name, r.arg0, r.arg1);
+      break;
+    case CollectiveOp::Free:
+      if (r.arg1 == 1) std::snprintf(text, sizeof text, "%s(NULL)", name);
+      else if (r.arg1 == 2) std::snprintf(text, sizeof text, "%s(a pointer off the heap)", name);
+      else std::snprintf(text, sizeof text, "%s(heap offset 0x%" PRIx64 ")", name, r.arg0);
+      break;
+    case CollectiveOp::TeamSplit:
+      std::snprintf(text, sizeof text, "%s(start %" PRIu64 ", stride %" PRIu64 ", size %" PRIu64 ")",
+                    name, r.arg0, r.arg1 >> 32, r.arg1 & 0xffffffffu);
+      break;
+    default:
+      std::snprintf(text, sizeof text, "%s()", name);
+      break;
+  }
+  return text;
+}
+
+std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team,
+                                          const CollectiveRecord &record, const char *call) {
+  const int index = teamIndex(state, team);
+  const std::uint64_t sequence = step(state, team, record, call);
+  std::vector<CollectiveRecord> all(team.size);
+  for (int member = 0; member < team.size; ++member) {
+    all[member] = state.channel.peer(team.worldPe(member)).records[index][sequence & 1];
+  }
+  return all;
+}
+
+void teamSync(RuntimeState &state, TeamInfo &team, CollectiveOp op, CollectiveApi api, const char *call) {
+  CollectiveRecord record{};
+  record.op = op;
+  record.api = api;
+  step(state, team, record, call);
+}
+
+void requireHostThread(const RuntimeState &state, const char *call) {
+  if (state.backend->in_program()) [[unlikely]] {
+    throw Error(ErrorCode::InvalidParam,
+                std::string(call) + ": is a host-only call and cannot be made from the programs "
+                                    "of a launch (make it before or after the launch)");
+  }
+}
+
+}  // namespace tdist::runtime
