@@ -45,14 +45,6 @@ const WaitPolicy &policy() {
   return p;
 }
 
-inline void cpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 }  // namespace
 
 Backoff::Backoff() { reset(); }

@@ -10,6 +10,15 @@
 
 namespace tdist::runtime {
 
+// One poll's pause: tells the core that this is a spin loop.
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 // What a wait is for, for the diagnostic when its deadline passes.
 struct WaitSite {
   const char *call = "";              // the API function that waits

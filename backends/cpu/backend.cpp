@@ -11,6 +11,7 @@
 #include "backends/cpu/fiber_scheduler.h"
 #include "backends/cpu/transfer.h"
 #include "runtime/backend.h"
+#include "runtime/wait.h"
 
 namespace tdist::cpu {
 namespace {
@@ -47,20 +48,12 @@ void quiet(runtime::RuntimeState &state, const char *call) {
   }
 }
 
-inline void cpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 // A program spins very little: its siblings on this worker may be the ones it waits for.
 bool waitYield(std::uint32_t polls) {
   if (!runtime::inProgramFiber()) return false;
   if (runtime::launchAborted()) throw runtime::LaunchAborted{};
   if (polls > 16) runtime::yieldProgram();
-  else cpuRelax();
+  else runtime::cpuRelax();
   return true;
 }
 
