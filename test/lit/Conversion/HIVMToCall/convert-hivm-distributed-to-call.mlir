@@ -84,14 +84,3 @@ func.func @not_distributed(%x: memref<4xf32>) {
   hivm.hir.custom "user.scale" ins(%x : memref<4xf32>)
   return
 }
-
-// -----
-
-// The link name is already taken by a function of another type.
-func.func private @_mlir_ciface_aclshmem_my_pe() -> i64
-
-func.func @clash() -> i32 {
-  // expected-error @+1 {{links to '_mlir_ciface_aclshmem_my_pe', already declared with type '() -> i64', not '() -> i32'}}
-  %pe = hivm.hir.custom {hivm.is_distributed, symbol = "aclshmem_my_pe"} "dist.aclshmem_my_pe" -> i32
-  return %pe : i32
-}
