@@ -199,15 +199,25 @@ TEST_F(DistributedOpBuilderTest, ZeroBarriersFailVerification) {
   func::FuncOp kernel = createKernel({MemRefType::get({16}, builder.getI32Type())});
   DistributedOpBuilder dl(builder, loc);
   dl.create_distributed_wait(kernel.getArgument(0), 0, 1);
-  EXPECT_TRUE(failsWith("the number of barriers must be a positive 32-bit number, got 0"));
+  EXPECT_TRUE(failsWith("the number of barriers must be positive and at most 65536, got 0"));
 }
 
-TEST_F(DistributedOpBuilderTest, NonConstantBarriersFailVerification) {
+TEST_F(DistributedOpBuilderTest, DynamicBarriersVerify) {
   func::FuncOp kernel =
       createKernel({MemRefType::get({16}, builder.getI32Type()), builder.getI32Type()});
   DistributedOpBuilder dl(builder, loc);
-  dl.create_distributed_wait(kernel.getArgument(0), kernel.getArgument(1), 1);
-  EXPECT_TRUE(failsWith("the number of barriers must be a constant"));
+  WaitOp wait = dl.create_distributed_wait(kernel.getArgument(0), kernel.getArgument(1), 1);
+  EXPECT_TRUE(succeeded(verify(*module))) << print();
+  EXPECT_EQ(wait.getNumBarriers(), kernel.getArgument(1));
+}
+
+TEST_F(DistributedOpBuilderTest, BarriersAboveTheMaximumFailVerification) {
+  func::FuncOp kernel = createKernel({MemRefType::get({16}, builder.getI32Type())});
+  DistributedOpBuilder dl(builder, loc);
+  dl.create_distributed_wait(kernel.getArgument(0), kMaxWaitSlots, 1);
+  ASSERT_TRUE(succeeded(verify(*module))) << print();
+  dl.create_distributed_wait(kernel.getArgument(0), kMaxWaitSlots + 1, 1);
+  EXPECT_TRUE(failsWith("the number of barriers must be positive and at most 65536, got 65537"));
 }
 
 TEST_F(DistributedOpBuilderTest, WaitValueMustMatchTheSignal) {

@@ -167,14 +167,14 @@ void rejectExternLibraries(ModuleOp module, Diagnostics &diagnostics) {
   if (rejected) diagnostics.fail("cannot compile the kernel");
 }
 
-// distributed.wait only reads memory (seed 001 §2.4): a wait whose token nobody consumes is dead
-// code that canonicalization removes, and the kernel then reads data it never waited for.
-void warnUnconsumedWaits(ModuleOp module) {
-  module.walk([](triton::distributed::WaitOp wait) {
-    if (wait->use_empty())
-      wait.emitWarning() << "the token of this wait is never consumed, so the wait is dead code "
-                            "and is removed; read the data through distributed.consume_token";
-  });
+// distributed.wait only reads memory (seed 001 §2.4): a wait whose token no kept operation uses is
+// dead code that the pipeline removes, and the kernel then reads data it never waited for. That
+// includes a token passed to a consume_token whose result is unused, removed first.
+void warnRemovedWaits(ModuleOp module) {
+  for (triton::distributed::WaitOp wait : mlir::tdist::findWaitsRemovedAsDeadCode(module))
+    wait.emitWarning() << "the token of this wait is never consumed, so the wait is dead code "
+                          "and is removed; read the data through the result of "
+                          "distributed.consume_token";
 }
 
 llvm::orc::SymbolMap librarySymbols(llvm::orc::MangleAndInterner interner) {
@@ -239,8 +239,9 @@ std::unique_ptr<CompiledKernel> CompiledKernel::compile(const CompileOptions &op
   kernel->parameters_ = describeParameters(entry, diagnostics);
   entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(&context));
   rejectExternLibraries(*module, diagnostics);
-  warnUnconsumedWaits(*module);
   kernel->times_.parse_ms = stopwatch.lap();
+
+  warnRemovedWaits(*module);
 
   PassManager pm(&context);
   mlir::tdist::CpuPipelineOptions pipeline;

@@ -14,8 +14,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/BitVector.h"
 
 #include "tdist/Conversion/HIVMToCall/HIVMToCall.h"
 #include "tdist/Conversion/TritonDistributedToHIVM/TritonDistributedToHIVM.h"
@@ -70,6 +74,50 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   pm.addPass(hivm::createConvertHIVMDistributedToCall());
   pm.addPass(createCanonicalizerPass());
   buildLowerToLLVM(pm);
+}
+
+// Each wait of a copy of the module gets its index as an attribute, which the
+// HIVM lowering copies to the custom op it becomes; an index missing after the
+// stages is a wait they removed. Being distinct, the attributes also keep cse
+// from merging two waits, so that merged waits (nothing lost) are not taken
+// for removed ones.
+SmallVector<triton::distributed::WaitOp> findWaitsRemovedAsDeadCode(ModuleOp module) {
+  namespace dist = triton::distributed;
+  SmallVector<dist::WaitOp> waits;
+  module.walk([&](dist::WaitOp wait) { waits.push_back(wait); });
+  if (waits.empty())
+    return {};
+
+  MLIRContext *context = module.getContext();
+  auto mark = StringAttr::get(context, "tdist.wait_index");
+  OwningOpRef<ModuleOp> copy = module.clone();
+  int64_t index = 0;
+  copy->walk([&](dist::WaitOp wait) {
+    wait->setAttr(mark, IntegerAttr::get(IntegerType::get(context, 64), index++));
+  });
+  PassManager pm(context, module->getName().getStringRef());
+  buildAscendPipeline(pm, AscendPipelineOptions());
+  {
+    ScopedDiagnosticHandler silence(context, [](Diagnostic &) { return success(); });
+    if (failed(pm.run(*copy)))
+      return {};
+  }
+
+  llvm::BitVector kept(waits.size());
+  copy->walk([&](Operation *op) {
+    if (auto index = op->getAttrOfType<IntegerAttr>(mark))
+      kept.set(index.getInt());
+  });
+  SmallVector<dist::WaitOp> removed;
+  for (auto [index, wait] : llvm::enumerate(waits)) {
+    if (kept.test(index))
+      continue;
+    auto function = wait->getParentOfType<FunctionOpInterface>();
+    if (function && function.isPrivate() && SymbolTable::symbolKnownUseEmpty(function, module))
+      continue;
+    removed.push_back(wait);
+  }
+  return removed;
 }
 
 void registerPipelines() {

@@ -4,7 +4,7 @@
 
 func.func @zero_barriers(%sig: memref<16xi32>, %e: i32) -> i32 {
   %c0 = arith.constant 0 : i32
-  // expected-error@+1 {{'distributed.wait' op the number of barriers must be a positive 32-bit number, got 0}}
+  // expected-error@+1 {{'distributed.wait' op the number of barriers must be positive and at most 65536, got 0}}
   %t = distributed.wait %sig, %c0, %e scope = gpu semantic = acquire : memref<16xi32>, i32, i32 -> i32
   return %t : i32
 }

@@ -2,8 +2,11 @@
 #ifndef TDIST_PIPELINES_PIPELINES_H
 #define TDIST_PIPELINES_PIPELINES_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+
+#include "tdist/Dialect/Distributed/IR/Distributed.h"
 
 namespace mlir::tdist {
 
@@ -41,6 +44,15 @@ void buildAscendPipeline(OpPassManager &pm, const AscendPipelineOptions &options
 /// then convert-hivm-distributed-to-call (calls of the device template
 /// library's link names), then upstream's lowering to LLVM. `tdist-cpu-pipeline`.
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
+
+/// The waits of `module` that the Ascend pipeline's stages (and so the cpu
+/// pipeline, which starts with them) erase as dead code instead of lowering:
+/// those whose token no operation that is kept uses, directly or through a
+/// `consume_token`. A wait only reads memory, so MLIR removes it with its last
+/// live use. Waits in private functions that nothing references are left out:
+/// they never run. The stages run on a copy, and `module` is left unchanged;
+/// when they fail on it, nothing is returned (the pipeline itself reports why).
+SmallVector<triton::distributed::WaitOp> findWaitsRemovedAsDeadCode(ModuleOp module);
 
 void registerPipelines();
 

@@ -6,6 +6,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/StringMap.h"
 
 #include "tdist/Dialect/HIVM/IR/HIVM.h"
 
@@ -36,19 +37,61 @@ StringRef bareSymbol(CustomOp op) {
   return name;
 }
 
-/// The one memref type a library function of this rank and element type takes:
-/// dynamic sizes, strides and offset, so that every caller's layout casts to it.
-Type canonicalType(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref)
+/// A signed integer is the signless one of its width: the library's C
+/// functions know no signedness (`int32_t` is i32 and si32 alike).
+Type signless(Type type) {
+  auto integer = dyn_cast<IntegerType>(type);
+  if (!integer || !integer.isSigned())
     return type;
+  return IntegerType::get(type.getContext(), integer.getWidth());
+}
+
+/// A memref of the same rank, element type and memory space, with dynamic
+/// sizes, strides and offset, which every layout casts to.
+MemRefType dynamicLayout(MemRefType memref, Type elementType) {
   SmallVector<int64_t> dynamic(memref.getRank(), ShapedType::kDynamic);
-  auto layout = StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic, dynamic);
-  return MemRefType::get(dynamic, memref.getElementType(), layout, memref.getMemorySpace());
+  auto layout = StridedLayoutAttr::get(memref.getContext(), ShapedType::kDynamic, dynamic);
+  return MemRefType::get(dynamic, elementType, layout, memref.getMemorySpace());
+}
+
+/// The one type a library function takes or returns for a value of `type`:
+/// memrefs in their rank's dynamic layout, integers and memref elements
+/// signless. Every caller's form of a symbol then has one declaration.
+Type canonicalType(Type type) {
+  if (auto memref = dyn_cast<MemRefType>(type))
+    return dynamicLayout(memref, signless(memref.getElementType()));
+  return signless(type);
 }
 
 bool hasMemRef(TypeRange types) {
   return llvm::any_of(types, [](Type type) { return isa<BaseMemRefType>(type); });
+}
+
+/// `value` in its canonical type: a memref.cast to the dynamic layout, then,
+/// for a signed integer or memref of them, an unrealized_conversion_cast to
+/// the signless type, which the LLVM lowering erases (both are one LLVM type).
+Value castToCanonical(OpBuilder &builder, Location loc, Value value) {
+  Type canonical = canonicalType(value.getType());
+  if (auto memref = dyn_cast<MemRefType>(value.getType())) {
+    MemRefType layout = dynamicLayout(memref, memref.getElementType());
+    if (layout != memref)
+      value = memref::CastOp::create(builder, loc, layout, value);
+  }
+  if (value.getType() != canonical)
+    value = UnrealizedConversionCastOp::create(builder, loc, canonical, value).getResult(0);
+  return value;
+}
+
+/// The inverse of castToCanonical, for the call's results.
+Value castFromCanonical(OpBuilder &builder, Location loc, Value value, Type type) {
+  Type layout = type;
+  if (auto memref = dyn_cast<MemRefType>(type))
+    layout = dynamicLayout(memref, memref.getElementType());
+  if (value.getType() != layout)
+    value = UnrealizedConversionCastOp::create(builder, loc, layout, value).getResult(0);
+  if (value.getType() != type)
+    value = memref::CastOp::create(builder, loc, type, value);
+  return value;
 }
 
 } // namespace
@@ -69,6 +112,13 @@ std::string mlir::hivm::getLinkName(CustomOp op) {
   return name;
 }
 
+FunctionType mlir::hivm::getCallType(CustomOp op) {
+  SmallVector<Type> inputs = llvm::map_to_vector(
+      callArguments(op), [](Value arg) { return canonicalType(arg.getType()); });
+  SmallVector<Type> results = llvm::map_to_vector(op.getResultTypes(), canonicalType);
+  return FunctionType::get(op.getContext(), inputs, results);
+}
+
 namespace {
 
 struct DistributedCustomToCall : OpRewritePattern<CustomOp> {
@@ -79,19 +129,11 @@ struct DistributedCustomToCall : OpRewritePattern<CustomOp> {
       return rewriter.notifyMatchFailure(op, "not a distributed custom op");
     auto module = op->getParentOfType<ModuleOp>();
     std::string name = getLinkName(op);
-    // Memrefs travel in the canonical type of their rank: cast in, and cast results back.
-    SmallVector<Value> args;
-    for (Value arg : callArguments(op)) {
-      Type canonical = canonicalType(arg.getType());
-      args.push_back(canonical == arg.getType()
-                         ? arg
-                         : Value(memref::CastOp::create(rewriter, op.getLoc(), canonical, arg)));
-    }
-    SmallVector<Type> resultTypes =
-        llvm::map_to_vector(op.getResultTypes(), [](Type t) { return canonicalType(t); });
-    auto type = rewriter.getFunctionType(ValueRange(args).getTypes(), resultTypes);
-
+    FunctionType type = getCallType(op);
     auto callee = module.lookupSymbol<func::FuncOp>(name);
+    if (callee && callee.getFunctionType() != type)
+      return rewriter.notifyMatchFailure(op, "the link name is declared with another type");
+
     if (!callee) {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(module.getBody());
@@ -101,33 +143,69 @@ struct DistributedCustomToCall : OpRewritePattern<CustomOp> {
       llvm::append_range(all, type.getResults());
       if (hasMemRef(all))
         callee->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
-    } else if (callee.getFunctionType() != type) {
-      return op.emitOpError("links to '")
-             << name << "', already declared with type " << callee.getFunctionType()
-             << ", not " << type;
     }
+    SmallVector<Value> args = llvm::map_to_vector(callArguments(op), [&](Value arg) {
+      return castToCanonical(rewriter, op.getLoc(), arg);
+    });
     auto call = func::CallOp::create(rewriter, op.getLoc(), callee, args);
     SmallVector<Value> results;
     for (auto [result, expected] : llvm::zip(call.getResults(), op.getResultTypes()))
-      results.push_back(result.getType() == expected
-                            ? Value(result)
-                            : Value(memref::CastOp::create(rewriter, op.getLoc(), expected, result)));
+      results.push_back(castFromCanonical(rewriter, op.getLoc(), result, expected));
     rewriter.replaceOp(op, results);
     return success();
   }
 };
 
+/// Where a link name got its type: a function of the module, or the first
+/// custom op that links to it.
+struct Declaration {
+  FunctionType type;
+  Operation *where;
+};
+
 struct ConvertHIVMDistributedToCallPass
     : mlir::hivm::impl::ConvertHIVMDistributedToCallBase<ConvertHIVMDistributedToCallPass> {
   void runOnOperation() override {
+    // Each link name has one type. It is checked for every op before anything
+    // changes, so that each clash is reported once and a failed pass leaves
+    // the module as it was.
+    DenseMap<Operation *, llvm::StringMap<Declaration>> declarations;
+    bool clash = false;
+    getOperation().walk([&](CustomOp op) {
+      if (!op.isDistributed())
+        return;
+      auto module = op->getParentOfType<ModuleOp>();
+      auto [known, first] = declarations.try_emplace(module);
+      if (first)
+        for (auto function : module.getOps<func::FuncOp>())
+          known->second[function.getName()] = {function.getFunctionType(), function};
+      std::string name = getLinkName(op);
+      FunctionType type = getCallType(op);
+      auto [declared, inserted] = known->second.try_emplace(name, Declaration{type, op});
+      if (inserted || declared->second.type == type)
+        return;
+      Operation *where = declared->second.where;
+      InFlightDiagnostic error = op.emitOpError("links to '");
+      error << name << "', already declared with type " << declared->second.type << ", not "
+            << type;
+      error.attachNote(where->getLoc())
+          << (isa<func::FuncOp>(where) ? "declared here" : "first linked here");
+      clash = true;
+    });
+    if (clash)
+      return signalPassFailure();
+
     RewritePatternSet patterns(&getContext());
     populateHIVMDistributedToCallPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
-    // A type clash leaves the op in place with an error: the pass has failed.
-    bool left = false;
-    getOperation().walk([&](CustomOp op) { left |= op.isDistributed(); });
-    if (left)
+    WalkResult left = getOperation().walk([](CustomOp op) {
+      if (!op.isDistributed())
+        return WalkResult::advance();
+      op.emitOpError("was not lowered to a call");
+      return WalkResult::interrupt();
+    });
+    if (left.wasInterrupted())
       signalPassFailure();
   }
 };

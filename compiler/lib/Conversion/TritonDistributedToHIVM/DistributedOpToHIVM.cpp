@@ -15,7 +15,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -182,11 +184,20 @@ static FailureOr<std::string> getConsumeTokenSymbol(dist::ConsumeTokenOp op, Dia
       .str();
 }
 
+// The number of barriers becomes the library's int32_t (buildWaitCount), which
+// arith can only make of a signless integer.
 static FailureOr<std::string> getWaitSymbol(dist::WaitOp op, Diagnose diagnose) {
+  constexpr StringLiteral pattern = "aclshmem_wait_<type>";
+  Type count = getElementTypeOrSelf(op.getNumBarriers().getType());
+  if (!count.isSignlessInteger()) {
+    diagnose("cannot lower to " + pattern + ": the number of barriers is '" + typeString(count) +
+             "'; the library takes an int32_t, converted from a signless integer");
+    return failure();
+  }
   Type signal = dist::getPointeeType(op.getBarrierPtr().getType());
   if (!signal)
     signal = op.getWaitValue().getType();
-  FailureOr<std::string> type = mangle(signal, "aclshmem_wait_<type>", diagnose);
+  FailureOr<std::string> type = mangle(signal, pattern, diagnose);
   if (failed(type))
     return failure();
   return "aclshmem_wait_" + *type;
@@ -239,6 +250,48 @@ static SmallVector<Value> buildSignalOpInputs(dist::NotifyOp op, PatternRewriter
   return {op.getSigAddr(), signal, sigOpValue, op.getRank()};
 }
 
+// aclshmem_wait_<type>(sig_addr, int32_t num_barriers, <type> value). A count of
+// another width becomes an i32: a constant one, which the verifier bounded, is
+// rewritten as it is; a dynamic narrower one is sign-extended (as the verifier
+// reads constants), a wider one saturated to the i32 range first, so that a
+// count the library rejects stays out of range instead of wrapping into it.
+static Value buildWaitCount(dist::WaitOp op, PatternRewriter &rewriter) {
+  Value count = op.getNumBarriers();
+  Type type = count.getType();
+  auto width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+  if (width == 32)
+    return count;
+  Location loc = op.getLoc();
+  Type i32 = rewriter.getI32Type();
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  Type i32Like = tensor ? Type(tensor.clone(i32)) : i32;
+
+  Attribute constant;
+  if (matchPattern(count, m_Constant(&constant))) {
+    auto narrow = [](const APInt &value) { return value.trunc(32); };
+    TypedAttr narrowed;
+    if (auto integer = dyn_cast<IntegerAttr>(constant))
+      narrowed = rewriter.getIntegerAttr(i32, narrow(integer.getValue()));
+    else if (auto elements = dyn_cast<DenseIntElementsAttr>(constant))
+      narrowed = elements.mapValues(i32, narrow);
+    if (narrowed)
+      return arith::ConstantOp::create(rewriter, loc, i32Like, narrowed);
+  }
+  if (width < 32)
+    return arith::ExtSIOp::create(rewriter, loc, i32Like, count);
+  auto bound = [&](const APInt &value) -> Value {
+    APInt wide = value.sext(width);
+    TypedAttr attr = tensor ? TypedAttr(DenseElementsAttr::get(tensor, wide))
+                            : TypedAttr(rewriter.getIntegerAttr(type, wide));
+    return arith::ConstantOp::create(rewriter, loc, type, attr);
+  };
+  Value min = bound(APInt::getSignedMinValue(32));
+  Value max = bound(APInt::getSignedMaxValue(32));
+  Value atLeastMin = arith::MaxSIOp::create(rewriter, loc, count, min);
+  Value inRange = arith::MinSIOp::create(rewriter, loc, atLeastMin, max);
+  return arith::TruncIOp::create(rewriter, loc, i32Like, inRange);
+}
+
 // The rank queries drop their axis (an operand in Triton, an attribute here):
 // the library knows only the world.
 static bool isDroppedAttribute(Operation *op, StringAttr name) {
@@ -254,6 +307,8 @@ static SmallVector<Value> buildInputs(Operation *op, StringRef symbol, PatternRe
     return {};
   if (auto notify = dyn_cast<dist::NotifyOp>(op); notify && symbol == kSignalOpSymbol)
     return buildSignalOpInputs(notify, rewriter);
+  if (auto wait = dyn_cast<dist::WaitOp>(op))
+    return {wait.getBarrierPtr(), buildWaitCount(wait, rewriter), wait.getWaitValue()};
   return llvm::to_vector(op->getOperands());
 }
 

@@ -47,6 +47,20 @@ func.func @memref_symbols(%buf: memref<16xf32>, %slot: memref<1xi32, strided<[1]
 
 // -----
 
+// A wait's number of barriers is an operand like any other: a dynamic one is passed on.
+// CHECK-LABEL: func.func @dynamic_wait_count
+// CHECK-SAME: %[[SIGNALS:[^:]*]]: memref<64xi32>, %[[N:[^:]*]]: i32, %[[V:[^:]*]]: i32
+// CHECK: %[[SIG:.*]] = memref.cast %[[SIGNALS]] : memref<64xi32> to memref<?xi32, strided<[?], offset: ?>>
+// CHECK: %[[TOKEN:.*]] = call @aclshmem_wait_int32_m1(%[[SIG]], %[[N]], %[[V]]) : (memref<?xi32, strided<[?], offset: ?>>, i32, i32) -> i32
+// CHECK: return %[[TOKEN]]
+func.func @dynamic_wait_count(%signals: memref<64xi32>, %n: i32, %v: i32) -> i32 {
+  %token = hivm.hir.custom {hivm.is_distributed, symbol = "aclshmem_wait_int32"} "dist.aclshmem_wait_int32"
+      ins(%signals, %n, %v : memref<64xi32>, i32, i32) -> i32
+  return %token : i32
+}
+
+// -----
+
 // Ranks are part of the name; a memref out is an argument, a tensor out only gives the type.
 // CHECK-LABEL: func.func @outs_and_ranks
 // CHECK: call @aclshmem_getmem_m2_m1(%{{.*}}, %{{.*}}) : (memref<?x?xf16, strided<[?, ?], offset: ?>>, memref<?xf16, strided<[?], offset: ?>>) -> ()
@@ -69,15 +83,4 @@ func.func @outs_and_ranks(%src: memref<8x8xf16>, %dst: memref<64xf16>, %ptrs: te
 func.func @not_distributed(%x: memref<4xf32>) {
   hivm.hir.custom "user.scale" ins(%x : memref<4xf32>)
   return
-}
-
-// -----
-
-// The link name is already taken by a function of another type.
-func.func private @_mlir_ciface_aclshmem_my_pe() -> i64
-
-func.func @clash() -> i32 {
-  // expected-error @+1 {{links to '_mlir_ciface_aclshmem_my_pe', already declared with type '() -> i64', not '() -> i32'}}
-  %pe = hivm.hir.custom {hivm.is_distributed, symbol = "aclshmem_my_pe"} "dist.aclshmem_my_pe" -> i32
-  return %pe : i32
 }

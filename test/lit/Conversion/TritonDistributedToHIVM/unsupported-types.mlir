@@ -96,6 +96,23 @@ func.func @wait_opaque_i1(%flags: !llvm.ptr, %on: i1) -> i32 {
 
 // -----
 
+// The library's count is an int32_t, which arith converts from signless integers only.
+func.func @wait_unsigned_count(%signals: memref<64xi32>, %n: ui32, %e: i32) -> i32 {
+  // expected-error @+1 {{cannot lower to aclshmem_wait_<type>: the number of barriers is 'ui32'; the library takes an int32_t, converted from a signless integer}}
+  %token = distributed.wait %signals, %n, %e scope = gpu semantic = acquire : memref<64xi32>, ui32, i32 -> i32
+  return %token : i32
+}
+
+// -----
+
+func.func @wait_signed_counts(%ptrs: tensor<4x!llvm.ptr>, %n: tensor<4xsi64>, %e: i32) -> tensor<4xi32> {
+  // expected-error @+1 {{cannot lower to aclshmem_wait_<type>: the number of barriers is 'si64'}}
+  %token = distributed.wait %ptrs, %n, %e scope = gpu semantic = acquire : tensor<4x!llvm.ptr>, tensor<4xsi64>, i32 -> tensor<4xi32>
+  return %token : tensor<4xi32>
+}
+
+// -----
+
 // Other targets allow add on a 64-bit signal; aclshmem only stores one.
 module attributes {distributed.target = "cuda"} {
   func.func @notify_add_i64(%signal: memref<8xi64>, %value: i64, %peer: i32) {

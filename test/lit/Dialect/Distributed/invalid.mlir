@@ -6,18 +6,10 @@
 // wait
 //===----------------------------------------------------------------------===//
 
-func.func @wait_count_not_constant(%sig: memref<16xi32>, %n: i32, %e: i32) -> i32 {
-  // expected-error@+1 {{'distributed.wait' op the number of barriers must be a constant}}
-  %t = distributed.wait %sig, %n, %e scope = gpu semantic = acquire : memref<16xi32>, i32, i32 -> i32
-  return %t : i32
-}
-
-// -----
-
-// Only a splat constant gives one number of barriers.
+// A constant tensor of counts is checked element by element.
 func.func @wait_count_not_splat(%ptrs: tensor<4x!llvm.ptr>, %e: i32) -> tensor<4xi32> {
-  %n = arith.constant dense<[1, 2, 3, 4]> : tensor<4xi32>
-  // expected-error@+1 {{'distributed.wait' op the number of barriers must be a constant}}
+  %n = arith.constant dense<[1, 2, 0, 4]> : tensor<4xi32>
+  // expected-error@+1 {{'distributed.wait' op the number of barriers must be positive and at most 65536, got 0}}
   %t = distributed.wait %ptrs, %n, %e scope = gpu semantic = acquire : tensor<4x!llvm.ptr>, tensor<4xi32>, i32 -> tensor<4xi32>
   return %t : tensor<4xi32>
 }
@@ -26,7 +18,7 @@ func.func @wait_count_not_splat(%ptrs: tensor<4x!llvm.ptr>, %e: i32) -> tensor<4
 
 func.func @wait_count_zero(%sig: memref<16xi32>, %e: i32) -> i32 {
   %c0 = arith.constant 0 : i32
-  // expected-error@+1 {{'distributed.wait' op the number of barriers must be a positive 32-bit number, got 0}}
+  // expected-error@+1 {{'distributed.wait' op the number of barriers must be positive and at most 65536, got 0}}
   %t = distributed.wait %sig, %c0, %e scope = gpu semantic = acquire : memref<16xi32>, i32, i32 -> i32
   return %t : i32
 }
@@ -35,7 +27,7 @@ func.func @wait_count_zero(%sig: memref<16xi32>, %e: i32) -> i32 {
 
 func.func @wait_count_negative(%sig: memref<16xi64>, %e: i64) -> i32 {
   %c = arith.constant -1 : i64
-  // expected-error@+1 {{'distributed.wait' op the number of barriers must be a positive 32-bit number, got -1}}
+  // expected-error@+1 {{'distributed.wait' op the number of barriers must be positive and at most 65536, got -1}}
   %t = distributed.wait %sig, %c, %e scope = gpu semantic = acquire : memref<16xi64>, i64, i64 -> i32
   return %t : i32
 }
@@ -44,7 +36,7 @@ func.func @wait_count_negative(%sig: memref<16xi64>, %e: i64) -> i32 {
 
 func.func @wait_count_negative_splat(%ptrs: tensor<4x!llvm.ptr>, %e: i32) -> tensor<4xi32> {
   %n = arith.constant dense<-2> : tensor<4xi32>
-  // expected-error@+1 {{'distributed.wait' op the number of barriers must be a positive 32-bit number, got -2}}
+  // expected-error@+1 {{'distributed.wait' op the number of barriers must be positive and at most 65536, got -2}}
   %t = distributed.wait %ptrs, %n, %e scope = gpu semantic = acquire : tensor<4x!llvm.ptr>, tensor<4xi32>, i32 -> tensor<4xi32>
   return %t : tensor<4xi32>
 }
@@ -480,7 +472,27 @@ func.func @extern_call_integer_libname() {
 
 func.func @wait_count_too_large(%sig: memref<16xi32>, %v: i32) -> i32 {
   %huge = arith.constant 4294967296 : i64
-  // expected-error@+1 {{'distributed.wait' op the number of barriers must be a positive 32-bit number, got 4294967296}}
+  // expected-error@+1 {{'distributed.wait' op the number of barriers must be positive and at most 65536, got 4294967296}}
   %t = distributed.wait %sig, %huge, %v scope = gpu semantic = acquire : memref<16xi32>, i64, i32 -> i32
+  return %t : i32
+}
+
+// -----
+
+// One past the maximum; 65536 itself is valid (ops.mlir).
+func.func @wait_count_above_maximum(%sig: memref<16xi32>, %v: i32) -> i32 {
+  %n = arith.constant 65537 : i32
+  // expected-error@+1 {{'distributed.wait' op the number of barriers must be positive and at most 65536, got 65537}}
+  %t = distributed.wait %sig, %n, %v scope = gpu semantic = acquire : memref<16xi32>, i32, i32 -> i32
+  return %t : i32
+}
+
+// -----
+
+// An i1 `true` is -1.
+func.func @wait_count_i1(%sig: memref<16xi32>, %v: i32) -> i32 {
+  %true = arith.constant true
+  // expected-error@+1 {{'distributed.wait' op the number of barriers must be positive and at most 65536, got -1}}
+  %t = distributed.wait %sig, %true, %v scope = gpu semantic = acquire : memref<16xi32>, i1, i32 -> i32
   return %t : i32
 }

@@ -65,6 +65,32 @@ func.func @wait_pointer_kinds(%sig64: memref<?xi64, 1>, %e64: i64, %p: !llvm.ptr
   return %t0, %t1, %t2, %t3 : i64, i32, i32, tensor<4xi32>
 }
 
+// The number of barriers is an operand: any integer value, checked when the wait runs, or a
+// constant up to the maximum, 65536, checked here; a constant tile of counts need not be a splat.
+// CHECK-LABEL: func.func @wait_counts
+// CHECK-SAME: (%[[SIG:.*]]: memref<64xi32>, %[[N:.*]]: i32, %[[N64:.*]]: i64, %[[PTRS:.*]]: tensor<4x!llvm.ptr>, %[[NS:.*]]: tensor<4xi32>, %[[E:.*]]: i32)
+// GENERIC-LABEL: sym_name = "wait_counts"
+func.func @wait_counts(%sig: memref<64xi32>, %n: i32, %n64: i64, %ptrs: tensor<4x!llvm.ptr>,
+                       %ns: tensor<4xi32>, %e: i32) -> (i32, i32, i32, tensor<4xi32>, tensor<4xi32>) {
+  // CHECK: %[[MAX:.*]] = arith.constant 65536 : i32
+  %max = arith.constant 65536 : i32
+  // CHECK: %[[EACH:.*]] = arith.constant dense<[1, 2, 3, 4]> : tensor<4xi32>
+  %each = arith.constant dense<[1, 2, 3, 4]> : tensor<4xi32>
+  // CHECK: %[[T0:.*]] = distributed.wait %[[SIG]], %[[N]], %[[E]] scope = gpu semantic = acquire : memref<64xi32>, i32, i32 -> i32
+  // GENERIC: "distributed.wait"(%{{.*}}, %{{.*}}, %{{.*}}) <{scope = 1 : i32, semantic = 2 : i32}> : (memref<64xi32>, i32, i32) -> i32
+  %t0 = distributed.wait %sig, %n, %e scope = gpu semantic = acquire : memref<64xi32>, i32, i32 -> i32
+  // CHECK: %[[T1:.*]] = distributed.wait %[[SIG]], %[[N64]], %[[E]] scope = sys semantic = acquire : memref<64xi32>, i64, i32 -> i32
+  %t1 = distributed.wait %sig, %n64, %e scope = sys semantic = acquire : memref<64xi32>, i64, i32 -> i32
+  // CHECK: %[[T2:.*]] = distributed.wait %[[SIG]], %[[MAX]], %[[E]] scope = sys semantic = acquire : memref<64xi32>, i32, i32 -> i32
+  %t2 = distributed.wait %sig, %max, %e scope = sys semantic = acquire : memref<64xi32>, i32, i32 -> i32
+  // CHECK: %[[T3:.*]] = distributed.wait %[[PTRS]], %[[NS]], %[[E]] scope = cta semantic = acquire : tensor<4x!llvm.ptr>, tensor<4xi32>, i32 -> tensor<4xi32>
+  %t3 = distributed.wait %ptrs, %ns, %e scope = cta semantic = acquire : tensor<4x!llvm.ptr>, tensor<4xi32>, i32 -> tensor<4xi32>
+  // CHECK: %[[T4:.*]] = distributed.wait %[[PTRS]], %[[EACH]], %[[E]] scope = cta semantic = acquire : tensor<4x!llvm.ptr>, tensor<4xi32>, i32 -> tensor<4xi32>
+  %t4 = distributed.wait %ptrs, %each, %e scope = cta semantic = acquire : tensor<4x!llvm.ptr>, tensor<4xi32>, i32 -> tensor<4xi32>
+  // CHECK: return %[[T0]], %[[T1]], %[[T2]], %[[T3]], %[[T4]]
+  return %t0, %t1, %t2, %t3, %t4 : i32, i32, i32, tensor<4xi32>, tensor<4xi32>
+}
+
 // CHECK-LABEL: func.func @consume_token
 // CHECK-SAME: (%[[BUF:.*]]: memref<1024xf32>, %[[TILE:.*]]: tensor<16x16xf16>, %[[P:.*]]: !llvm.ptr, %[[T:.*]]: i32, %[[TT:.*]]: tensor<16x16xi64>)
 // GENERIC-LABEL: sym_name = "consume_token"

@@ -7,6 +7,7 @@
 #include <string>
 
 namespace mlir {
+class FunctionType;
 class RewritePatternSet;
 
 namespace hivm {
@@ -19,6 +20,11 @@ class CustomOp;
 /// description): `_mlir_ciface_` when no memref is involved, the symbol, and
 /// one `_m<rank>` per memref argument and result.
 std::string getLinkName(CustomOp op);
+
+/// The type of the function a distributed `hivm.hir.custom` calls: its call
+/// arguments and results in their canonical types (memrefs with dynamic sizes,
+/// strides and offset; signed integers, also as memref elements, signless).
+FunctionType getCallType(CustomOp op);
 
 /// Rewrites distributed `hivm.hir.custom` ops to calls of their link names,
 /// declaring those in the enclosing module.

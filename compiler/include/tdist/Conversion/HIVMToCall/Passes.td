@@ -28,10 +28,19 @@ def ConvertHIVMDistributedToCall : Pass<"convert-hivm-distributed-to-call", "::m
 
     The call's arguments are the op's `ins` followed by its memref `outs`
     (written in place); tensor `outs` only carry result types and are
-    dropped. A memref argument is `memref.cast` to the canonical type of its
-    rank (dynamic sizes, strides and offset), and a memref result cast back,
-    so that one declaration serves every layout. Other `hivm.hir.custom` ops
+    dropped. Arguments and results travel in canonical types, so that one
+    declaration serves every caller: a memref is `memref.cast` to the
+    dynamic layout of its rank (dynamic sizes, strides and offset), and a
+    signed integer, scalar or memref element, is the signless one of its
+    width (the C function has one ABI), through an
+    `unrealized_conversion_cast` that the LLVM lowering erases. Results are
+    cast back. Unsigned integers keep their type. Other `hivm.hir.custom` ops
     are left alone.
+
+    Every link name gets one type. The pass checks all distributed custom
+    ops before it changes anything: an op whose call type differs from a
+    function of the module of that name, or from the first op that links to
+    it, gets one error (with a note at the declaration), and the pass fails.
 
     ```mlir
     %r = hivm.hir.custom {hivm.is_distributed, symbol = "aclshmem_my_pe", ...}

@@ -21,14 +21,34 @@ using EffectList = SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Ef
 // WaitOp
 //===----------------------------------------------------------------------===//
 
+// A constant number of barriers is checked here, a dynamic one by the library
+// when the wait runs. A tensor of counts is checked element by element.
+static LogicalResult verifyNumBarriers(WaitOp op) {
+  Attribute constant;
+  if (!matchPattern(op.getNumBarriers(), m_Constant(&constant)))
+    return success();
+  auto check = [&](const APInt &count) -> LogicalResult {
+    // Read as signed: an i1 `true` is -1, not 1.
+    if (count.isStrictlyPositive() && count.sle(kMaxWaitSlots))
+      return success();
+    return op.emitOpError("the number of barriers must be positive and at most ")
+           << kMaxWaitSlots << ", got " << llvm::toString(count, 10, /*Signed=*/true);
+  };
+  if (auto integer = dyn_cast<IntegerAttr>(constant))
+    return check(integer.getValue());
+  if (auto elements = dyn_cast<DenseIntElementsAttr>(constant)) {
+    if (elements.isSplat())
+      return check(elements.getSplatValue<APInt>());
+    for (const APInt &count : elements)
+      if (failed(check(count)))
+        return failure();
+  }
+  return success();
+}
+
 LogicalResult WaitOp::verify() {
-  APInt count;
-  if (!matchPattern(getNumBarriers(), m_ConstantInt(&count)))
-    return emitOpError("the number of barriers must be a constant");
-  // Read as signed: an i1 `true` is -1, not 1.
-  if (!count.isStrictlyPositive() || count.getSignificantBits() > 32)
-    return emitOpError("the number of barriers must be a positive 32-bit number, got ")
-           << llvm::toString(count, 10, /*Signed=*/true);
+  if (failed(verifyNumBarriers(*this)))
+    return failure();
   if (Type pointee = getPointeeType(getBarrierPtr().getType())) {
     if (pointee != getWaitValue().getType())
       return emitOpError("wait value type ")

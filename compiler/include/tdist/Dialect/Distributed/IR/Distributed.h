@@ -18,6 +18,11 @@
 
 namespace mlir::triton::distributed {
 
+/// The most signal slots one `distributed.wait` waits on. The verifier checks a
+/// constant number of barriers against it; the device library rejects a larger
+/// dynamic one when the wait runs.
+inline constexpr int64_t kMaxWaitSlots = 65536;
+
 /// The targets that decide which signal types notify accepts.
 enum class Target { Ascend, Cuda, Cpu };
 

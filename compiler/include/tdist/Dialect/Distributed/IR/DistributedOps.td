@@ -47,8 +47,10 @@ def Distributed_WaitOp : Distributed_Op<"wait",
     and whoever resets a slot is named by the kernel. The result is a token
     that `consume_token` ties later memory accesses to.
 
-    `numBarriers` must be a positive constant; `waitValue` has the element
-    type of the pointee. `semantic` is `acquire` or `relaxed`.
+    `numBarriers` is any integer value, at most 65536 (`kMaxWaitSlots`): a
+    constant one is checked here, a dynamic one when the wait runs.
+    `waitValue` has the element type of the pointee. `semantic` is `acquire`
+    or `relaxed`.
 
     As seed 001 §2.4 specifies, a wait only reads memory. Passes therefore
     treat a wait whose token is never used as dead and may remove it: always
