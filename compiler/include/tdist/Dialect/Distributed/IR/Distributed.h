@@ -13,15 +13,17 @@
 #include "tdist/Dialect/Distributed/IR/DistributedDialect.h.inc"
 #include "tdist/Dialect/Distributed/IR/DistributedEnums.h.inc"
 
+#include "tdist/dl.h"
+
 #define GET_OP_CLASSES
 #include "tdist/Dialect/Distributed/IR/DistributedOps.h.inc"
 
 namespace mlir::triton::distributed {
 
-/// The most signal slots one `distributed.wait` waits on. The verifier checks a
-/// constant number of barriers against it; the device library rejects a larger
-/// dynamic one when the wait runs.
-inline constexpr int64_t kMaxWaitSlots = 65536;
+/// The most signal slots one `distributed.wait` waits on: the device library's
+/// limit. The verifier checks a constant number of barriers against it; the
+/// device library rejects a larger dynamic one when the wait runs.
+inline constexpr int64_t kMaxWaitSlots = ::tdist::dl::kMaxWaitSlots;
 
 /// The targets that decide which signal types notify accepts.
 enum class Target { Ascend, Cuda, Cpu };
