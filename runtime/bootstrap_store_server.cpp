@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
-#include <cstdio>
 #include <limits>
 #include <optional>
 #include <unordered_map>
@@ -26,8 +25,6 @@ constexpr std::int64_t kNoStop = std::numeric_limits<std::int64_t>::max();
 std::int64_t toNs(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
 }
-
-void logLine(const std::string &line) { std::fprintf(stderr, "tdist: %s\n", line.c_str()); }
 
 }  // namespace
 

@@ -29,7 +29,7 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 namespace wire = bootstrap;
 
-constexpr char kSecret[] = "job-secret-1234";
+constexpr char kSecret[] = "job-secret-0123456789";
 
 Bytes bytesOf(std::string_view text) {
   auto bytes = std::as_bytes(std::span(text.data(), text.size()));
@@ -365,6 +365,102 @@ TEST(BootstrapStore, MismatchedCollectivesFailOnEveryPe) {
   });
 }
 
+// ---- the secret ---------------------------------------------------------------------------------
+
+// tdist-run's secrets are 32 hex digits (tools/tdist-run/job_identity.cpp).
+static_assert(kMinSecretBytes <= 32, "tdist-run's job secrets would be refused");
+
+TEST(BootstrapStore, RefusesToRunWithoutASecret) {
+  const Endpoint endpoint = freeLocalEndpoint();
+  for (int pe : {0, 1}) {
+    SCOPED_TRACE("PE " + std::to_string(pe));
+    BootstrapOptions options = optionsFor(pe, 2, "");
+    const auto start = Clock::now();
+    try {
+      connectBootstrapStore(endpoint, options);
+      ADD_FAILURE() << "connected without a secret";
+    } catch (const Error &e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidParam) << e.what();
+      const std::string_view message = e.what();
+      for (std::string_view fragment : {"has no job secret", "could join the job", "tdist-run", "TDIST_JOB_SECRET",
+                                        "TDIST_ALLOW_NO_SECRET=1", "InitAttr::allow_no_secret"}) {
+        EXPECT_NE(message.find(fragment), std::string_view::npos) << "\"" << message << "\" lacks " << fragment;
+      }
+    }
+    // Refused before anything is tried: no waiting for a server, and none started.
+    EXPECT_LT(Clock::now() - start, 5s);
+  }
+  RawPeer nobody(endpoint.port);
+  EXPECT_FALSE(nobody.connected()) << "PE 0 started a store it then refused to use";
+}
+
+TEST(BootstrapStore, RefusesAShortSecretWithoutShowingIt) {
+  const std::string almost(kMinSecretBytes - 1, 'q');
+  const Endpoint endpoint = freeLocalEndpoint();
+  for (bool allow_no_secret : {false, true}) {
+    BootstrapOptions options = optionsFor(0, 1, almost);
+    options.allow_no_secret = allow_no_secret;  // lets an empty secret through, not a weak one
+    try {
+      connectBootstrapStore(endpoint, options);
+      ADD_FAILURE() << "connected with a " << almost.size() << "-byte secret";
+    } catch (const Error &e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidParam) << e.what();
+      const std::string_view message = e.what();
+      EXPECT_NE(message.find("job secret is " + std::to_string(almost.size()) + " bytes, too short"),
+                std::string_view::npos)
+          << message;
+      EXPECT_NE(message.find("at least " + std::to_string(kMinSecretBytes) + " bytes"), std::string_view::npos)
+          << message;
+      EXPECT_EQ(message.find(almost), std::string_view::npos) << "the message shows the secret";
+    }
+  }
+  auto store = connectBootstrapStore(endpoint, optionsFor(0, 1, std::string(kMinSecretBytes, 'q')));
+  store->barrier();
+}
+
+TEST(BootstrapStore, AllowNoSecretRunsAnOpenStoreAndSaysSo) {
+  const Endpoint endpoint = freeLocalEndpoint();
+  testing::internal::CaptureStderr();
+  runPes(2, [&](int pe) {
+    BootstrapOptions options = optionsFor(pe, 2, "");
+    options.allow_no_secret = true;
+    auto store = connectBootstrapStore(endpoint, options);
+    store->set("open/" + std::to_string(pe), bytesOf("yes"));
+    EXPECT_EQ(textOf(store->get("open/" + std::to_string(1 - pe))), "yes");
+    store->barrier();
+  });
+  const std::string log = testing::internal::GetCapturedStderr();
+  const std::string line = "tdist: bootstrap store at tcp://127.0.0.1:" + std::to_string(endpoint.port) +
+                           " runs without a job secret (allowed explicitly): any process that reaches it can join "
+                           "the job\n";
+  ASSERT_NE(log.find(line), std::string::npos) << log;
+  EXPECT_EQ(log.find(line, log.find(line) + 1), std::string::npos) << "logged more than once:\n" << log;
+
+  // Allowing no secret is no way around one that PE 0 has.
+  auto pe0 = connectBootstrapStore(endpoint, optionsFor(0, 2));
+  BootstrapOptions open = optionsFor(1, 2, "");
+  open.allow_no_secret = true;
+  testing::internal::CaptureStderr();
+  expectError([&] { connectBootstrapStore(endpoint, open); }, ErrorCode::Bootstrap, "refused PE 1: wrong job secret");
+  testing::internal::GetCapturedStderr();
+}
+
+TEST(BootstrapStore, SecretsCompareWhole) {
+  EXPECT_TRUE(wire::secretsEqual(kSecret, kSecret));
+  EXPECT_TRUE(wire::secretsEqual("", ""));
+  EXPECT_FALSE(wire::secretsEqual("", kSecret));
+  EXPECT_FALSE(wire::secretsEqual(kSecret, ""));
+  const std::string secret = kSecret;
+  EXPECT_FALSE(wire::secretsEqual(secret.substr(0, secret.size() - 1), secret)) << "a prefix";
+  EXPECT_FALSE(wire::secretsEqual(secret + "x", secret)) << "an extension";
+  EXPECT_FALSE(wire::secretsEqual(secret + secret, secret)) << "the secret twice";
+  for (std::size_t i = 0; i < secret.size(); ++i) {
+    std::string wrong = secret;
+    wrong[i] ^= 1;
+    EXPECT_FALSE(wire::secretsEqual(wrong, secret)) << "differs at " << i;
+  }
+}
+
 // ---- strangers --------------------------------------------------------------------------------
 
 TEST(BootstrapStore, RefusesAWrongSecretAndKeepsServingTheJob) {
@@ -375,13 +471,24 @@ TEST(BootstrapStore, RefusesAWrongSecretAndKeepsServingTheJob) {
 
   testing::internal::CaptureStderr();
   const std::string where = "bootstrap store at tcp://127.0.0.1:" + std::to_string(endpoint.port);
-  expectError([&] { connectBootstrapStore(endpoint, optionsFor(1, 2, "guessed")); }, ErrorCode::Bootstrap,
-              where + " refused PE 1: wrong job secret");
+  const std::string guess = "guessed-secret-0123";
+  std::string error;
+  try {
+    connectBootstrapStore(endpoint, optionsFor(1, 2, guess));
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), ErrorCode::Bootstrap);
+    error = e.what();
+  }
   const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(error.find(where + " refused PE 1: wrong job secret"), std::string::npos) << error;
+  EXPECT_EQ(error.find(guess), std::string::npos) << "the error shows the presented secret: " << error;
+  EXPECT_EQ(error.find(kSecret), std::string::npos) << "the error shows the job's secret: " << error;
   const std::string line = "tdist: bootstrap store refused a connection from 127.0.0.1:";
   ASSERT_NE(log.find(line), std::string::npos) << log;
   EXPECT_EQ(log.find(line, log.find(line) + 1), std::string::npos) << "logged more than once:\n" << log;
   EXPECT_NE(log.find(": wrong job secret\n"), std::string::npos) << log;
+  EXPECT_EQ(log.find(kSecret), std::string::npos) << "the log shows the job's secret:\n" << log;
+  EXPECT_EQ(log.find(guess), std::string::npos) << "the log shows the presented secret:\n" << log;
 
   runPes(2, [&](int pe) {
     job[pe]->barrier();
