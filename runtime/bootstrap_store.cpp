@@ -426,6 +426,8 @@ std::unique_ptr<BootstrapStore> connectBootstrapStore(const Endpoint &endpoint, 
                 "bootstrap store: port " + std::to_string(endpoint.port) + " is not in 1025..65535");
   if (options.connect_timeout.count() < 0 || options.op_timeout.count() < 0)
     throw Error(ErrorCode::InvalidParam, "bootstrap store: timeouts must not be negative");
+  if (options.hello_timeout.count() <= 0)
+    throw Error(ErrorCode::InvalidParam, "bootstrap store: hello_timeout must be positive");
   checkSecret(endpoint, options);
 
   std::unique_ptr<BootstrapServer> server;
@@ -435,7 +437,9 @@ std::unique_ptr<BootstrapStore> connectBootstrapStore(const Endpoint &endpoint, 
               " runs without a job secret (allowed explicitly): any process that reaches it can join the job");
     }
     UniqueFd listen_fd = options.listen_fd >= 0 ? adoptListeningSocket(options.listen_fd) : listenOn(endpoint);
-    server = std::make_unique<BootstrapServer>(std::move(listen_fd), options.n_pes, options.secret);
+    server = std::make_unique<BootstrapServer>(
+        std::move(listen_fd),
+        ServerOptions{.n_pes = options.n_pes, .secret = options.secret, .hello_timeout = options.hello_timeout});
   }
   return std::make_unique<TcpBootstrapStore>(endpoint, options, std::move(server));
 }

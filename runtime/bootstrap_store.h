@@ -47,6 +47,10 @@ struct BootstrapOptions {
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(120)};  // retry until then
   std::chrono::milliseconds op_timeout{std::chrono::seconds(120)};       // get/wait/barrier
   int listen_fd = -1;  // PE 0: serve on this listening socket (not closed by the store)
+  // PE 0: the store closes a connection that has not completed its hello this long after it was
+  // accepted (logging the peer's address), so that silent connections cannot pile up. PEs send
+  // their hello as soon as they connect; once welcomed, a PE is never timed out by this.
+  std::chrono::milliseconds hello_timeout{std::chrono::seconds(10)};
 };
 
 using Bytes = std::vector<std::byte>;

@@ -21,9 +21,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::int64_t kNoStop = std::numeric_limits<std::int64_t>::max();
+constexpr Clock::time_point kNever = Clock::time_point::max();
 
 std::int64_t toNs(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
+Clock::time_point fromNs(std::int64_t ns) {
+  return Clock::time_point(std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(ns)));
+}
+
+// poll()'s timeout for waking at wake_at: rounded up, so that the wake comes after it, not before.
+int pollTimeoutMs(Clock::time_point now, Clock::time_point wake_at) {
+  if (wake_at == kNever) return -1;
+  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(wake_at - now).count();
+  return static_cast<int>(std::clamp<std::int64_t>(ms, 0, INT_MAX));
 }
 
 }  // namespace
@@ -32,13 +44,14 @@ std::int64_t toNs(Clock::time_point t) {
 
 class BootstrapServer::Loop {
  public:
-  Loop(UniqueFd listen_fd, int n_pes, std::string secret)
+  Loop(UniqueFd listen_fd, ServerOptions options)
       : listen_fd_(std::move(listen_fd)),
-        n_pes_(n_pes),
-        secret_(std::move(secret)),
-        pes_(n_pes, PeState::Absent),
-        left_how_(n_pes),
-        by_pe_(n_pes, nullptr) {}
+        n_pes_(options.n_pes),
+        secret_(std::move(options.secret)),
+        hello_timeout_(options.hello_timeout),
+        pes_(n_pes_, PeState::Absent),
+        left_how_(n_pes_),
+        by_pe_(n_pes_, nullptr) {}
 
   void run(const std::atomic<std::int64_t> &stop_at_ns, int wake_fd);
 
@@ -52,6 +65,7 @@ class BootstrapServer::Loop {
     Bytes out;         // queued, not yet sent
     std::size_t out_sent = 0;
     int pe = -1;  // set once the hello is accepted
+    Clock::time_point hello_deadline;  // closed then, unless welcomed as a PE by then
     bool close_after_flush = false;
     bool dead = false;
     bool reaped = false;
@@ -66,6 +80,8 @@ class BootstrapServer::Loop {
   };
 
   void acceptOne();
+  Clock::time_point dropLateStrangers(Clock::time_point now);
+  void dropStranger(Connection &c, const std::string &why);
   void receive(Connection &c);
   void handleMessages(Connection &c);
   void handle(Connection &c, MessageReader &msg);
@@ -87,6 +103,7 @@ class BootstrapServer::Loop {
   UniqueFd listen_fd_;
   int n_pes_;
   std::string secret_;
+  std::chrono::milliseconds hello_timeout_;
   bool stopping_ = false;
   std::vector<std::unique_ptr<Connection>> conns_;
   std::vector<PeState> pes_;
@@ -102,8 +119,12 @@ void BootstrapServer::Loop::run(const std::atomic<std::int64_t> &stop_at_ns, int
   for (;;) {
     const std::int64_t stop_at = stop_at_ns.load(std::memory_order_acquire);
     stopping_ = stop_at != kNoStop;
-    const std::int64_t now = toNs(Clock::now());
-    if (stopping_ && (!anyPeJoined() || now >= stop_at)) break;
+    const Clock::time_point now = Clock::now();
+    if (stopping_ && (!anyPeJoined() || toNs(now) >= stop_at)) break;
+
+    Clock::time_point wake_at = dropLateStrangers(now);
+    reap();
+    if (stopping_) wake_at = std::min(wake_at, fromNs(stop_at));
 
     fds.clear();
     fds.push_back({wake_fd, POLLIN, 0});
@@ -112,9 +133,7 @@ void BootstrapServer::Loop::run(const std::atomic<std::int64_t> &stop_at_ns, int
       const short want_out = c->out_sent < c->out.size() ? POLLOUT : 0;
       fds.push_back({c->fd.get(), static_cast<short>(POLLIN | want_out), 0});
     }
-    int timeout_ms = -1;
-    if (stopping_) timeout_ms = static_cast<int>(std::min<std::int64_t>((stop_at - now) / 1000000 + 1, INT_MAX));
-    if (::poll(fds.data(), fds.size(), timeout_ms) < 0) {
+    if (::poll(fds.data(), fds.size(), pollTimeoutMs(now, wake_at)) < 0) {
       if (errno == EINTR) continue;
       logLine("bootstrap store stopped: poll: " + errnoText(errno));
       break;
@@ -151,7 +170,28 @@ void BootstrapServer::Loop::acceptOne() {
   auto c = std::make_unique<Connection>();
   c->fd = UniqueFd(fd);
   c->peer = peerName(fd);
+  c->hello_deadline = Clock::now() + hello_timeout_;
   conns_.push_back(std::move(c));
+}
+
+// Closes the connections still not welcomed as PEs at their deadline; returns the next deadline.
+Clock::time_point BootstrapServer::Loop::dropLateStrangers(Clock::time_point now) {
+  Clock::time_point next = kNever;
+  for (auto &c : conns_) {
+    if (c->pe >= 0 || c->dead) continue;
+    if (now < c->hello_deadline) {
+      next = std::min(next, c->hello_deadline);
+      continue;
+    }
+    dropStranger(*c, ": no hello within " + std::to_string(hello_timeout_.count()) + " ms");
+  }
+  return next;
+}
+
+void BootstrapServer::Loop::dropStranger(Connection &c, const std::string &why) {
+  // One refused already was logged then, and is only waiting for its refusal to be sent.
+  if (!c.close_after_flush) logLine("bootstrap store dropped a connection from " + c.peer + why);
+  c.dead = true;
 }
 
 void BootstrapServer::Loop::receive(Connection &c) {
@@ -392,8 +432,8 @@ void BootstrapServer::Loop::reap() {
 
 // ---- the thread around it -------------------------------------------------------------------
 
-BootstrapServer::BootstrapServer(UniqueFd listen_fd, int n_pes, std::string secret)
-    : loop_(std::make_unique<Loop>(std::move(listen_fd), n_pes, std::move(secret))),
+BootstrapServer::BootstrapServer(UniqueFd listen_fd, ServerOptions options)
+    : loop_(std::make_unique<Loop>(std::move(listen_fd), std::move(options))),
       wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
       stop_at_ns_(kNoStop) {
   if (!wake_fd_.valid()) throw Error(ErrorCode::Bootstrap, "bootstrap store: eventfd: " + errnoText(errno));

@@ -7,13 +7,16 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -135,6 +138,26 @@ class RawPeer {
   }
 
   bool connected() const { return connected_; }
+
+  std::uint16_t localPort() const {
+    sockaddr_in address{};
+    socklen_t length = sizeof address;
+    ::getsockname(fd_.get(), reinterpret_cast<sockaddr *>(&address), &length);
+    return ntohs(address.sin_port);
+  }
+
+  // Whether the server closes the connection before deadline; what it sends until then is dropped.
+  bool closedBy(Clock::time_point deadline) {
+    for (;;) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) return false;
+      pollfd p{fd_.get(), POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
+      std::byte buffer[256];
+      const ssize_t n = ::recv(fd_.get(), buffer, sizeof buffer, MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return true;
+    }
+  }
 
   void send(const Bytes &bytes) {
     ASSERT_EQ(::send(fd_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
@@ -550,6 +573,60 @@ TEST(BootstrapStore, RefusesGarbageAndKeepsServing) {
 }
 
 // ---- deadlines and failures -------------------------------------------------------------------
+
+TEST(BootstrapStore, DropsConnectionsThatNeverFinishTheirHelloAndServesThePes) {
+  constexpr int kPes = 3;
+  constexpr int kSilent = 8;
+  constexpr auto kHelloTimeout = 1000ms;
+  constexpr auto kSlack = 2000ms;
+  const Endpoint endpoint = freeLocalEndpoint();
+  BootstrapOptions options = optionsFor(0, kPes);
+  options.hello_timeout = kHelloTimeout;
+  testing::internal::CaptureStderr();
+  auto pe0 = connectBootstrapStore(endpoint, options);
+
+  const auto opened = Clock::now();
+  std::vector<std::unique_ptr<RawPeer>> strangers;
+  for (int i = 0; i < kSilent; ++i) {
+    strangers.push_back(std::make_unique<RawPeer>(endpoint.port));
+    ASSERT_TRUE(strangers.back()->connected());
+  }
+  // And one that starts a hello, as a PE would, but never finishes it.
+  strangers.push_back(std::make_unique<RawPeer>(endpoint.port));
+  ASSERT_TRUE(strangers.back()->connected());
+  Bytes half = helloMessage(1, kPes, kSecret);
+  half.resize(half.size() / 2);
+  strangers.back()->send(half);
+
+  std::vector<std::unique_ptr<BootstrapStore>> stores(kPes);
+  stores[0] = std::move(pe0);
+  runPes(kPes, [&](int pe) {
+    if (pe > 0) stores[pe] = connectBootstrapStore(endpoint, optionsFor(pe, kPes));
+    stores[pe]->barrier();
+  });
+
+  for (auto &stranger : strangers) {
+    EXPECT_TRUE(stranger->closedBy(opened + kHelloTimeout + kSlack)) << "from port " << stranger->localPort();
+    EXPECT_GE(Clock::now() - opened, kHelloTimeout) << "dropped before its deadline";
+  }
+
+  // The PEs' connections, older than the deadline now, are still served.
+  runPes(kPes, [&](int pe) {
+    stores[pe]->barrier();
+    EXPECT_EQ(textOf(stores[pe]->allgather(bytesOf(std::to_string(pe)))[(pe + 1) % kPes]),
+              std::to_string((pe + 1) % kPes));
+  });
+  for (int pe = kPes - 1; pe >= 0; --pe) stores[pe].reset();  // PE 0's store waits for the others
+  const std::string log = testing::internal::GetCapturedStderr();
+  for (auto &stranger : strangers) {
+    const std::string line = "tdist: bootstrap store dropped a connection from 127.0.0.1:" +
+                             std::to_string(stranger->localPort()) + ": no hello within 1000 ms\n";
+    const auto at = log.find(line);
+    EXPECT_NE(at, std::string::npos) << line << "is not in\n" << log;
+    EXPECT_EQ(log.find(line, at + 1), std::string::npos) << line << "is there more than once";
+  }
+  EXPECT_EQ(log.find(kSecret), std::string::npos) << log;
+}
 
 TEST(BootstrapStore, ConnectWithoutAServerGivesUpAtConnectTimeout) {
   const Endpoint endpoint = freeLocalEndpoint();
