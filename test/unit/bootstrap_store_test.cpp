@@ -1,6 +1,8 @@
-// test/unit/bootstrap_store_test.cpp - the bootstrap store, with PEs as threads of one process.
+// test/unit/bootstrap_store_test.cpp - the bootstrap store, with PEs as threads of one process (and
+// PE 0 in a child process where it needs limits of its own).
 //
-// Every wait here is a blocking store call or a thread join; nothing sleeps for a fixed time.
+// Every wait here is a blocking store call, a thread join, a child's exit or a wait for the server
+// to close a connection, each with a deadline; nothing sleeps for a fixed time.
 #include "runtime/bootstrap_store.h"
 
 #include <arpa/inet.h>
@@ -8,13 +10,18 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -626,6 +633,88 @@ TEST(BootstrapStore, DropsConnectionsThatNeverFinishTheirHelloAndServesThePes) {
     EXPECT_EQ(log.find(line, at + 1), std::string::npos) << line << "is there more than once";
   }
   EXPECT_EQ(log.find(kSecret), std::string::npos) << log;
+}
+
+// PE 0 of a job whose strangers take every descriptor PE 0 has left; returns its exit status.
+int servePe0WithFewDescriptors(const Endpoint &endpoint, int ready_fd, int log_fd) {
+  ::dup2(log_fd, STDERR_FILENO);
+  // Eight descriptors free below the limit: the store's own sockets, PE 0's connection and a
+  // few more. Descriptors already open above it stay usable.
+  std::vector<int> open_fds;
+  for (const auto &entry : std::filesystem::directory_iterator("/proc/self/fd"))
+    open_fds.push_back(std::stoi(entry.path().filename().string()));
+  int below = 0;
+  for (int free_fds = 0; free_fds < 8; ++below)
+    if (std::find(open_fds.begin(), open_fds.end(), below) == open_fds.end()) ++free_fds;
+  rlimit limit{};
+  ::getrlimit(RLIMIT_NOFILE, &limit);
+  limit.rlim_cur = static_cast<rlim_t>(below);
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) return 2;
+  try {
+    BootstrapOptions options = optionsFor(0, 2);
+    options.hello_timeout = 60s;  // far beyond PE 1's connect_timeout: no rescue from there
+    options.op_timeout = 15s;
+    auto store = connectBootstrapStore(endpoint, options);
+    if (::write(ready_fd, "r", 1) != 1) return 3;
+    store->barrier();
+    return 0;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "PE 0: %s\n", e.what());
+    return 1;
+  }
+}
+
+TEST(BootstrapStore, StrangersThatTakeEveryDescriptorMakeRoomForThePes) {
+  const Endpoint endpoint = freeLocalEndpoint();
+  int ready[2], log[2];
+  ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(log, O_CLOEXEC), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(ready[0]);
+    ::close(log[0]);
+    ::_exit(servePe0WithFewDescriptors(endpoint, ready[1], log[1]));
+  }
+  ::close(ready[1]);
+  ::close(log[1]);
+  char ready_byte = 0;
+  EXPECT_EQ(::read(ready[0], &ready_byte, 1), 1) << "PE 0 did not start";
+  ::close(ready[0]);
+
+  std::vector<std::unique_ptr<RawPeer>> strangers;
+  for (int i = 0; i < 32; ++i) {
+    strangers.push_back(std::make_unique<RawPeer>(endpoint.port));
+    EXPECT_TRUE(strangers.back()->connected());
+  }
+  BootstrapOptions options = optionsFor(1, 2);
+  options.connect_timeout = 10s;
+  try {
+    auto pe1 = connectBootstrapStore(endpoint, options);
+    pe1->barrier();
+  } catch (const std::exception &e) {
+    ADD_FAILURE() << "PE 1: " << e.what();
+  }
+
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  std::string child_log;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(log[0], buffer, sizeof buffer)) > 0;)
+    child_log.append(buffer, static_cast<std::size_t>(n));
+  ::close(log[0]);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "PE 0 ended with status " << status << ":\n"
+                                                             << child_log;
+  EXPECT_NE(child_log.find("that had not said hello, to make room (accept: Too many open files)"), std::string::npos)
+      << child_log;
+  // A flood does not flood the log: twenty lines, then a count.
+  int lines = 0;
+  for (auto at = child_log.find("tdist: bootstrap store dropped a connection from "); at != std::string::npos;
+       at = child_log.find("tdist: bootstrap store dropped a connection from ", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 20) << child_log;
+  EXPECT_NE(child_log.find("tdist: bootstrap store dropped or refused "), std::string::npos) << child_log;
 }
 
 TEST(BootstrapStore, ConnectWithoutAServerGivesUpAtConnectTimeout) {
