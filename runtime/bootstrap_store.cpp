@@ -393,6 +393,24 @@ void TcpBootstrapStore::sayGoodbye() noexcept {
   }
 }
 
+// Only lengths go into the messages: the secret itself is never written anywhere.
+void checkSecret(const Endpoint &endpoint, const BootstrapOptions &options) {
+  const std::string how_to_set = "start the job with tdist-run, which makes one, or set TDIST_JOB_SECRET (the same on "
+                                 "every PE, at least " + std::to_string(kMinSecretBytes) + " bytes)";
+  if (options.secret.empty() && !options.allow_no_secret) {
+    throw Error(ErrorCode::InvalidParam,
+                "bootstrap store: PE " + std::to_string(options.my_pe) +
+                    " has no job secret, without which any process that reaches " + formatEndpoint(endpoint) +
+                    " could join the job and read and write its keys; " + how_to_set +
+                    ". To run without one anyway (insecure), set TDIST_ALLOW_NO_SECRET=1 or InitAttr::allow_no_secret");
+  }
+  if (!options.secret.empty() && options.secret.size() < kMinSecretBytes) {
+    throw Error(ErrorCode::InvalidParam, "bootstrap store: PE " + std::to_string(options.my_pe) +
+                                             "'s job secret is " + std::to_string(options.secret.size()) +
+                                             " bytes, too short to keep strangers out; " + how_to_set);
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<BootstrapStore> connectBootstrapStore(const Endpoint &endpoint, const BootstrapOptions &options) {
@@ -408,11 +426,20 @@ std::unique_ptr<BootstrapStore> connectBootstrapStore(const Endpoint &endpoint, 
                 "bootstrap store: port " + std::to_string(endpoint.port) + " is not in 1025..65535");
   if (options.connect_timeout.count() < 0 || options.op_timeout.count() < 0)
     throw Error(ErrorCode::InvalidParam, "bootstrap store: timeouts must not be negative");
+  if (options.hello_timeout.count() <= 0)
+    throw Error(ErrorCode::InvalidParam, "bootstrap store: hello_timeout must be positive");
+  checkSecret(endpoint, options);
 
   std::unique_ptr<BootstrapServer> server;
   if (options.my_pe == 0) {
+    if (options.secret.empty()) {
+      logLine("bootstrap store at " + formatEndpoint(endpoint) +
+              " runs without a job secret (allowed explicitly): any process that reaches it can join the job");
+    }
     UniqueFd listen_fd = options.listen_fd >= 0 ? adoptListeningSocket(options.listen_fd) : listenOn(endpoint);
-    server = std::make_unique<BootstrapServer>(std::move(listen_fd), options.n_pes, options.secret);
+    server = std::make_unique<BootstrapServer>(
+        std::move(listen_fd),
+        ServerOptions{.n_pes = options.n_pes, .secret = options.secret, .hello_timeout = options.hello_timeout});
   }
   return std::make_unique<TcpBootstrapStore>(endpoint, options, std::move(server));
 }

@@ -3,6 +3,10 @@
 // PE 0 serves it (a background thread) and every PE, PE 0 included, connects to it: a star, as
 // aclshmem's config store. A peer must present the job's secret in its hello or is refused.
 // Every blocking call ends with Error(Bootstrap) when its deadline passes.
+//
+// The secret is what keeps other processes out: the port is reachable by anything on the host,
+// and by other hosts unless it is bound to loopback. So a store never starts without one unless
+// its caller says, in so many words, that the job may run open.
 #pragma once
 
 #include <chrono>
@@ -26,14 +30,27 @@ struct Endpoint {
 // and what is wrong with it.
 Endpoint parseIpPort(std::string_view text);
 
+// A job secret is at least this long; tdist-run makes 32 hex digits (128 random bits).
+inline constexpr std::size_t kMinSecretBytes = 16;
+
 struct BootstrapOptions {
   int my_pe = 0;
   int n_pes = 1;
+  // What every PE presents in its hello; PE 0's store refuses any other. Required, the same on
+  // every PE and at least kMinSecretBytes long, or connectBootstrapStore throws
+  // Error(InvalidParam). It appears in no log and no error message.
   std::string secret;
-  bool allow_no_secret = false;  // insecure: join without a secret
+  // INSECURE: lets an empty secret through. Then any process, local or remote, that reaches the
+  // port can join the job as a PE and read and write its keys. PE 0 logs that it serves an open
+  // store. A secret that is set is checked as usual, length included.
+  bool allow_no_secret = false;
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(120)};  // retry until then
   std::chrono::milliseconds op_timeout{std::chrono::seconds(120)};       // get/wait/barrier
   int listen_fd = -1;  // PE 0: serve on this listening socket (not closed by the store)
+  // PE 0: the store closes a connection that has not completed its hello this long after it was
+  // accepted (logging the peer's address), so that silent connections cannot pile up. PEs send
+  // their hello as soon as they connect; once welcomed, a PE is never timed out by this.
+  std::chrono::milliseconds hello_timeout{std::chrono::seconds(10)};
 };
 
 using Bytes = std::vector<std::byte>;
@@ -60,8 +77,10 @@ class BootstrapStore {
   int n_pes_;
 };
 
-// Connects to (and on PE 0 first starts) the store at endpoint. Destroying the store of PE 0
-// waits, up to op_timeout, until every PE has closed its connection, then stops the server.
+// Connects to (and on PE 0 first starts) the store at endpoint. Throws Error(InvalidParam) for
+// options that are out of range or lack a secret (see BootstrapOptions::secret). Destroying the
+// store of PE 0 waits, up to op_timeout, until every PE has closed its connection, then stops the
+// server.
 std::unique_ptr<BootstrapStore> connectBootstrapStore(const Endpoint &endpoint,
                                                       const BootstrapOptions &options);
 

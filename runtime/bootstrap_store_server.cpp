@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
-#include <cstdio>
 #include <limits>
 #include <optional>
 #include <unordered_map>
@@ -22,12 +21,27 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::int64_t kNoStop = std::numeric_limits<std::int64_t>::max();
+constexpr Clock::time_point kNever = Clock::time_point::max();
+// Connections that are not PEs yet, dropped or refused, are logged up to this many times per
+// server: a flood of them must not flood PE 0's stderr as well.
+constexpr int kStrangerLogLines = 20;
+// How long accepting pauses when the process is out of descriptors and no stranger can make room.
+constexpr auto kAcceptPause = std::chrono::milliseconds(100);
 
 std::int64_t toNs(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
 }
 
-void logLine(const std::string &line) { std::fprintf(stderr, "tdist: %s\n", line.c_str()); }
+Clock::time_point fromNs(std::int64_t ns) {
+  return Clock::time_point(std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(ns)));
+}
+
+// poll()'s timeout for waking at wake_at: rounded up, so that the wake comes after it, not before.
+int pollTimeoutMs(Clock::time_point now, Clock::time_point wake_at) {
+  if (wake_at == kNever) return -1;
+  const auto ms = std::chrono::ceil<std::chrono::milliseconds>(wake_at - now).count();
+  return static_cast<int>(std::clamp<std::int64_t>(ms, 0, INT_MAX));
+}
 
 }  // namespace
 
@@ -35,13 +49,14 @@ void logLine(const std::string &line) { std::fprintf(stderr, "tdist: %s\n", line
 
 class BootstrapServer::Loop {
  public:
-  Loop(UniqueFd listen_fd, int n_pes, std::string secret)
+  Loop(UniqueFd listen_fd, ServerOptions options)
       : listen_fd_(std::move(listen_fd)),
-        n_pes_(n_pes),
-        secret_(std::move(secret)),
-        pes_(n_pes, PeState::Absent),
-        left_how_(n_pes),
-        by_pe_(n_pes, nullptr) {}
+        n_pes_(options.n_pes),
+        secret_(std::move(options.secret)),
+        hello_timeout_(options.hello_timeout),
+        pes_(n_pes_, PeState::Absent),
+        left_how_(n_pes_),
+        by_pe_(n_pes_, nullptr) {}
 
   void run(const std::atomic<std::int64_t> &stop_at_ns, int wake_fd);
 
@@ -55,6 +70,7 @@ class BootstrapServer::Loop {
     Bytes out;         // queued, not yet sent
     std::size_t out_sent = 0;
     int pe = -1;  // set once the hello is accepted
+    Clock::time_point hello_deadline;  // closed then, unless welcomed as a PE by then
     bool close_after_flush = false;
     bool dead = false;
     bool reaped = false;
@@ -69,6 +85,10 @@ class BootstrapServer::Loop {
   };
 
   void acceptOne();
+  Clock::time_point dropLateStrangers(Clock::time_point now);
+  bool dropOldestStranger(const std::string &why);
+  void dropStranger(Connection &c, const std::string &why);
+  void logStranger(const std::string &line);
   void receive(Connection &c);
   void handleMessages(Connection &c);
   void handle(Connection &c, MessageReader &msg);
@@ -90,7 +110,11 @@ class BootstrapServer::Loop {
   UniqueFd listen_fd_;
   int n_pes_;
   std::string secret_;
+  std::chrono::milliseconds hello_timeout_;
   bool stopping_ = false;
+  Clock::time_point accept_paused_until_{};
+  int strangers_logged_ = 0;
+  int strangers_not_logged_ = 0;
   std::vector<std::unique_ptr<Connection>> conns_;
   std::vector<PeState> pes_;
   std::vector<const char *> left_how_;
@@ -105,19 +129,23 @@ void BootstrapServer::Loop::run(const std::atomic<std::int64_t> &stop_at_ns, int
   for (;;) {
     const std::int64_t stop_at = stop_at_ns.load(std::memory_order_acquire);
     stopping_ = stop_at != kNoStop;
-    const std::int64_t now = toNs(Clock::now());
-    if (stopping_ && (!anyPeJoined() || now >= stop_at)) break;
+    const Clock::time_point now = Clock::now();
+    if (stopping_ && (!anyPeJoined() || toNs(now) >= stop_at)) break;
+
+    Clock::time_point wake_at = dropLateStrangers(now);
+    reap();
+    if (stopping_) wake_at = std::min(wake_at, fromNs(stop_at));
+    const bool accepting = now >= accept_paused_until_;
+    if (!accepting) wake_at = std::min(wake_at, accept_paused_until_);
 
     fds.clear();
     fds.push_back({wake_fd, POLLIN, 0});
-    fds.push_back({listen_fd_.get(), POLLIN, 0});
+    fds.push_back({accepting ? listen_fd_.get() : -1, POLLIN, 0});  // poll() skips a negative fd
     for (auto &c : conns_) {
       const short want_out = c->out_sent < c->out.size() ? POLLOUT : 0;
       fds.push_back({c->fd.get(), static_cast<short>(POLLIN | want_out), 0});
     }
-    int timeout_ms = -1;
-    if (stopping_) timeout_ms = static_cast<int>(std::min<std::int64_t>((stop_at - now) / 1000000 + 1, INT_MAX));
-    if (::poll(fds.data(), fds.size(), timeout_ms) < 0) {
+    if (::poll(fds.data(), fds.size(), pollTimeoutMs(now, wake_at)) < 0) {
       if (errno == EINTR) continue;
       logLine("bootstrap store stopped: poll: " + errnoText(errno));
       break;
@@ -143,18 +171,74 @@ void BootstrapServer::Loop::run(const std::atomic<std::int64_t> &stop_at_ns, int
   for (int pe = 0; pe < n_pes_; ++pe)
     if (pes_[pe] == PeState::Joined) still_there += (still_there.empty() ? "" : ", ") + std::to_string(pe);
   if (!still_there.empty()) logLine("bootstrap store stopped with PEs still connected: " + still_there);
+  if (strangers_not_logged_ > 0) {
+    logLine("bootstrap store dropped or refused " + std::to_string(strangers_not_logged_) +
+            " more connections that were not PEs of the job");
+  }
 }
 
 void BootstrapServer::Loop::acceptOne() {
   // One accept per readiness report: the listening socket stays blocking, because making it
   // non-blocking would change the caller's listen_fd too (a dup shares the file flags).
   const int fd = ::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-  if (fd < 0) return;  // the peer gave up already, or descriptors ran out: it will retry
+  if (fd < 0) {
+    // Out of descriptors or memory, perhaps because strangers hold them: the one that has waited
+    // longest makes room, so that a flood cannot lock the PEs out until its hellos time out. With
+    // nobody to drop, accepting pauses, rather than spinning on a socket that stays readable.
+    // Other errors mean that this peer gave up already; it will retry.
+    const int err = errno;
+    if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
+      if (!dropOldestStranger("to make room (accept: " + errnoText(err) + ")"))
+        accept_paused_until_ = Clock::now() + kAcceptPause;
+    }
+    return;
+  }
   setNoDelay(fd);
   auto c = std::make_unique<Connection>();
   c->fd = UniqueFd(fd);
   c->peer = peerName(fd);
+  c->hello_deadline = Clock::now() + hello_timeout_;
   conns_.push_back(std::move(c));
+}
+
+// Closes the connections still not welcomed as PEs at their deadline; returns the next deadline.
+Clock::time_point BootstrapServer::Loop::dropLateStrangers(Clock::time_point now) {
+  Clock::time_point next = kNever;
+  for (auto &c : conns_) {
+    if (c->pe >= 0 || c->dead) continue;
+    if (now < c->hello_deadline) {
+      next = std::min(next, c->hello_deadline);
+      continue;
+    }
+    dropStranger(*c, ": no hello within " + std::to_string(hello_timeout_.count()) + " ms");
+  }
+  return next;
+}
+
+bool BootstrapServer::Loop::dropOldestStranger(const std::string &why) {
+  // conns_ is in the order of acceptance.
+  for (auto &c : conns_) {
+    if (c->pe >= 0 || c->dead) continue;
+    dropStranger(*c, " that had not said hello, " + why);
+    return true;
+  }
+  return false;
+}
+
+void BootstrapServer::Loop::dropStranger(Connection &c, const std::string &why) {
+  // One refused already was logged then, and is only waiting for its refusal to be sent.
+  if (!c.close_after_flush) logStranger("bootstrap store dropped a connection from " + c.peer + why);
+  c.dead = true;
+}
+
+void BootstrapServer::Loop::logStranger(const std::string &line) {
+  if (strangers_logged_ == kStrangerLogLines) {
+    ++strangers_not_logged_;
+    return;
+  }
+  logLine(line);
+  if (++strangers_logged_ == kStrangerLogLines)
+    logLine("bootstrap store: further connections it drops or refuses are counted, not logged");
 }
 
 void BootstrapServer::Loop::receive(Connection &c) {
@@ -313,7 +397,7 @@ void BootstrapServer::Loop::protocolViolation(Connection &c, const std::string &
 }
 
 void BootstrapServer::Loop::refuse(Connection &c, MsgType type, const std::string &reason) {
-  if (type == MsgType::Refused) logLine("bootstrap store refused a connection from " + c.peer + ": " + reason);
+  if (type == MsgType::Refused) logStranger("bootstrap store refused a connection from " + c.peer + ": " + reason);
   c.close_after_flush = true;
   queue(c, MessageWriter(type).str(reason).finish());
 }
@@ -395,8 +479,8 @@ void BootstrapServer::Loop::reap() {
 
 // ---- the thread around it -------------------------------------------------------------------
 
-BootstrapServer::BootstrapServer(UniqueFd listen_fd, int n_pes, std::string secret)
-    : loop_(std::make_unique<Loop>(std::move(listen_fd), n_pes, std::move(secret))),
+BootstrapServer::BootstrapServer(UniqueFd listen_fd, ServerOptions options)
+    : loop_(std::make_unique<Loop>(std::move(listen_fd), std::move(options))),
       wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
       stop_at_ns_(kNoStop) {
   if (!wake_fd_.valid()) throw Error(ErrorCode::Bootstrap, "bootstrap store: eventfd: " + errnoText(errno));

@@ -12,11 +12,19 @@
 
 namespace tdist::runtime::bootstrap {
 
+struct ServerOptions {
+  int n_pes = 1;
+  std::string secret;  // empty only where BootstrapOptions::allow_no_secret allowed it
+  // A connection that has not been welcomed as a PE this long after it was accepted is closed,
+  // so that connections which never finish their hello cannot pile up.
+  std::chrono::milliseconds hello_timeout{std::chrono::seconds(10)};
+};
+
 // Serves one job's store: a single poll() loop over the listening socket and every peer, with
 // non-blocking sockets, so that a slow or hostile peer never holds up the others.
 class BootstrapServer {
  public:
-  BootstrapServer(UniqueFd listen_fd, int n_pes, std::string secret);
+  BootstrapServer(UniqueFd listen_fd, ServerOptions options);
   ~BootstrapServer();  // stops at once
   BootstrapServer(const BootstrapServer &) = delete;
   BootstrapServer &operator=(const BootstrapServer &) = delete;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 
@@ -159,6 +160,8 @@ UniqueFd adoptListeningSocket(int fd) {
   if (!copy.valid()) throw Error(ErrorCode::Bootstrap, "cannot duplicate listen_fd: " + errnoText(errno));
   return copy;
 }
+
+void logLine(const std::string &line) { std::fprintf(stderr, "tdist: %s\n", line.c_str()); }
 
 std::string formatEndpoint(const Endpoint &endpoint) {
   const std::string port = std::to_string(endpoint.port);

@@ -135,6 +135,7 @@ UniqueFd listenOn(const Endpoint &endpoint);
 // is not a listening socket.
 UniqueFd adoptListeningSocket(int fd);
 
+void logLine(const std::string &line);  // to stderr, as "tdist: line"
 std::string formatEndpoint(const Endpoint &endpoint);  // as parseIpPort reads it
 std::string errnoText(int err);
 std::string peerName(int fd);  // "127.0.0.1:5555" or "[::1]:5555"

@@ -42,7 +42,7 @@ inline InitAttr singlePeAttr(const Listener &listener, std::size_t heap_bytes = 
   attr.ip_port = listener.ipPort();
   attr.listen_fd = listener.fd;
   attr.local_mem_size = heap_bytes;
-  attr.job_secret = "single-pe-test";
+  attr.job_secret = "single-pe-test-secret";
   return attr;
 }
 

@@ -1,19 +1,29 @@
-// test/unit/bootstrap_store_test.cpp - the bootstrap store, with PEs as threads of one process.
+// test/unit/bootstrap_store_test.cpp - the bootstrap store, with PEs as threads of one process (and
+// PE 0 in a child process where it needs limits of its own).
 //
-// Every wait here is a blocking store call or a thread join; nothing sleeps for a fixed time.
+// Every wait here is a blocking store call, a thread join, a child's exit or a wait for the server
+// to close a connection, each with a deadline; nothing sleeps for a fixed time.
 #include "runtime/bootstrap_store.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -29,7 +39,7 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 namespace wire = bootstrap;
 
-constexpr char kSecret[] = "job-secret-1234";
+constexpr char kSecret[] = "job-secret-0123456789";
 
 Bytes bytesOf(std::string_view text) {
   auto bytes = std::as_bytes(std::span(text.data(), text.size()));
@@ -135,6 +145,26 @@ class RawPeer {
   }
 
   bool connected() const { return connected_; }
+
+  std::uint16_t localPort() const {
+    sockaddr_in address{};
+    socklen_t length = sizeof address;
+    ::getsockname(fd_.get(), reinterpret_cast<sockaddr *>(&address), &length);
+    return ntohs(address.sin_port);
+  }
+
+  // Whether the server closes the connection before deadline; what it sends until then is dropped.
+  bool closedBy(Clock::time_point deadline) {
+    for (;;) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) return false;
+      pollfd p{fd_.get(), POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
+      std::byte buffer[256];
+      const ssize_t n = ::recv(fd_.get(), buffer, sizeof buffer, MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return true;
+    }
+  }
 
   void send(const Bytes &bytes) {
     ASSERT_EQ(::send(fd_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
@@ -365,6 +395,102 @@ TEST(BootstrapStore, MismatchedCollectivesFailOnEveryPe) {
   });
 }
 
+// ---- the secret ---------------------------------------------------------------------------------
+
+// tdist-run's secrets are 32 hex digits (tools/tdist-run/job_identity.cpp).
+static_assert(kMinSecretBytes <= 32, "tdist-run's job secrets would be refused");
+
+TEST(BootstrapStore, RefusesToRunWithoutASecret) {
+  const Endpoint endpoint = freeLocalEndpoint();
+  for (int pe : {0, 1}) {
+    SCOPED_TRACE("PE " + std::to_string(pe));
+    BootstrapOptions options = optionsFor(pe, 2, "");
+    const auto start = Clock::now();
+    try {
+      connectBootstrapStore(endpoint, options);
+      ADD_FAILURE() << "connected without a secret";
+    } catch (const Error &e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidParam) << e.what();
+      const std::string_view message = e.what();
+      for (std::string_view fragment : {"has no job secret", "could join the job", "tdist-run", "TDIST_JOB_SECRET",
+                                        "TDIST_ALLOW_NO_SECRET=1", "InitAttr::allow_no_secret"}) {
+        EXPECT_NE(message.find(fragment), std::string_view::npos) << "\"" << message << "\" lacks " << fragment;
+      }
+    }
+    // Refused before anything is tried: no waiting for a server, and none started.
+    EXPECT_LT(Clock::now() - start, 5s);
+  }
+  RawPeer nobody(endpoint.port);
+  EXPECT_FALSE(nobody.connected()) << "PE 0 started a store it then refused to use";
+}
+
+TEST(BootstrapStore, RefusesAShortSecretWithoutShowingIt) {
+  const std::string almost(kMinSecretBytes - 1, 'q');
+  const Endpoint endpoint = freeLocalEndpoint();
+  for (bool allow_no_secret : {false, true}) {
+    BootstrapOptions options = optionsFor(0, 1, almost);
+    options.allow_no_secret = allow_no_secret;  // lets an empty secret through, not a weak one
+    try {
+      connectBootstrapStore(endpoint, options);
+      ADD_FAILURE() << "connected with a " << almost.size() << "-byte secret";
+    } catch (const Error &e) {
+      EXPECT_EQ(e.code(), ErrorCode::InvalidParam) << e.what();
+      const std::string_view message = e.what();
+      EXPECT_NE(message.find("job secret is " + std::to_string(almost.size()) + " bytes, too short"),
+                std::string_view::npos)
+          << message;
+      EXPECT_NE(message.find("at least " + std::to_string(kMinSecretBytes) + " bytes"), std::string_view::npos)
+          << message;
+      EXPECT_EQ(message.find(almost), std::string_view::npos) << "the message shows the secret";
+    }
+  }
+  auto store = connectBootstrapStore(endpoint, optionsFor(0, 1, std::string(kMinSecretBytes, 'q')));
+  store->barrier();
+}
+
+TEST(BootstrapStore, AllowNoSecretRunsAnOpenStoreAndSaysSo) {
+  const Endpoint endpoint = freeLocalEndpoint();
+  testing::internal::CaptureStderr();
+  runPes(2, [&](int pe) {
+    BootstrapOptions options = optionsFor(pe, 2, "");
+    options.allow_no_secret = true;
+    auto store = connectBootstrapStore(endpoint, options);
+    store->set("open/" + std::to_string(pe), bytesOf("yes"));
+    EXPECT_EQ(textOf(store->get("open/" + std::to_string(1 - pe))), "yes");
+    store->barrier();
+  });
+  const std::string log = testing::internal::GetCapturedStderr();
+  const std::string line = "tdist: bootstrap store at tcp://127.0.0.1:" + std::to_string(endpoint.port) +
+                           " runs without a job secret (allowed explicitly): any process that reaches it can join "
+                           "the job\n";
+  ASSERT_NE(log.find(line), std::string::npos) << log;
+  EXPECT_EQ(log.find(line, log.find(line) + 1), std::string::npos) << "logged more than once:\n" << log;
+
+  // Allowing no secret is no way around one that PE 0 has.
+  auto pe0 = connectBootstrapStore(endpoint, optionsFor(0, 2));
+  BootstrapOptions open = optionsFor(1, 2, "");
+  open.allow_no_secret = true;
+  testing::internal::CaptureStderr();
+  expectError([&] { connectBootstrapStore(endpoint, open); }, ErrorCode::Bootstrap, "refused PE 1: wrong job secret");
+  testing::internal::GetCapturedStderr();
+}
+
+TEST(BootstrapStore, SecretsCompareWhole) {
+  EXPECT_TRUE(wire::secretsEqual(kSecret, kSecret));
+  EXPECT_TRUE(wire::secretsEqual("", ""));
+  EXPECT_FALSE(wire::secretsEqual("", kSecret));
+  EXPECT_FALSE(wire::secretsEqual(kSecret, ""));
+  const std::string secret = kSecret;
+  EXPECT_FALSE(wire::secretsEqual(secret.substr(0, secret.size() - 1), secret)) << "a prefix";
+  EXPECT_FALSE(wire::secretsEqual(secret + "x", secret)) << "an extension";
+  EXPECT_FALSE(wire::secretsEqual(secret + secret, secret)) << "the secret twice";
+  for (std::size_t i = 0; i < secret.size(); ++i) {
+    std::string wrong = secret;
+    wrong[i] ^= 1;
+    EXPECT_FALSE(wire::secretsEqual(wrong, secret)) << "differs at " << i;
+  }
+}
+
 // ---- strangers --------------------------------------------------------------------------------
 
 TEST(BootstrapStore, RefusesAWrongSecretAndKeepsServingTheJob) {
@@ -375,13 +501,24 @@ TEST(BootstrapStore, RefusesAWrongSecretAndKeepsServingTheJob) {
 
   testing::internal::CaptureStderr();
   const std::string where = "bootstrap store at tcp://127.0.0.1:" + std::to_string(endpoint.port);
-  expectError([&] { connectBootstrapStore(endpoint, optionsFor(1, 2, "guessed")); }, ErrorCode::Bootstrap,
-              where + " refused PE 1: wrong job secret");
+  const std::string guess = "guessed-secret-0123";
+  std::string error;
+  try {
+    connectBootstrapStore(endpoint, optionsFor(1, 2, guess));
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), ErrorCode::Bootstrap);
+    error = e.what();
+  }
   const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(error.find(where + " refused PE 1: wrong job secret"), std::string::npos) << error;
+  EXPECT_EQ(error.find(guess), std::string::npos) << "the error shows the presented secret: " << error;
+  EXPECT_EQ(error.find(kSecret), std::string::npos) << "the error shows the job's secret: " << error;
   const std::string line = "tdist: bootstrap store refused a connection from 127.0.0.1:";
   ASSERT_NE(log.find(line), std::string::npos) << log;
   EXPECT_EQ(log.find(line, log.find(line) + 1), std::string::npos) << "logged more than once:\n" << log;
   EXPECT_NE(log.find(": wrong job secret\n"), std::string::npos) << log;
+  EXPECT_EQ(log.find(kSecret), std::string::npos) << "the log shows the job's secret:\n" << log;
+  EXPECT_EQ(log.find(guess), std::string::npos) << "the log shows the presented secret:\n" << log;
 
   runPes(2, [&](int pe) {
     job[pe]->barrier();
@@ -443,6 +580,142 @@ TEST(BootstrapStore, RefusesGarbageAndKeepsServing) {
 }
 
 // ---- deadlines and failures -------------------------------------------------------------------
+
+TEST(BootstrapStore, DropsConnectionsThatNeverFinishTheirHelloAndServesThePes) {
+  constexpr int kPes = 3;
+  constexpr int kSilent = 8;
+  constexpr auto kHelloTimeout = 1000ms;
+  constexpr auto kSlack = 2000ms;
+  const Endpoint endpoint = freeLocalEndpoint();
+  BootstrapOptions options = optionsFor(0, kPes);
+  options.hello_timeout = kHelloTimeout;
+  testing::internal::CaptureStderr();
+  auto pe0 = connectBootstrapStore(endpoint, options);
+
+  const auto opened = Clock::now();
+  std::vector<std::unique_ptr<RawPeer>> strangers;
+  for (int i = 0; i < kSilent; ++i) {
+    strangers.push_back(std::make_unique<RawPeer>(endpoint.port));
+    ASSERT_TRUE(strangers.back()->connected());
+  }
+  // And one that starts a hello, as a PE would, but never finishes it.
+  strangers.push_back(std::make_unique<RawPeer>(endpoint.port));
+  ASSERT_TRUE(strangers.back()->connected());
+  Bytes half = helloMessage(1, kPes, kSecret);
+  half.resize(half.size() / 2);
+  strangers.back()->send(half);
+
+  std::vector<std::unique_ptr<BootstrapStore>> stores(kPes);
+  stores[0] = std::move(pe0);
+  runPes(kPes, [&](int pe) {
+    if (pe > 0) stores[pe] = connectBootstrapStore(endpoint, optionsFor(pe, kPes));
+    stores[pe]->barrier();
+  });
+
+  for (auto &stranger : strangers) {
+    EXPECT_TRUE(stranger->closedBy(opened + kHelloTimeout + kSlack)) << "from port " << stranger->localPort();
+    EXPECT_GE(Clock::now() - opened, kHelloTimeout) << "dropped before its deadline";
+  }
+
+  // The PEs' connections, older than the deadline now, are still served.
+  runPes(kPes, [&](int pe) {
+    stores[pe]->barrier();
+    EXPECT_EQ(textOf(stores[pe]->allgather(bytesOf(std::to_string(pe)))[(pe + 1) % kPes]),
+              std::to_string((pe + 1) % kPes));
+  });
+  for (int pe = kPes - 1; pe >= 0; --pe) stores[pe].reset();  // PE 0's store waits for the others
+  const std::string log = testing::internal::GetCapturedStderr();
+  for (auto &stranger : strangers) {
+    const std::string line = "tdist: bootstrap store dropped a connection from 127.0.0.1:" +
+                             std::to_string(stranger->localPort()) + ": no hello within 1000 ms\n";
+    const auto at = log.find(line);
+    EXPECT_NE(at, std::string::npos) << line << "is not in\n" << log;
+    EXPECT_EQ(log.find(line, at + 1), std::string::npos) << line << "is there more than once";
+  }
+  EXPECT_EQ(log.find(kSecret), std::string::npos) << log;
+}
+
+// PE 0 of a job whose strangers take every descriptor PE 0 has left; returns its exit status.
+int servePe0WithFewDescriptors(const Endpoint &endpoint, int ready_fd, int log_fd) {
+  ::dup2(log_fd, STDERR_FILENO);
+  // Eight descriptors free below the limit: the store's own sockets, PE 0's connection and a
+  // few more. Descriptors already open above it stay usable.
+  std::vector<int> open_fds;
+  for (const auto &entry : std::filesystem::directory_iterator("/proc/self/fd"))
+    open_fds.push_back(std::stoi(entry.path().filename().string()));
+  int below = 0;
+  for (int free_fds = 0; free_fds < 8; ++below)
+    if (std::find(open_fds.begin(), open_fds.end(), below) == open_fds.end()) ++free_fds;
+  rlimit limit{};
+  ::getrlimit(RLIMIT_NOFILE, &limit);
+  limit.rlim_cur = static_cast<rlim_t>(below);
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) return 2;
+  try {
+    BootstrapOptions options = optionsFor(0, 2);
+    options.hello_timeout = 60s;  // far beyond PE 1's connect_timeout: no rescue from there
+    options.op_timeout = 15s;
+    auto store = connectBootstrapStore(endpoint, options);
+    if (::write(ready_fd, "r", 1) != 1) return 3;
+    store->barrier();
+    return 0;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "PE 0: %s\n", e.what());
+    return 1;
+  }
+}
+
+TEST(BootstrapStore, StrangersThatTakeEveryDescriptorMakeRoomForThePes) {
+  const Endpoint endpoint = freeLocalEndpoint();
+  int ready[2], log[2];
+  ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(log, O_CLOEXEC), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(ready[0]);
+    ::close(log[0]);
+    ::_exit(servePe0WithFewDescriptors(endpoint, ready[1], log[1]));
+  }
+  ::close(ready[1]);
+  ::close(log[1]);
+  char ready_byte = 0;
+  EXPECT_EQ(::read(ready[0], &ready_byte, 1), 1) << "PE 0 did not start";
+  ::close(ready[0]);
+
+  std::vector<std::unique_ptr<RawPeer>> strangers;
+  for (int i = 0; i < 32; ++i) {
+    strangers.push_back(std::make_unique<RawPeer>(endpoint.port));
+    EXPECT_TRUE(strangers.back()->connected());
+  }
+  BootstrapOptions options = optionsFor(1, 2);
+  options.connect_timeout = 10s;
+  try {
+    auto pe1 = connectBootstrapStore(endpoint, options);
+    pe1->barrier();
+  } catch (const std::exception &e) {
+    ADD_FAILURE() << "PE 1: " << e.what();
+  }
+
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  std::string child_log;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(log[0], buffer, sizeof buffer)) > 0;)
+    child_log.append(buffer, static_cast<std::size_t>(n));
+  ::close(log[0]);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "PE 0 ended with status " << status << ":\n"
+                                                             << child_log;
+  EXPECT_NE(child_log.find("that had not said hello, to make room (accept: Too many open files)"), std::string::npos)
+      << child_log;
+  // A flood does not flood the log: twenty lines, then a count.
+  int lines = 0;
+  for (auto at = child_log.find("tdist: bootstrap store dropped a connection from "); at != std::string::npos;
+       at = child_log.find("tdist: bootstrap store dropped a connection from ", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 20) << child_log;
+  EXPECT_NE(child_log.find("tdist: bootstrap store dropped or refused "), std::string::npos) << child_log;
+}
 
 TEST(BootstrapStore, ConnectWithoutAServerGivesUpAtConnectTimeout) {
   const Endpoint endpoint = freeLocalEndpoint();
