@@ -24,7 +24,7 @@ done
 [ -n "$BASE" ] && [ $# -gt 0 ] || { echo "usage: bench/ab.sh --base BUILD [--build BUILD] [--pes N] [--rounds R] -- CASE [ARGS]" >&2; exit 2; }
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
-run() { "$1/bin/tdist-run" -n "$PES" -- "$1/bin/tdist-bench" "$@" 2>&1 | sed -n 's/.*median_us=\([0-9.e+-]*\).*/\1/p' | head -n 1; }
+run() { local build=$1; shift; "$build/bin/tdist-run" -n "$PES" -- "$build/bin/tdist-bench" "$@" 2>&1 | sed -n 's/.*median_us=\([0-9.e+-]*\).*/\1/p' | head -n 1; }
 
 base_values=() new_values=()
 for ((round = 1; round <= ROUNDS; ++round)); do
