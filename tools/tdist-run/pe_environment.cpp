@@ -21,8 +21,13 @@ std::vector<std::string> peEnvironment(const JobEnvironment &job, int pe,
   if (bootstrap_fd) job_variables.emplace_back("TDIST_BOOTSTRAP_FD", std::to_string(*bootstrap_fd));
   if (options.heap_bytes)
     job_variables.emplace_back("TDIST_HEAP_SIZE", std::to_string(*options.heap_bytes));
-  if (options.engines) job_variables.emplace_back("TDIST_ENGINES", *options.engines);
-  if (options.wait_timeout) job_variables.emplace_back("TDIST_WAIT_TIMEOUT", *options.wait_timeout);
+  if (options.engines)
+    job_variables.emplace_back("TDIST_ENGINES", values::formatEngines(*options.engines));
+  // Plain seconds, whatever unit the user wrote: any reader of the variable understands them.
+  if (options.wait_timeout_s) {
+    job_variables.emplace_back("TDIST_WAIT_TIMEOUT",
+                               values::formatSeconds(*options.wait_timeout_s));
+  }
 
   auto replacedByJob = [&](std::string_view entry) {
     std::string_view name = entry.substr(0, entry.find('='));
