@@ -45,7 +45,10 @@ TEST_P(EnvironmentTest, EveryPeGetsItsRankAndTheSameJobVariables) {
   EXPECT_EQ(job_ids.size(), 1u);
 }
 
-INSTANTIATE_TEST_SUITE_P(PeCounts, EnvironmentTest, ::testing::Values(1, 2, 3, 4));
+INSTANTIATE_TEST_SUITE_P(PeCounts, EnvironmentTest, ::testing::Values(1, 2, 3, 4),
+                         [](const ::testing::TestParamInfo<int> &info) {
+                           return std::to_string(info.param) + "pes";
+                         });
 
 TEST(Environment, EveryJobHasItsOwnSecretAndId) {
   const std::string script = R"(echo "$TDIST_JOB_SECRET $TDIST_JOB_ID")";

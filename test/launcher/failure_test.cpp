@@ -118,7 +118,10 @@ TEST_P(StopRequestTest, IsForwardedToThePesAndEndsTheJob) {
   EXPECT_THAT(result.err, HasSubstr("); forwarding it to the PEs and ending the job"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Signals, StopRequestTest, ::testing::Values(SIGINT, SIGTERM));
+INSTANTIATE_TEST_SUITE_P(Signals, StopRequestTest, ::testing::Values(SIGINT, SIGTERM),
+                         [](const ::testing::TestParamInfo<int> &info) {
+                           return std::string("SIG") + ::sigabbrev_np(info.param);
+                         });
 
 // The runtime names its segments /dev/shm/tdist-<job id>-...; PEs that crash leave them.
 class LeftoverSegmentTest : public ::testing::Test {
