@@ -75,11 +75,13 @@ TEST(Environment, OptionsNotGivenAreNotSet) {
   EXPECT_EQ(result.out, "unset unset unset\n");
 }
 
-// Counts the sockets among the shell's own descriptors, and checks in /proc/net that the one
-// named by TDIST_BOOTSTRAP_FD is listening (state 0A).
+// Counts the sockets among the shell's own descriptors, leaving out its status channel (which
+// every PE has, status_test.cpp), and checks in /proc/net that the one named by
+// TDIST_BOOTSTRAP_FD is listening (state 0A).
 constexpr const char *kInspectSockets = R"sh(
 sockets=0
 for fd in /proc/$$/fd/*; do
+  [ "$fd" = "/proc/$$/fd/$TDIST_STATUS_FD" ] && continue
   case "$(readlink "$fd")" in socket:*) sockets=$((sockets + 1));; esac
 done
 listening=no

@@ -91,8 +91,9 @@ function NAME on a grid of G programs, with arguments described by ARG (tdist-ji
 
 constexpr const char *kExitStatus =
     R"(Exit status: 0 when every PE exited 0; else the first failing PE's status, or 128+S when it was
-killed by signal S; 124 when the job deadline passed; 128+S when tdist-run got signal S;
-2 for usage errors; 1 when tdist-run itself failed.)";
+killed by signal S; 99 when a PE exited 0 after init without calling finalize; 124 when the job
+deadline passed; 128+S when tdist-run got signal S; 2 for usage errors; 1 when tdist-run itself
+failed.)";
 
 values::Parsed<long long> parsePeCount(std::string_view text) {
   return values::parseInteger(text, {.min = 1, .max = kMaxPes});

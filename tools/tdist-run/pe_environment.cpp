@@ -8,7 +8,7 @@ extern char **environ;
 namespace tdist::launcher {
 
 std::vector<std::string> peEnvironment(const JobEnvironment &job, int pe,
-                                       std::optional<int> bootstrap_fd) {
+                                       const PeDescriptors &descriptors) {
   const Options &options = *job.options;
   std::vector<std::pair<std::string_view, std::string>> job_variables = {
       {"TDIST_PE", std::to_string(pe)},
@@ -17,8 +17,10 @@ std::vector<std::string> peEnvironment(const JobEnvironment &job, int pe,
       {"TDIST_IP_PORT", job.ip_port},
       {"TDIST_JOB_SECRET", job.job_secret},
       {"TDIST_JOB_ID", job.job_id},
+      {"TDIST_STATUS_FD", std::to_string(descriptors.status_fd)},
   };
-  if (bootstrap_fd) job_variables.emplace_back("TDIST_BOOTSTRAP_FD", std::to_string(*bootstrap_fd));
+  if (descriptors.bootstrap_fd)
+    job_variables.emplace_back("TDIST_BOOTSTRAP_FD", std::to_string(*descriptors.bootstrap_fd));
   if (options.heap_bytes)
     job_variables.emplace_back("TDIST_HEAP_SIZE", std::to_string(*options.heap_bytes));
   if (options.engines)
