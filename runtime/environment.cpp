@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/value_parser.h"
 #include "runtime/environment.h"
 #include "runtime/runtime_state.h"
 #include "tdist/runtime.h"
@@ -16,68 +17,37 @@ const char *lookup(const char *name) {
   return (value != nullptr && *value != '\0') ? value : nullptr;
 }
 
-long long parseInteger(const char *name, const char *text, long long low, long long high) {
-  char *end = nullptr;
-  errno = 0;
-  long long value = std::strtoll(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || value < low || value > high) {
-    throw Error(ErrorCode::InvalidParam, std::string("environment: ") + name + "='" + text +
-                                             "' is not an integer in " + std::to_string(low) +
-                                             ".." + std::to_string(high));
-  }
-  return value;
+// The grammar of every value is common/value_parser.h's, the one tdist-run checks its options
+// with; a value it rejects is an InvalidParam error that names the variable.
+template <class T>
+T valueOf(const char *name, values::Parsed<T> parsed) {
+  if (!parsed)
+    throw Error(ErrorCode::InvalidParam, std::string("environment: ") + name + ": " + parsed.error);
+  return *parsed.value;
 }
 
-// Sizes accept a K, M or G suffix (powers of 1024).
+long long parseInteger(const char *name, const char *text, long long low, long long high) {
+  return valueOf(name, values::parseInteger(text, {.min = low, .max = high}));
+}
+
 std::uint64_t parseSize(const char *name, const char *text) {
-  char *end = nullptr;
-  errno = 0;
-  unsigned long long value = std::strtoull(text, &end, 10);
-  unsigned long long scale = 1;
-  if (end != nullptr && *end != '\0' && end[1] == '\0') {
-    switch (*end) {
-      case 'k': case 'K': scale = 1ull << 10; ++end; break;
-      case 'm': case 'M': scale = 1ull << 20; ++end; break;
-      case 'g': case 'G': scale = 1ull << 30; ++end; break;
-      default: break;
-    }
-  }
-  if (errno != 0 || end == text || *end != '\0' || value == 0 || text[0] == '-') {
-    throw Error(ErrorCode::InvalidParam, std::string("environment: ") + name + "='" + text +
-                                             "' is not a positive size (bytes, or with K/M/G)");
-  }
-  return value * scale;
+  return valueOf(name, values::parseSize(text, {.min = 1}));
 }
 
 std::chrono::milliseconds parseSeconds(const char *name, const char *text) {
-  char *end = nullptr;
-  errno = 0;
-  double seconds = std::strtod(text, &end);
-  if (errno != 0 || end == text || *end != '\0' || !(seconds > 0) || !std::isfinite(seconds)) {
-    throw Error(ErrorCode::InvalidParam, std::string("environment: ") + name + "='" + text +
-                                             "' is not a positive number of seconds");
-  }
+  const double seconds = valueOf(name, values::parseSeconds(text));
   return std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000)));
 }
 
 unsigned parseEngines(const char *text) {
   unsigned engines = 0;
-  std::string list = text;
-  std::size_t begin = 0;
-  while (begin <= list.size()) {
-    std::size_t end = list.find(',', begin);
-    if (end == std::string::npos) end = list.size();
-    std::string name = list.substr(begin, end - begin);
-    if (name == "mte") engines |= kEngineMte;
-    else if (name == "sdma") engines |= kEngineSdma;
-    else if (name == "roce") engines |= kEngineRoce;
-    else if (name == "udma") engines |= kEngineUdma;
-    else {
-      throw Error(ErrorCode::InvalidParam, "environment: TDIST_ENGINES='" + list +
-                                               "': unknown engine '" + name +
-                                               "' (expected mte, sdma, roce, udma)");
+  for (values::Engine engine : valueOf("TDIST_ENGINES", values::parseEngines(text))) {
+    switch (engine) {
+      case values::Engine::Mte: engines |= kEngineMte; break;
+      case values::Engine::Sdma: engines |= kEngineSdma; break;
+      case values::Engine::Roce: engines |= kEngineRoce; break;
+      case values::Engine::Udma: engines |= kEngineUdma; break;
     }
-    begin = end + 1;
   }
   return engines;
 }

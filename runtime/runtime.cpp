@@ -11,6 +11,7 @@
 #include "runtime/collective.h"
 #include "runtime/environment.h"
 #include "runtime/fd_exchange.h"
+#include "runtime/launcher_channel.h"
 #include "runtime/runtime_state.h"
 #include "tdist/shmem.h"
 
@@ -211,6 +212,7 @@ void init(const InitAttr &attr) {
   }
   g_state = state.release();
   runtime::g_status.store(InitStatus::Initialized);
+  runtime::reportInitialized();
 }
 
 void finalize() {
@@ -232,6 +234,7 @@ void finalize() {
     throw;
   }
   release();
+  runtime::reportFinalized();
 }
 
 void launch(const Grid &grid, const std::function<void()> &body, const LaunchOptions &options) {
@@ -289,6 +292,8 @@ void global_exit(int status) {
       state->channel.peer(pe).exit_request.value.store(request, std::memory_order_release);
     }
   }
+  // The job ends by request, not by a PE that forgot finalize.
+  runtime::reportFinalized();
   std::fflush(stdout);
   std::fflush(stderr);
   std::_Exit(status);

@@ -11,6 +11,7 @@
 
 #include "runtime/backend.h"
 #include "runtime/environment.h"
+#include "runtime/launcher_channel.h"
 #include "runtime/runtime_state.h"
 #include "tdist/exit_codes.h"
 
@@ -75,6 +76,7 @@ void checkExitRequest() {
   if (state == nullptr || !state->channel.mapped()) return;
   std::int64_t request = state->channel.local().exit_request.value.load(std::memory_order_acquire);
   if (request != 0) {
+    reportFinalized();  // ended by global_exit, as asked
     std::fflush(stdout);
     std::fflush(stderr);
     std::_Exit(static_cast<int>(request - 1));

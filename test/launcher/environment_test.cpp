@@ -45,7 +45,10 @@ TEST_P(EnvironmentTest, EveryPeGetsItsRankAndTheSameJobVariables) {
   EXPECT_EQ(job_ids.size(), 1u);
 }
 
-INSTANTIATE_TEST_SUITE_P(PeCounts, EnvironmentTest, ::testing::Values(1, 2, 3, 4));
+INSTANTIATE_TEST_SUITE_P(PeCounts, EnvironmentTest, ::testing::Values(1, 2, 3, 4),
+                         [](const ::testing::TestParamInfo<int> &info) {
+                           return std::to_string(info.param) + "pes";
+                         });
 
 TEST(Environment, EveryJobHasItsOwnSecretAndId) {
   const std::string script = R"(echo "$TDIST_JOB_SECRET $TDIST_JOB_ID")";
@@ -72,11 +75,13 @@ TEST(Environment, OptionsNotGivenAreNotSet) {
   EXPECT_EQ(result.out, "unset unset unset\n");
 }
 
-// Counts the sockets among the shell's own descriptors, and checks in /proc/net that the one
-// named by TDIST_BOOTSTRAP_FD is listening (state 0A).
+// Counts the sockets among the shell's own descriptors, leaving out its status channel (which
+// every PE has, status_test.cpp), and checks in /proc/net that the one named by
+// TDIST_BOOTSTRAP_FD is listening (state 0A).
 constexpr const char *kInspectSockets = R"sh(
 sockets=0
 for fd in /proc/$$/fd/*; do
+  [ "$fd" = "/proc/$$/fd/$TDIST_STATUS_FD" ] && continue
   case "$(readlink "$fd")" in socket:*) sockets=$((sockets + 1));; esac
 done
 listening=no

@@ -33,7 +33,11 @@ std::vector<std::string> cleanEnvironment() {
 
 }  // namespace
 
-LauncherProcess::LauncherProcess(const std::vector<std::string> &args) {
+LauncherProcess::LauncherProcess(const std::vector<std::string> &args)
+    : LauncherProcess(TDIST_RUN_PATH, args) {}
+
+LauncherProcess::LauncherProcess(const std::string &launcher,
+                                 const std::vector<std::string> &args) {
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
     throw std::runtime_error("pipe2 failed");
@@ -53,13 +57,13 @@ LauncherProcess::LauncherProcess(const std::vector<std::string> &args) {
   posix_spawnattr_setsigdefault(&attributes, &signals);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-  std::vector<std::string> argv = {TDIST_RUN_PATH};
+  std::vector<std::string> argv = {launcher};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<std::string> environment = cleanEnvironment();
   std::vector<char *> c_argv = cStrings(argv);
   std::vector<char *> c_environment = cStrings(environment);
   started_ = std::chrono::steady_clock::now();
-  int error = ::posix_spawn(&pid_, TDIST_RUN_PATH, &actions, &attributes, c_argv.data(),
+  int error = ::posix_spawn(&pid_, launcher.c_str(), &actions, &attributes, c_argv.data(),
                             c_environment.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
@@ -67,7 +71,7 @@ LauncherProcess::LauncherProcess(const std::vector<std::string> &args) {
   ::close(err[1]);
   out_fd_ = out[0];
   err_fd_ = err[0];
-  if (error != 0) throw std::runtime_error("cannot start " TDIST_RUN_PATH);
+  if (error != 0) throw std::runtime_error("cannot start " + launcher);
 }
 
 LauncherProcess::~LauncherProcess() {
@@ -130,6 +134,10 @@ LauncherResult LauncherProcess::finish() {
 
 LauncherResult runLauncher(const std::vector<std::string> &args) {
   return LauncherProcess(args).finish();
+}
+
+LauncherResult runLauncherAt(const std::string &launcher, const std::vector<std::string> &args) {
+  return LauncherProcess(launcher, args).finish();
 }
 
 std::vector<std::string> shellJob(int n_pes, const std::string &script,

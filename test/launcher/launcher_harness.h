@@ -29,6 +29,8 @@ class LauncherProcess {
  public:
   // Starts TDIST_RUN_PATH with args, stdin from /dev/null, no TDIST_* variables inherited.
   explicit LauncherProcess(const std::vector<std::string> &args);
+  // The same with another copy of the launcher, one with other programs beside it.
+  LauncherProcess(const std::string &launcher, const std::vector<std::string> &args);
   ~LauncherProcess();
   LauncherProcess(const LauncherProcess &) = delete;
   LauncherProcess &operator=(const LauncherProcess &) = delete;
@@ -53,6 +55,7 @@ class LauncherProcess {
 
 // Runs tdist-run with args to the end.
 LauncherResult runLauncher(const std::vector<std::string> &args);
+LauncherResult runLauncherAt(const std::string &launcher, const std::vector<std::string> &args);
 
 // tdist-run [options...] -n n_pes -- /bin/sh -c script
 std::vector<std::string> shellJob(int n_pes, const std::string &script,

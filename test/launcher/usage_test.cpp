@@ -10,9 +10,16 @@ namespace {
 using ::testing::HasSubstr;
 
 struct BadUsage {
+  std::string name;  // of the test: BadCommandLines/UsageTest.ExitsTwoWithAMessage/<name>
   std::vector<std::string> args;
   std::string message;
 };
+
+// What a failure prints as the parameter: the command line.
+void PrintTo(const BadUsage &usage, std::ostream *out) {
+  *out << "tdist-run";
+  for (const std::string &arg : usage.args) *out << " '" << arg << "'";
+}
 
 class UsageTest : public ::testing::TestWithParam<BadUsage> {};
 
@@ -27,40 +34,62 @@ TEST_P(UsageTest, ExitsTwoWithAMessage) {
 INSTANTIATE_TEST_SUITE_P(
     BadCommandLines, UsageTest,
     ::testing::Values(
-        BadUsage{{}, "missing -n N, the number of PEs"},
-        BadUsage{{"--", "/bin/true"}, "missing -n N, the number of PEs"},
-        BadUsage{{"-n", "0", "--", "/bin/true"},
-                 "-n: expected a number of PEs from 1 to 4096, got '0'"},
-        BadUsage{{"-n", "-3", "--", "/bin/true"},
-                 "-n: expected a number of PEs from 1 to 4096, got '-3'"},
-        BadUsage{{"-n", "two", "--", "/bin/true"},
-                 "-n: expected a number of PEs from 1 to 4096, got 'two'"},
-        BadUsage{{"-n"}, "option -n needs a value"},
-        BadUsage{{"-n", "2"}, "missing the program to run (after --)"},
-        BadUsage{{"-n", "2", "--"}, "missing the program to run (after --)"},
-        BadUsage{{"-n", "2", "--", "/nonexistent/foo"},
+        BadUsage{"NoArguments", {}, "missing -n N, the number of PEs"},
+        BadUsage{"NoPeCount", {"--", "/bin/true"}, "missing -n N, the number of PEs"},
+        BadUsage{"ZeroPes", {"-n", "0", "--", "/bin/true"},
+                 "-n: expected an integer from 1 to 4096, got '0'"},
+        BadUsage{"NegativePes", {"-n", "-3", "--", "/bin/true"},
+                 "-n: expected an integer from 1 to 4096, got '-3'"},
+        BadUsage{"PeCountNotANumber", {"-n", "two", "--", "/bin/true"},
+                 "-n: expected an integer from 1 to 4096, got 'two'"},
+        BadUsage{"PeCountMissing", {"-n"}, "-n: 1 required N missing"},
+        BadUsage{"NoProgram", {"-n", "2"}, "missing the program to run (after --)"},
+        BadUsage{"NothingAfterTheSeparator", {"-n", "2", "--"},
+                 "missing the program to run (after --)"},
+        BadUsage{"ProgramPathDoesNotExist", {"-n", "2", "--", "/nonexistent/foo"},
                  "cannot execute '/nonexistent/foo': No such file or directory"},
-        BadUsage{{"-n", "2", "--", "tdist-no-such-program"},
+        BadUsage{"ProgramNotOnPath", {"-n", "2", "--", "tdist-no-such-program"},
                  "cannot execute 'tdist-no-such-program': No such file or directory"},
-        BadUsage{{"-n", "2", "--", "/etc/passwd"}, "cannot execute '/etc/passwd': Permission denied"},
-        BadUsage{{"-n", "2", "--", "/tmp"}, "cannot execute '/tmp': Is a directory"},
-        BadUsage{{"-n", "2", "--heap", "12Q", "--", "/bin/true"},
+        BadUsage{"ProgramNotExecutable", {"-n", "2", "--", "/etc/passwd"},
+                 "cannot execute '/etc/passwd': Permission denied"},
+        BadUsage{"ProgramIsADirectory", {"-n", "2", "--", "/tmp"},
+                 "cannot execute '/tmp': Is a directory"},
+        BadUsage{"HeapSizeUnknownSuffix", {"-n", "2", "--heap", "12Q", "--", "/bin/true"},
                  "--heap: expected a size in bytes such as 4096, 64K, 256M or 2G, got '12Q'"},
-        BadUsage{{"-n", "2", "--heap"}, "option --heap needs a value"},
-        BadUsage{{"-n", "2", "--engines", "mte,dma", "--", "/bin/true"},
+        BadUsage{"HeapSizeMissing", {"-n", "2", "--heap"}, "--heap: 1 required SIZE missing"},
+        // 2^64 + 2^30 bytes, which wraps to 1 GiB without a check.
+        BadUsage{"HeapSizeBeyond64Bits", {"-n", "2", "--heap", "17179869185G", "--", "/bin/true"},
+                 "--heap: size '17179869185G' is more than 2^64 - 1 bytes"},
+        BadUsage{"UnknownEngine", {"-n", "2", "--engines", "mte,dma", "--", "/bin/true"},
                  "--engines: unknown engine 'dma' in 'mte,dma' (known: mte, sdma, roce, udma)"},
-        BadUsage{{"-n", "2", "--wait-timeout", "0", "--", "/bin/true"},
-                 "--wait-timeout: expected a number of seconds greater than 0, got '0'"},
-        BadUsage{{"-n", "2", "--timeout", "-1", "--", "/bin/true"},
-                 "--timeout: expected a number of seconds (0 or more), got '-1'"},
-        BadUsage{{"-n", "2", "--timeout", "soon", "--", "/bin/true"},
-                 "--timeout: expected a number of seconds (0 or more), got 'soon'"},
-        BadUsage{{"-n", "2", "--tag-output=yes", "--", "/bin/true"},
-                 "option --tag-output takes no value"},
-        BadUsage{{"-n", "2", "--bogus", "--", "/bin/true"}, "unknown option '--bogus'"},
+        BadUsage{"ZeroWaitTimeout", {"-n", "2", "--wait-timeout", "0", "--", "/bin/true"},
+                 "--wait-timeout: expected a number of seconds greater than 0 (or with a unit: "
+                 "500ms, 2m, 1h), got '0'"},
+        BadUsage{"NegativeJobTimeout", {"-n", "2", "--timeout", "-1", "--", "/bin/true"},
+                 "--timeout: expected a number of seconds, 0 or more (or with a unit: 500ms, 2m, "
+                 "1h), got '-1'"},
+        BadUsage{"JobTimeoutNotANumber", {"-n", "2", "--timeout", "soon", "--", "/bin/true"},
+                 "--timeout: expected a number of seconds, 0 or more (or with a unit: 500ms, 2m, "
+                 "1h), got 'soon'"},
+        BadUsage{"JobTimeoutBeyondTheLimit", {"-n", "2", "--timeout", "1e300", "--", "/bin/true"},
+                 "--timeout: duration '1e300' is more than 1e+09 seconds"},
+        BadUsage{"FlagGivenAValue", {"-n", "2", "--tag-output=yes", "--", "/bin/true"},
+                 "--tag-output: takes no value, got 'yes'"},
+        BadUsage{"UnknownOption", {"-n", "2", "--bogus", "--", "/bin/true"},
+                 "unknown option '--bogus'"},
+        BadUsage{"UnknownOptionWithValue", {"-n", "2", "--bogus=1", "--", "/bin/true"},
+                 "unknown option '--bogus'"},
+        BadUsage{"UnknownOptionAlone", {"--bogus"}, "unknown option '--bogus'"},
+        BadUsage{"EmptyEntry", {"-n", "2", "--entry", "", "--", "/bin/true"},
+                 "--entry: expected a function name"},
+        BadUsage{"EmptyHost", {"-n", "2", "--host", "", "--", "/bin/true"},
+                 "--host: expected an address, got ''"},
+        BadUsage{"GridWithoutKernel", {"-n", "2", "--grid", "2", "--", "/bin/true"},
+                 "--grid is for IR kernels (a .mlir program with --entry NAME)"},
         // An address of the documentation range, which no host has: binding it fails.
-        BadUsage{{"-n", "2", "--host", "192.0.2.1", "--", "/bin/true"},
-                 "--host: cannot listen on '192.0.2.1': Cannot assign requested address"}));
+        BadUsage{"HostWithoutThisAddress", {"-n", "2", "--host", "192.0.2.1", "--", "/bin/true"},
+                 "--host: cannot listen on '192.0.2.1': Cannot assign requested address"}),
+    [](const ::testing::TestParamInfo<BadUsage> &info) { return info.param.name; });
 
 TEST(Usage, HelpGoesToStdoutAndExitsZero) {
   LauncherResult result = runLauncher({"--help"});

@@ -43,15 +43,25 @@ void runCases(const Options &options) {
 }  // namespace
 
 int main(int argc, char **argv) {
+  // Every PE got the same arguments and fares alike with them: PE 0 (or a program run alone)
+  // speaks for all of them.
+  const char *pe = std::getenv("TDIST_PE");
+  const bool speaks = pe == nullptr || std::string_view(pe) == "0";
   Options options;
   try {
     options = parseOptions(argc, argv);
   } catch (const std::invalid_argument &error) {
-    // Every PE got the same arguments and fails alike; one message is enough.
-    const char *pe = std::getenv("TDIST_PE");
-    if (pe == nullptr || std::string_view(pe) == "0")
-      std::fprintf(stderr, "tdist-bench: %s\n%s", error.what(), usage(argv[0]).c_str());
+    if (!speaks) {
+      // Leaving quietly: the launcher ends the job at its first failing PE, and were that one of
+      // these, PE 0 could be stopped before its message is out.
+      return 0;
+    }
+    std::fprintf(stderr, "tdist-bench: %s\n%s", error.what(), usage(argv[0]).c_str());
     return 2;
+  }
+  if (options.show_help) {
+    if (speaks) std::fputs(usage(argv[0]).c_str(), stdout);
+    return 0;
   }
 
   try {

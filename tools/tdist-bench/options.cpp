@@ -1,35 +1,36 @@
 #include "options.h"
 
 #include <algorithm>
-#include <cstdlib>
+#include <climits>
+#include <memory>
 #include <stdexcept>
+
+#include "common/command_line.h"
 
 namespace tdist::bench {
 namespace {
 
-// "4096", "4K", "4KiB", "64M" -> bytes.
-std::size_t parseSize(const std::string &flag, const std::string &text) {
-  char *end = nullptr;
-  unsigned long long value = std::strtoull(text.c_str(), &end, 10);
-  if (end == text.c_str()) throw std::invalid_argument(flag + ": not a size: '" + text + "'");
-  std::string suffix(end);
-  if (suffix.ends_with("iB")) suffix.resize(suffix.size() - 2);
-  else if (suffix.ends_with("B")) suffix.resize(suffix.size() - 1);
-  if (suffix == "K" || suffix == "k") value <<= 10;
-  else if (suffix == "M" || suffix == "m") value <<= 20;
-  else if (suffix == "G" || suffix == "g") value <<= 30;
-  else if (!suffix.empty()) throw std::invalid_argument(flag + ": bad size suffix in '" + text + "'");
-  return static_cast<std::size_t>(value);
+// A typo guard that also keeps the heap size computed from it far from overflowing: a put of
+// more than 1 TiB is no benchmark on one host.
+constexpr std::uint64_t kMaxBenchSize = std::uint64_t{1} << 40;
+
+values::Parsed<std::uint64_t> parseBenchSize(std::string_view text) {
+  return values::parseSize(text, {.max = kMaxBenchSize});
 }
 
-long parseCount(const std::string &flag, const std::string &text, long min_value) {
-  char *end = nullptr;
-  long value = std::strtol(text.c_str(), &end, 10);
-  if (end == text.c_str() || *end != '\0' || value < min_value)
-    throw std::invalid_argument(flag + ": expected an integer >= " + std::to_string(min_value) +
-                                ", got '" + text + "'");
-  return value;
+// An option's parser for counts of at least min.
+template <long long min>
+values::Parsed<long long> parseCount(std::string_view text) {
+  return values::parseInteger(text, {.min = min, .max = INT_MAX});
 }
+
+values::Parsed<PingOp> parsePingOp(std::string_view text) {
+  if (text == "p") return {.value = PingOp::P, .error = {}};
+  if (text == "signal") return {.value = PingOp::Signal, .error = {}};
+  return {.value = std::nullopt, .error = "expected p or signal, got '" + std::string(text) + "'"};
+}
+
+constexpr const char *kCaseNames[] = {"put", "pingpong", "ring", "barrier", "all"};
 
 void addCase(Options &options, const std::string &name) {
   auto add = [&](Case c) {
@@ -46,43 +47,73 @@ void addCase(Options &options, const std::string &name) {
     add(Case::Ring);
     add(Case::Barrier);
   }
-  else throw std::invalid_argument("unknown case '" + name + "'");
+}
+
+CLI::Validator knownCase() {
+  return CLI::Validator([](std::string &name) -> std::string {
+    for (const char *known : kCaseNames)
+      if (name == known) return "";
+    return "unknown case '" + name + "' (known: put, pingpong, ring, barrier, all)";
+  }, "");
+}
+
+constexpr const char *kDescription =
+    R"(cases: put pingpong ring barrier all
+  put       PE 0 putmem + quiet to PE 1, and PE 0's private memcpy of the same sizes
+  pingpong  pairs (0<->1, 2<->3, ...) at once; half round trip
+  ring      a token around all PEs (0 -> 1 -> ... -> 0); time per hop
+  barrier   barrier_all latency)";
+
+// Every flag, described once for parsing and for the help page.
+void describeCommandLine(CLI::App &app, Options &options, std::vector<std::string> &case_names,
+                         bool &no_table, const std::string &program) {
+  using command_line::addFlag;
+  using command_line::addParsedOption;
+  app.set_help_flag();  // a flag like the others: main prints the help from PE 0 alone
+  app.description(kDescription);
+  auto formatter = std::make_shared<command_line::UsageFirstFormatter>(
+      "usage: " + program + " CASE... [flags]   (run under tdist-run)\n");
+  formatter->column_width(19);
+  app.formatter(formatter);
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+
+  app.add_option("CASE", case_names, "the cases to run, in this order")->check(knownCase());
+  addParsedOption(app, "--repeats", "R", options.repeats, parseCount<1>,
+                  "timed repeats (5); median, min and max are over them");
+  addParsedOption(app, "--iters", "K", options.iters, parseCount<1>,
+                  "iterations per repeat (pingpong/ring/barrier 10000; put: --put-bytes/size)");
+  addParsedOption(app, "--warmup", "W", options.warmup, parseCount<0>,
+                  "untimed iterations before the repeats (one repeat's worth)");
+  addParsedOption(app, "--min-size", "S", options.min_size, parseBenchSize,
+                  "smallest put size (4K); sizes go up by --size-factor");
+  addParsedOption(app, "--max-size", "S", options.max_size, parseBenchSize,
+                  "largest put size (64M)");
+  addParsedOption(app, "--size-factor", "F", options.size_factor, parseCount<2>,
+                  "ratio of one put size to the next (4)");
+  addParsedOption(app, "--put-bytes", "B", options.put_bytes, parseBenchSize,
+                  "bytes per put repeat when --iters is not given (256M)");
+  addParsedOption(app, "--op", "p|signal", options.ping_op, parsePingOp,
+                  "pingpong/ring flag: p + wait_until (default) or signal_op + signal_wait_until");
+  addFlag(app, "--no-table", no_table, "RESULT lines only");
+  addFlag(app, "-h,--help", options.show_help, "show this help");
 }
 
 }  // namespace
 
 Options parseOptions(int argc, char **argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    bool has_value = false;
-    if (auto eq = arg.find('='); arg.starts_with("--") && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg.resize(eq);
-      has_value = true;
-    }
-    auto next = [&]() -> std::string {
-      if (has_value) return value;
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--repeats") options.repeats = static_cast<int>(parseCount(arg, next(), 1));
-    else if (arg == "--iters") options.iters = parseCount(arg, next(), 1);
-    else if (arg == "--warmup") options.warmup = parseCount(arg, next(), 0);
-    else if (arg == "--min-size") options.min_size = parseSize(arg, next());
-    else if (arg == "--max-size") options.max_size = parseSize(arg, next());
-    else if (arg == "--size-factor") options.size_factor = static_cast<unsigned>(parseCount(arg, next(), 2));
-    else if (arg == "--put-bytes") options.put_bytes = parseSize(arg, next());
-    else if (arg == "--op") {
-      std::string op = next();
-      if (op == "p") options.ping_op = PingOp::P;
-      else if (op == "signal") options.ping_op = PingOp::Signal;
-      else throw std::invalid_argument("--op: expected p or signal, got '" + op + "'");
-    } else if (arg == "--no-table") options.table = false;
-    else if (arg.starts_with("-")) throw std::invalid_argument("unknown flag '" + arg + "'");
-    else addCase(options, arg);
+  std::vector<std::string> case_names;
+  bool no_table = false;
+  CLI::App app;
+  describeCommandLine(app, options, case_names, no_table, argv[0]);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &error) {
+    throw std::invalid_argument(error.what());
   }
+  if (options.show_help) return options;
+  for (const std::string &name : case_names) addCase(options, name);
+  options.table = !no_table;
   if (options.cases.empty()) throw std::invalid_argument("no case given");
   if (options.min_size == 0 || options.min_size > options.max_size)
     throw std::invalid_argument("--min-size must be in 1..--max-size");
@@ -90,21 +121,12 @@ Options parseOptions(int argc, char **argv) {
 }
 
 std::string usage(const char *program) {
-  return std::string("usage: ") + program +
-         " CASE... [flags]   (run under tdist-run)\n"
-         "cases: put pingpong ring barrier all\n"
-         "  put       PE 0 putmem + quiet to PE 1, and PE 0's private memcpy of the same sizes\n"
-         "  pingpong  pairs (0<->1, 2<->3, ...) at once; half round trip\n"
-         "  ring      a token around all PEs (0 -> 1 -> ... -> 0); time per hop\n"
-         "  barrier   barrier_all latency\n"
-         "flags:\n"
-         "  --repeats R      timed repeats (5); median, min and max are over them\n"
-         "  --iters K        iterations per repeat (pingpong/ring/barrier 10000; put: --put-bytes/size)\n"
-         "  --warmup W       untimed iterations before the repeats (one repeat's worth)\n"
-         "  --min-size S --max-size S --size-factor F   put sizes (4K 64M 4)\n"
-         "  --put-bytes B    bytes per put repeat when --iters is not given (256M)\n"
-         "  --op p|signal    pingpong/ring flag: p + wait_until (default) or signal_op + signal_wait_until\n"
-         "  --no-table       RESULT lines only\n";
+  Options unused;
+  std::vector<std::string> case_names;
+  bool no_table = false;
+  CLI::App app;
+  describeCommandLine(app, unused, case_names, no_table, program);
+  return app.help();
 }
 
 const char *caseName(Case c) {

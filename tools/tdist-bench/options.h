@@ -27,11 +27,13 @@ struct Options {
   std::size_t put_bytes = 256u << 20;    // bytes moved per put repeat when iters == 0
   PingOp ping_op = PingOp::P;
   bool table = true;                     // the human table after the RESULT lines
+  bool show_help = false;
 };
 
 constexpr long kDefaultLatencyIters = 10000;
 
-// Throws std::invalid_argument with a message that names the bad flag.
+// Throws std::invalid_argument with a message that names the bad flag. Values are read by
+// common/value_parser.h, as tdist-run and the runtime read theirs.
 Options parseOptions(int argc, char **argv);
 std::string usage(const char *program);
 

@@ -7,6 +7,7 @@ namespace tdist::launcher {
 
 constexpr int kExitLauncherError = 1;  // tdist-run itself failed (no socket, cannot fork, ...)
 constexpr int kExitUsage = 2;
+constexpr int kExitWithoutFinalize = 99;  // a PE exited 0 after init without calling finalize
 constexpr int kExitJobDeadline = 124;  // --timeout passed; the value timeout(1) uses
 
 // "exited with status 97 (a wait passed its deadline)" or "was killed by signal 11

@@ -2,9 +2,7 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <dirent.h>
 #include <string_view>
-#include <sys/mman.h>
 #include <sys/random.h>
 #include <system_error>
 #include <vector>
@@ -33,18 +31,5 @@ std::string randomHex(std::size_t bytes) {
 }  // namespace
 
 JobIdentity JobIdentity::generate() { return {.id = randomHex(6), .secret = randomHex(16)}; }
-
-void removeLeftoverSegments(const std::string &job_id) {
-  DIR *shm = ::opendir("/dev/shm");
-  if (!shm) return;  // no POSIX shared memory on this host, so nothing can be left over
-  const std::string prefix = "tdist-" + job_id + "-";
-  std::vector<std::string> leftovers;
-  while (const dirent *entry = ::readdir(shm)) {
-    if (std::string_view(entry->d_name).starts_with(prefix)) leftovers.emplace_back(entry->d_name);
-  }
-  ::closedir(shm);
-  // Unlinked after the scan: removing entries while readdir walks them may skip some.
-  for (const std::string &name : leftovers) ::shm_unlink(("/" + name).c_str());
-}
 
 }  // namespace tdist::launcher

@@ -30,9 +30,10 @@ std::string formatSeconds(double seconds) {
 
 }  // namespace
 
-JobMonitor::JobMonitor(ProcessGroup &pes, SignalInbox &signals, OutputTagger *tagger,
-                       double job_timeout_s)
-    : pes_(pes), signals_(signals), tagger_(tagger), job_timeout_s_(job_timeout_s) {}
+JobMonitor::JobMonitor(ProcessGroup &pes, SignalInbox &signals, StatusChannels &status,
+                       OutputTagger *tagger, double job_timeout_s)
+    : pes_(pes), signals_(signals), status_(status), tagger_(tagger),
+      job_timeout_s_(job_timeout_s) {}
 
 int JobMonitor::run() {
   if (job_timeout_s_ > 0)
@@ -40,6 +41,7 @@ int JobMonitor::run() {
                                        std::chrono::duration<double>(job_timeout_s_));
   while (pes_.anyRunning()) {
     std::vector<pollfd> fds = {{.fd = signals_.fd(), .events = POLLIN, .revents = 0}};
+    status_.addPollFds(fds);
     if (tagger_) tagger_->addPollFds(fds);
     int ready = ::poll(fds.data(), fds.size(), pollTimeoutMs(Clock::now()));
     if (ready < 0 && errno != EINTR) throw std::system_error(errno, std::generic_category(), "poll");
@@ -47,6 +49,7 @@ int JobMonitor::run() {
       if (fds[0].revents != 0)
         for (int signo : signals_.takeArrived())
           if (signo != SIGCHLD) onStopRequest(signo);
+      status_.service(fds);
       if (tagger_) tagger_->service(fds);
     }
     // Reaping on every turn, not only after a SIGCHLD, is cheap and immune to merged signals.
@@ -61,11 +64,19 @@ int JobMonitor::run() {
 
 void JobMonitor::onPeEnded(const PeExit &exit) {
   if (tagger_) tagger_->drain(exit.pe);
+  const RuntimeProgress progress = status_.finish(exit.pe);
   // Once the job is ending, PEs end because they were told to; only the first failure is news.
-  if (ending_ || endedCleanly(exit.wait_status)) return;
-  report("PE " + std::to_string(exit.pe) + " (pid " + std::to_string(exit.pid) + ") " +
-         describePeEnd(exit.wait_status) + "; ending the job");
-  endJob(exitStatusFor(exit.wait_status), SIGTERM);
+  if (ending_) return;
+  const std::string pe =
+      "PE " + std::to_string(exit.pe) + " (pid " + std::to_string(exit.pid) + ")";
+  if (!endedCleanly(exit.wait_status)) {
+    report(pe + " " + describePeEnd(exit.wait_status) + "; ending the job");
+    endJob(exitStatusFor(exit.wait_status), SIGTERM);
+  } else if (progress == RuntimeProgress::Initialized) {
+    // Its peers would wait for it in their next barrier or in finalize, until their deadline.
+    report(pe + " exited with status 0 without calling finalize; ending the job");
+    endJob(kExitWithoutFinalize, SIGTERM);
+  }
 }
 
 void JobMonitor::onStopRequest(int signo) {

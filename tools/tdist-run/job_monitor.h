@@ -1,10 +1,12 @@
 // job_monitor.h - watches a started job until every PE has ended, and ends it early when it must.
 //
-// A job ends early when a PE fails (non-zero status or a signal), when its deadline passes, or
-// when tdist-run is asked to stop. Ending means: say why on stderr, signal every PE (SIGTERM, or
-// the stop request itself), SIGKILL whatever still runs after a grace period, reap them all.
-// One poll() waits for all of it: PE exits and stop requests (signalfd), PE output, and the
-// deadlines, so that nothing can be missed between two blocking calls.
+// A job ends early when a PE fails (non-zero status or a signal), when a PE exits with status 0
+// after init without calling finalize (its peers would wait for it until their deadline), when
+// the job's deadline passes, or when tdist-run is asked to stop. Ending means: say why on
+// stderr, signal every PE (SIGTERM, or the stop request itself), SIGKILL whatever still runs
+// after a grace period, reap them all.
+// One poll() waits for all of it: PE exits and stop requests (signalfd), PE output and status,
+// and the deadlines, so that nothing can be missed between two blocking calls.
 #pragma once
 
 #include <chrono>
@@ -13,6 +15,7 @@
 #include "output_tagger.h"
 #include "process_group.h"
 #include "signal_inbox.h"
+#include "status_channel.h"
 
 namespace tdist::launcher {
 
@@ -23,7 +26,8 @@ constexpr std::chrono::seconds kGracePeriod{2};
 class JobMonitor {
  public:
   // tagger is null without --tag-output; job_timeout_s 0 means no deadline.
-  JobMonitor(ProcessGroup &pes, SignalInbox &signals, OutputTagger *tagger, double job_timeout_s);
+  JobMonitor(ProcessGroup &pes, SignalInbox &signals, StatusChannels &status,
+             OutputTagger *tagger, double job_timeout_s);
 
   // Returns when every PE has ended, with tdist-run's exit status: 0 when all exited 0, else why
   // the job ended early (exit_status.h).
@@ -40,6 +44,7 @@ class JobMonitor {
 
   ProcessGroup &pes_;
   SignalInbox &signals_;
+  StatusChannels &status_;
   OutputTagger *tagger_;
   double job_timeout_s_;
   std::optional<Clock::time_point> job_deadline_;

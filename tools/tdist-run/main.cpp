@@ -4,8 +4,9 @@
 //
 // Parts: options (command line), bootstrap_listener (the store's socket, handed to PE 0),
 // job_identity (secret and segment names), pe_environment (what each PE is told),
-// process_group (start, reap, signal), output_tagger (--tag-output), job_monitor (the loop that
-// ends the job when a PE fails, the deadline passes or tdist-run is stopped).
+// process_group (start, reap, signal), output_tagger (--tag-output), status_channel (how far each
+// PE's runtime got), job_monitor (the loop that ends the job when a PE fails or exits without
+// finalize, the deadline passes or tdist-run is stopped).
 #include <csignal>
 #include <exception>
 #include <optional>
@@ -21,6 +22,7 @@
 #include "pe_environment.h"
 #include "process_group.h"
 #include "signal_inbox.h"
+#include "status_channel.h"
 
 namespace tdist::launcher {
 namespace {
@@ -29,20 +31,18 @@ namespace {
 // segment of the job stays behind.
 class JobCleanup {
  public:
-  JobCleanup(ProcessGroup &pes, const std::string &job_id) : pes_(pes), job_id_(job_id) {}
+  explicit JobCleanup(ProcessGroup &pes) : pes_(pes) {}
   ~JobCleanup() {
     if (pes_.anyRunning()) {
       pes_.signalAll(SIGKILL);
       pes_.reapAll();
     }
-    removeLeftoverSegments(job_id_);
   }
   JobCleanup(const JobCleanup &) = delete;
   JobCleanup &operator=(const JobCleanup &) = delete;
 
  private:
   ProcessGroup &pes_;
-  const std::string &job_id_;
 };
 
 int runJob(const Options &options) {
@@ -51,11 +51,12 @@ int runJob(const Options &options) {
   BootstrapListener listener = BootstrapListener::open(options.host);
   std::optional<OutputTagger> tagger;
   if (options.tag_output) tagger.emplace(options.n_pes);
+  StatusChannels status(options.n_pes);
 
   const JobEnvironment job = {.options = &options, .ip_port = listener.ipPort(),
                               .job_id = identity.id, .job_secret = identity.secret};
   ProcessGroup pes(signals.childState());
-  JobCleanup cleanup(pes, identity.id);
+  JobCleanup cleanup(pes);
 
   // PEs run in a process group of their own, where reading a terminal would stop them (SIGTTIN)
   // and hang the job; only PE 0 reads stdin, as with mpirun, and only when it is not a terminal.
@@ -67,15 +68,19 @@ int runJob(const Options &options) {
       stdio.stdout_fd = tagger->childStdout(pe);
       stdio.stderr_fd = tagger->childStderr(pe);
     }
-    std::optional<int> bootstrap_fd;
-    if (pe == 0) bootstrap_fd = stdio.inherited_fd = listener.fd();
-    pes.start(options.program_path, options.program_argv, peEnvironment(job, pe, bootstrap_fd),
+    PeDescriptors descriptors{.bootstrap_fd = std::nullopt, .status_fd = status.childEnd(pe)};
+    if (pe == 0) descriptors.bootstrap_fd = listener.fd();
+    stdio.inherited_fds.push_back(descriptors.status_fd);
+    if (descriptors.bootstrap_fd) stdio.inherited_fds.push_back(*descriptors.bootstrap_fd);
+    pes.start(options.program_path, options.program_argv, peEnvironment(job, pe, descriptors),
               stdio);
     if (pe == 0) listener.close();
     if (tagger) tagger->closeChildEnds(pe);
+    status.closeChildEnd(pe);
   }
 
-  return JobMonitor(pes, signals, tagger ? &*tagger : nullptr, options.job_timeout_s).run();
+  return JobMonitor(pes, signals, status, tagger ? &*tagger : nullptr, options.job_timeout_s)
+      .run();
 }
 
 int usageError(const std::exception &error) {

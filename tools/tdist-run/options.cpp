@@ -1,82 +1,17 @@
 #include "options.h"
 
 #include <cerrno>
-#include <charconv>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string_view>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/command_line.h"
+
 namespace tdist::launcher {
 namespace {
-
-template <class Number>
-bool parseWhole(std::string_view text, Number &value) {
-  const char *end = text.data() + text.size();
-  auto [stop, error] = std::from_chars(text.data(), end, value);
-  return !text.empty() && error == std::errc() && stop == end;
-}
-
-int parsePeCount(const std::string &text) {
-  int n = 0;
-  if (!parseWhole(text, n) || n < 1 || n > kMaxPes)
-    throw UsageError("-n: expected a number of PEs from 1 to " + std::to_string(kMaxPes) +
-                     ", got '" + text + "'");
-  return n;
-}
-
-// "4096", "64K", "256M", "2G" -> bytes; binary multiples, as the runtime's heap is sized in pages.
-std::uint64_t parseHeapSize(const std::string &text) {
-  std::string_view digits = text;
-  unsigned shift = 0;
-  if (!digits.empty()) {
-    switch (digits.back()) {
-      case 'K': case 'k': shift = 10; break;
-      case 'M': case 'm': shift = 20; break;
-      case 'G': case 'g': shift = 30; break;
-      default: break;
-    }
-    if (shift != 0) digits.remove_suffix(1);
-  }
-  std::uint64_t value = 0;
-  if (!parseWhole(digits, value) || value == 0 || value > (UINT64_MAX >> shift))
-    throw UsageError("--heap: expected a size in bytes such as 4096, 64K, 256M or 2G, got '" +
-                     text + "'");
-  return value << shift;
-}
-
-// Seconds as a finite number; from_chars also accepts "inf" and "nan", which mean nothing here.
-double parseSeconds(const std::string &flag, const std::string &text, bool zero_allowed) {
-  double seconds = 0;
-  bool ok = parseWhole(text, seconds) && std::isfinite(seconds) &&
-            (zero_allowed ? seconds >= 0 : seconds > 0);
-  if (!ok)
-    throw UsageError(flag + ": expected a number of seconds" + (zero_allowed ? " (0 or more)" :
-                     " greater than 0") + ", got '" + text + "'");
-  return seconds;
-}
-
-// Checks every name now: a misspelt engine would otherwise surface as N identical runtime errors.
-std::string parseEngines(const std::string &text) {
-  static constexpr std::string_view kKnown[] = {"mte", "sdma", "roce", "udma"};
-  std::string normalized;
-  std::string_view rest = text;
-  while (true) {
-    std::string_view name = rest.substr(0, rest.find(','));
-    bool known = false;
-    for (std::string_view candidate : kKnown) known = known || name == candidate;
-    if (!known)
-      throw UsageError("--engines: unknown engine '" + std::string(name) + "' in '" + text +
-                       "' (known: mte, sdma, roce, udma)");
-    if (!normalized.empty()) normalized += ',';
-    normalized += name;
-    if (name.size() == rest.size()) break;
-    rest.remove_prefix(name.size() + 1);
-  }
-  return normalized;
-}
 
 // 0 when path could be executed, else the errno that execve would most likely report.
 int executableError(const std::string &path) {
@@ -144,107 +79,122 @@ void useKernelRunner(Options &options, const std::vector<std::string> &words) {
   options.program_argv.insert(options.program_argv.end(), words.begin(), words.end());
 }
 
+constexpr const char *kUsageLines =
+    "Usage: tdist-run -n N [options] -- program [args...]\n"
+    "       tdist-run -n N [options] --entry NAME [--grid G] kernel.mlir [--] ARG... "
+    "[--check K=REF]...\n";
+
+constexpr const char *kDescription =
+    R"(Starts N processing elements (PEs) running program on this host, and ends the whole job as soon
+as one of them fails. A .mlir program is an IR kernel: every PE compiles it and runs its
+function NAME on a grid of G programs, with arguments described by ARG (tdist-jit --help).)";
+
+constexpr const char *kExitStatus =
+    R"(Exit status: 0 when every PE exited 0; else the first failing PE's status, or 128+S when it was
+killed by signal S; 99 when a PE exited 0 after init without calling finalize; 124 when the job
+deadline passed; 128+S when tdist-run got signal S; 2 for usage errors; 1 when tdist-run itself
+failed.)";
+
+values::Parsed<long long> parsePeCount(std::string_view text) {
+  return values::parseInteger(text, {.min = 1, .max = kMaxPes});
+}
+
+values::Parsed<std::uint64_t> parseHeapSize(std::string_view text) {
+  return values::parseSize(text, {.min = 1});
+}
+
+values::Parsed<double> parseWaitTimeout(std::string_view text) {
+  return values::parseSeconds(text);
+}
+
+values::Parsed<double> parseJobTimeout(std::string_view text) {
+  return values::parseSeconds(text, values::ZeroSeconds::Allowed);
+}
+
+// CLI11 takes "--host ''" as a value like any other.
+CLI::Validator nonEmpty(const std::string &expected) {
+  return CLI::Validator([expected](std::string &text) { return text.empty() ? expected : ""; }, "");
+}
+
+// Every option, described once for parsing and for --help. tdist-run's options come first; from
+// the program on, every word is the PEs' (CLI11's prefix command), options included.
+void describeCommandLine(CLI::App &app, Options &options) {
+  using command_line::addFlag;
+  using command_line::addParsedOption;
+  app.prefix_command();
+  app.set_help_flag();  // CLI11's would throw to print it; ours is a flag, and main prints the help
+  app.description(kDescription);
+  app.footer(kExitStatus);
+  auto formatter = std::make_shared<command_line::UsageFirstFormatter>(kUsageLines);
+  formatter->column_width(25);
+  app.formatter(formatter);
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as getopt
+
+  addParsedOption(app, "-n", "N", options.n_pes, parsePeCount, "number of PEs, 1 or more");
+  addParsedOption(app, "--heap", "SIZE", options.heap_bytes, parseHeapSize,
+                  "symmetric heap size per PE in bytes; K, M, G, T suffixes (TDIST_HEAP_SIZE)");
+  addParsedOption(app, "--engines", "LIST", options.engines, values::parseEngines,
+                  "data-operation engines: mte, sdma, roce, udma, e.g. mte,sdma (TDIST_ENGINES)");
+  addParsedOption(app, "--wait-timeout", "SECS", options.wait_timeout_s, parseWaitTimeout,
+                  "deadline of every wait in the runtime: 30, 1.5, 500ms (TDIST_WAIT_TIMEOUT)");
+  addParsedOption(app, "--timeout", "SECS", options.job_timeout_s, parseJobTimeout,
+                  "end the job after SECS (30, 2m, 1h); 0 means no deadline (the default)");
+  addFlag(app, "--tag-output", options.tag_output,
+          "prefix each line the PEs print with \"[pe N] \"");
+  app.add_option("--host", options.host,
+                 "address the bootstrap store listens on (default 127.0.0.1)")
+      ->type_name("ADDR")
+      ->check(nonEmpty("expected an address, got ''"));
+  app.add_option("--entry", options.kernel_entry, "the kernel function of a .mlir program")
+      ->type_name("NAME")
+      ->check(nonEmpty("expected a function name"));
+  app.add_option("--grid", options.kernel_grid, "programs per PE of a .mlir kernel (default 1)")
+      ->type_name("X[,Y[,Z]]")
+      ->check(nonEmpty("expected X[,Y[,Z]]"));
+  addFlag(app, "-h,--help", options.show_help, "show this help");
+}
+
 }  // namespace
 
 Options parseCommandLine(int argc, char **argv) {
   Options options;
-  bool have_n = false;
-  int i = 1;
-  for (; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--") {
-      ++i;
-      break;
-    }
-    if (arg.empty() || arg[0] != '-') break;  // the program, given without "--"
-
-    // "--name=value" and "-nVALUE" carry their value inline; otherwise it is the next word.
-    std::optional<std::string> inline_value;
-    if (auto eq = arg.find('='); arg.starts_with("--") && eq != std::string::npos) {
-      inline_value = arg.substr(eq + 1);
-      arg.resize(eq);
-    } else if (arg.starts_with("-n") && arg.size() > 2) {
-      inline_value = arg.substr(2);
-      arg = "-n";
-    }
-    auto value = [&]() -> std::string {
-      if (inline_value) return *inline_value;
-      if (i + 1 >= argc) throw UsageError("option " + arg + " needs a value");
-      return argv[++i];
-    };
-
-    if (arg == "-h" || arg == "--help") {
-      options.show_help = true;
-      return options;
-    } else if (arg == "-n") {
-      options.n_pes = parsePeCount(value());
-      have_n = true;
-    } else if (arg == "--heap") {
-      options.heap_bytes = parseHeapSize(value());
-    } else if (arg == "--engines") {
-      options.engines = parseEngines(value());
-    } else if (arg == "--wait-timeout") {
-      std::string text = value();
-      parseSeconds(arg, text, /*zero_allowed=*/false);
-      options.wait_timeout = text;
-    } else if (arg == "--timeout") {
-      options.job_timeout_s = parseSeconds(arg, value(), /*zero_allowed=*/true);
-    } else if (arg == "--tag-output") {
-      if (inline_value) throw UsageError("option --tag-output takes no value");
-      options.tag_output = true;
-    } else if (arg == "--entry") {
-      options.kernel_entry = value();
-      if (options.kernel_entry.empty()) throw UsageError("--entry: expected a function name");
-    } else if (arg == "--grid") {
-      options.kernel_grid = value();
-      if (options.kernel_grid.empty()) throw UsageError("--grid: expected X[,Y[,Z]]");
-    } else if (arg == "--host") {
-      options.host = value();
-      if (options.host.empty()) throw UsageError("--host: expected an address, got ''");
-    } else {
-      throw UsageError("unknown option '" + arg + "'");
-    }
+  CLI::App app;
+  describeCommandLine(app, options);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &error) {
+    throw UsageError(error.what());
   }
+  if (options.show_help) return options;
 
-  if (!have_n) throw UsageError("missing -n N, the number of PEs");
-  if (i >= argc) throw UsageError("missing the program to run (after --)");
-  const std::string program = argv[i];
+  // What is not tdist-run's is left over: a "--", options it does not know, and from the program
+  // on every word.
+  std::vector<std::string> words = app.remaining();
+  if (!words.empty() && words.front() == "--") {
+    words.erase(words.begin());
+  } else if (!words.empty() && words.front().starts_with('-')) {
+    throw UsageError("unknown option '" + words.front().substr(0, words.front().find('=')) + "'");
+  }
+  if (app.count("-n") == 0) throw UsageError("missing -n N, the number of PEs");
+  if (words.empty()) throw UsageError("missing the program to run (after --)");
+  const std::string &program = words.front();
   if (program.ends_with(".mlir") || !options.kernel_entry.empty()) {
-    useKernelRunner(options, std::vector<std::string>(argv + i, argv + argc));
+    useKernelRunner(options, words);
     return options;
   }
   if (!options.kernel_grid.empty()) {
     throw UsageError("--grid is for IR kernels (a .mlir program with --entry NAME)");
   }
   options.program_path = resolveProgram(program);
-  options.program_argv.assign(argv + i, argv + argc);
+  options.program_argv = std::move(words);
   return options;
 }
 
 std::string usageText() {
-  return R"(Usage: tdist-run -n N [options] -- program [args...]
-       tdist-run -n N [options] --entry NAME [--grid G] kernel.mlir [--] ARG... [--check K=REF]...
-
-Starts N processing elements (PEs) running program on this host, and ends the whole job as soon
-as one of them fails. A .mlir program is an IR kernel: every PE compiles it and runs its
-function NAME on a grid of G programs, with arguments described by ARG (tdist-jit --help).
-
-Options:
-  -n N                   number of PEs, 1 or more
-  --heap SIZE            symmetric heap size per PE in bytes; K, M, G suffixes (TDIST_HEAP_SIZE)
-  --engines LIST         data-operation engines: mte, sdma, roce, udma, e.g. mte,sdma (TDIST_ENGINES)
-  --wait-timeout SECS    deadline of every wait in the runtime (TDIST_WAIT_TIMEOUT)
-  --timeout SECS         end the job after SECS seconds; 0 means no deadline (the default)
-  --tag-output           prefix each line the PEs print with "[pe N] "
-  --host ADDR            address the bootstrap store listens on (default 127.0.0.1)
-  --entry NAME           the kernel function of a .mlir program
-  --grid X[,Y[,Z]]       programs per PE of a .mlir kernel (default 1)
-  -h, --help             show this help
-
-Exit status: 0 when every PE exited 0; else the first failing PE's status, or 128+S when it was
-killed by signal S; 124 when the job deadline passed; 128+S when tdist-run got signal S;
-2 for usage errors; 1 when tdist-run itself failed.
-)";
+  Options unused;
+  CLI::App app;
+  describeCommandLine(app, unused);
+  return app.help();
 }
 
 }  // namespace tdist::launcher

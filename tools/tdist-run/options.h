@@ -6,7 +6,8 @@
 // A .mlir program is an IR kernel: every PE runs tdist-jit, found next to tdist-run, on it.
 //
 // Every value is checked here, before anything is started, so that a typo costs a usage message
-// (exit 2) and never a half-started job.
+// (exit 2) and never a half-started job. Values are read by common/value_parser.h, as the runtime
+// reads the variables they become.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "common/value_parser.h"
 
 namespace tdist::launcher {
 
@@ -28,10 +31,10 @@ struct Options {
   int n_pes = 0;
   // Variables for the runtime (runtime.h, attrFromEnvironment), set only when given so that a
   // value the user exported stays in force otherwise.
-  std::optional<std::uint64_t> heap_bytes;  // TDIST_HEAP_SIZE, in bytes
-  std::optional<std::string> engines;       // TDIST_ENGINES, e.g. "mte,sdma"
-  std::optional<std::string> wait_timeout;  // TDIST_WAIT_TIMEOUT, seconds as the user wrote them
-  double job_timeout_s = 0;                 // 0: the job has no deadline
+  std::optional<std::uint64_t> heap_bytes;             // TDIST_HEAP_SIZE, in bytes
+  std::optional<std::vector<values::Engine>> engines;  // TDIST_ENGINES
+  std::optional<double> wait_timeout_s;                // TDIST_WAIT_TIMEOUT
+  double job_timeout_s = 0;                            // 0: the job has no deadline
   bool tag_output = false;
   std::string host = "127.0.0.1";           // where PE 0 serves the bootstrap store
   std::string kernel_entry;                 // --entry: the kernel function of a .mlir program

@@ -8,7 +8,7 @@ extern char **environ;
 namespace tdist::launcher {
 
 std::vector<std::string> peEnvironment(const JobEnvironment &job, int pe,
-                                       std::optional<int> bootstrap_fd) {
+                                       const PeDescriptors &descriptors) {
   const Options &options = *job.options;
   std::vector<std::pair<std::string_view, std::string>> job_variables = {
       {"TDIST_PE", std::to_string(pe)},
@@ -17,12 +17,19 @@ std::vector<std::string> peEnvironment(const JobEnvironment &job, int pe,
       {"TDIST_IP_PORT", job.ip_port},
       {"TDIST_JOB_SECRET", job.job_secret},
       {"TDIST_JOB_ID", job.job_id},
+      {"TDIST_STATUS_FD", std::to_string(descriptors.status_fd)},
   };
-  if (bootstrap_fd) job_variables.emplace_back("TDIST_BOOTSTRAP_FD", std::to_string(*bootstrap_fd));
+  if (descriptors.bootstrap_fd)
+    job_variables.emplace_back("TDIST_BOOTSTRAP_FD", std::to_string(*descriptors.bootstrap_fd));
   if (options.heap_bytes)
     job_variables.emplace_back("TDIST_HEAP_SIZE", std::to_string(*options.heap_bytes));
-  if (options.engines) job_variables.emplace_back("TDIST_ENGINES", *options.engines);
-  if (options.wait_timeout) job_variables.emplace_back("TDIST_WAIT_TIMEOUT", *options.wait_timeout);
+  if (options.engines)
+    job_variables.emplace_back("TDIST_ENGINES", values::formatEngines(*options.engines));
+  // Plain seconds, whatever unit the user wrote: any reader of the variable understands them.
+  if (options.wait_timeout_s) {
+    job_variables.emplace_back("TDIST_WAIT_TIMEOUT",
+                               values::formatSeconds(*options.wait_timeout_s));
+  }
 
   auto replacedByJob = [&](std::string_view entry) {
     std::string_view name = entry.substr(0, entry.find('='));

@@ -18,10 +18,16 @@ struct JobEnvironment {
   std::string job_secret;  // TDIST_JOB_SECRET
 };
 
-// "NAME=value" entries for PE pe. bootstrap_fd is given for PE 0 only; every other PE has
-// TDIST_BOOTSTRAP_FD removed, even one inherited from an enclosing job, so that it never tries to
-// serve the store on a descriptor it does not have.
+// The descriptors one PE inherits, by number.
+struct PeDescriptors {
+  std::optional<int> bootstrap_fd;  // TDIST_BOOTSTRAP_FD: PE 0 only
+  int status_fd = -1;               // TDIST_STATUS_FD (status_channel.h)
+};
+
+// "NAME=value" entries for PE pe. Every PE but 0 has TDIST_BOOTSTRAP_FD removed, even one
+// inherited from an enclosing job, so that it never tries to serve the store on a descriptor it
+// does not have.
 std::vector<std::string> peEnvironment(const JobEnvironment &job, int pe,
-                                       std::optional<int> bootstrap_fd);
+                                       const PeDescriptors &descriptors);
 
 }  // namespace tdist::launcher

@@ -46,8 +46,7 @@ void ProcessGroup::start(const std::string &path, const std::vector<std::string>
     posix_spawn_file_actions_adddup2(&setup.actions, stdio.stderr_fd, STDERR_FILENO);
   // Every descriptor of the launcher is close-on-exec; dup2 onto itself clears the flag for this
   // one child alone (POSIX 2024, glibc >= 2.29), so no other PE ever sees it.
-  if (stdio.inherited_fd >= 0)
-    posix_spawn_file_actions_adddup2(&setup.actions, stdio.inherited_fd, stdio.inherited_fd);
+  for (int fd : stdio.inherited_fds) posix_spawn_file_actions_adddup2(&setup.actions, fd, fd);
 
   posix_spawnattr_setflags(&setup.attributes,
                            POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);

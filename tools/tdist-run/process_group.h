@@ -14,12 +14,13 @@
 
 namespace tdist::launcher {
 
-// Where one PE's standard streams go and which descriptor it inherits.
+// Where one PE's standard streams go and which descriptors it inherits.
 struct PeStdio {
   bool null_stdin = false;  // read /dev/null instead of the launcher's stdin
   int stdout_fd = -1;       // -1: the launcher's own
   int stderr_fd = -1;
-  int inherited_fd = -1;    // kept open at the same number (PE 0's bootstrap socket)
+  // Kept open at the same numbers: the PE's status socket, and PE 0's bootstrap socket.
+  std::vector<int> inherited_fds;
 };
 
 struct PeExit {

@@ -1,0 +1,73 @@
+// tdist-bench's command line, under tdist-run as it is used: values read by the shared parser,
+// errors reported once (by PE 0) with exit status 2, before the runtime starts.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "launcher_harness.h"
+
+namespace tdist::launcher::test {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+LauncherResult runBench(int n_pes, const std::vector<std::string> &args) {
+  std::vector<std::string> job = {"-n", std::to_string(n_pes), "--", TDIST_BENCH_PATH};
+  job.insert(job.end(), args.begin(), args.end());
+  return runLauncher(job);
+}
+
+std::size_t occurrences(const std::string &text, const std::string &part) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+    ++count;
+  return count;
+}
+
+// 17179869185G is 2^64 + 2^30 bytes: shifted without a check it wraps to 1 GiB, and runs. The
+// message comes once, from PE 0, however soon the other PEs are done.
+TEST(BenchOptions, SizesBeyond64BitsAreRefused) {
+  LauncherResult result = runBench(4, {"barrier", "--max-size", "17179869185G"});
+  EXPECT_EQ(result.exit_status, 2) << result.err;
+  EXPECT_EQ(occurrences(result.err,
+                        "tdist-bench: --max-size: size '17179869185G' is more than 2^64 - 1 bytes\n"),
+            1u)
+      << result.err;
+}
+
+TEST(BenchOptions, BadValuesNameTheirFlag) {
+  LauncherResult repeats = runBench(1, {"barrier", "--repeats", "0"});
+  EXPECT_EQ(repeats.exit_status, 2);
+  EXPECT_THAT(repeats.err,
+              HasSubstr("tdist-bench: --repeats: expected an integer from 1 to 2147483647, got '0'"));
+  LauncherResult op = runBench(1, {"pingpong", "--op=put"});
+  EXPECT_EQ(op.exit_status, 2);
+  EXPECT_THAT(op.err, HasSubstr("tdist-bench: --op: expected p or signal, got 'put'"));
+  LauncherResult put = runBench(1, {"put", "--put-bytes", "2T"});
+  EXPECT_EQ(put.exit_status, 2);
+  EXPECT_THAT(put.err, HasSubstr("tdist-bench: --put-bytes: expected a size of at most "
+                                 "1099511627776 bytes, got '2T'"));
+  LauncherResult unknown = runBench(1, {"barier"});
+  EXPECT_EQ(unknown.exit_status, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("tdist-bench: CASE: unknown case 'barier' (known: put, "
+                                     "pingpong, ring, barrier, all)"));
+}
+
+TEST(BenchOptions, HelpIsPrintedOnceAndExitsZero) {
+  LauncherResult result = runBench(2, {"--help"});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(occurrences(result.out, "CASE... [flags]"), 1u) << result.out;
+  EXPECT_THAT(result.out, HasSubstr("--put-bytes B"));
+}
+
+TEST(BenchOptions, FlagsReachTheCases) {
+  LauncherResult result =
+      runBench(2, {"barrier", "--repeats=1", "--iters", "20", "--warmup", "0", "--no-table"});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("RESULT impl=tdist case=barrier pes=2 size=0 iters=20 "
+                                    "repeats=1 "));
+  EXPECT_THAT(result.out, Not(HasSubstr("vcsw/iter"))) << "--no-table leaves out the table";
+}
+
+}  // namespace
+}  // namespace tdist::launcher::test

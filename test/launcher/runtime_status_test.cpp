@@ -1,0 +1,62 @@
+// The runtime's side of the status channel, end to end: a PE that returns from main after init
+// without finalize ends the job at once, naming the PE, long before its peers' wait deadline;
+// PEs that finalize, or leave by global_exit(0), end the job cleanly.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "launcher_harness.h"
+
+namespace tdist::launcher::test {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// The peers' wait deadline: without the channel the job would end only there, with status 97.
+const std::vector<std::string> kWaitDeadline = {"--wait-timeout", "30"};
+constexpr Seconds kPromptly{10};
+
+LauncherResult runScenario(int n_pes, const std::string &name) {
+  return runLauncher(scenarioJob(TDIST_STATUS_SCENARIO_PATH, n_pes, name, kWaitDeadline));
+}
+
+TEST(RuntimeStatus, PeReturningWithoutFinalizeEndsTheJobAtOnce) {
+  for (int n_pes : {2, 4}) {
+    LauncherResult result = runScenario(n_pes, "return-without-finalize");
+    EXPECT_FALSE(result.hung);
+    EXPECT_EQ(result.exit_status, 99) << result.err;
+    EXPECT_LT(result.elapsed, kPromptly) << n_pes << " PEs";
+    EXPECT_THAT(result.err, HasSubstr("tdist-run: PE 1 (pid "));
+    EXPECT_THAT(result.err,
+                HasSubstr(") exited with status 0 without calling finalize; ending the job"));
+  }
+}
+
+TEST(RuntimeStatus, PesThatFinalizeEndTheJobCleanly) {
+  for (int n_pes : {1, 3}) {
+    LauncherResult result = runScenario(n_pes, "finalize");
+    EXPECT_EQ(result.exit_status, 0) << result.err;
+    EXPECT_THAT(result.err, Not(HasSubstr("finalize")));
+  }
+}
+
+TEST(RuntimeStatus, InitAfterFinalizeIsFollowedByTheLastFinalize) {
+  LauncherResult result = runScenario(2, "init-twice");
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+}
+
+TEST(RuntimeStatus, GlobalExitZeroEndsTheJobCleanly) {
+  LauncherResult result = runScenario(3, "global-exit-zero");
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_LT(result.elapsed, kPromptly);
+}
+
+// What the PE starts after init does not inherit the channel: only the PE speaks for itself.
+TEST(RuntimeStatus, ProgramsThePeStartsDoNotInheritTheChannel) {
+  LauncherResult result = runScenario(1, "start-a-program");
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(result.out, "status channel closed\n");
+}
+
+}  // namespace
+}  // namespace tdist::launcher::test
