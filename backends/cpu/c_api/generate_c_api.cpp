@@ -10,7 +10,8 @@
 // tdist_update_c_api_header rewrites them after the table changes.
 //
 // A family is a name suffix, a C signature and the device call that implements it, for the
-// integer types or for all of them. In the strings, {T} is the C type. Each symbol becomes
+// integer types or for all of them. In the strings, {T} is the C type and {call} the quoted
+// name of the symbol, which the device call puts in its error messages. Each symbol becomes
 //   R aclshmem_<type>_<suffix>(P...) { return guardedValue<R>(0, [&] { return CALLEE; }); }
 // (guarded(...) when R is void).
 #include <cstdio>
@@ -52,39 +53,39 @@ struct Family {
   std::string_view suffix;
   std::string_view result;
   std::string_view params;
-  std::string_view callee;  // shmem is tdist::shmem
+  std::string_view callee;  // device is tdist::device
   Types types;
   std::string_view doc;     // a comment above the family in the header
 };
 
 constexpr Family kFamilies[] = {
-    {"p", "void", "{T} *dest, {T} value, int pe", "shmem::p<{T}>(dest, value, pe)", Types::All,
+    {"p", "void", "{T} *dest, {T} value, int pe", "device::pointPut<{T}>(dest, value, pe, {call})", Types::All,
      "Point put: a release store of value to dest on pe."},
-    {"g", "{T}", "const {T} *source, int pe", "shmem::g<{T}>(source, pe)", Types::All,
+    {"g", "{T}", "const {T} *source, int pe", "device::pointGet<{T}>(source, pe, {call})", Types::All,
      "Point get: an acquire load of source on pe."},
     {"wait_until", "void", "{T} *ivar, int cmp, {T} value",
-     "shmem::wait_until<{T}>(ivar, toCmp(cmp), value)", Types::Integer,
+     "device::waitUntil<{T}>(ivar, toCmp(cmp), value, {call})", Types::Integer,
      "Waits until this PE's *ivar satisfies cmp (ACLSHMEM_CMP_*) value, within the wait deadline."},
     {"test", "int", "{T} *ivar, int cmp, {T} value",
-     "shmem::test<{T}>(ivar, toCmp(cmp), value) ? 1 : 0", Types::Integer,
+     "device::test<{T}>(ivar, toCmp(cmp), value, {call}) ? 1 : 0", Types::Integer,
      "1 when this PE's *ivar satisfies cmp (ACLSHMEM_CMP_*) value now, else 0."},
-    {"atomic_fetch", "{T}", "const {T} *source, int pe", "shmem::atomic_fetch<{T}>(source, pe)",
+    {"atomic_fetch", "{T}", "const {T} *source, int pe", "device::atomicFetch<{T}>(source, pe, {call})",
      Types::All, "Atomic load (acquire) of source on pe."},
-    {"atomic_set", "void", "{T} *dest, {T} value, int pe", "shmem::atomic_set<{T}>(dest, value, pe)",
+    {"atomic_set", "void", "{T} *dest, {T} value, int pe", "device::atomicSet<{T}>(dest, value, pe, {call})",
      Types::All, "Atomic store (release) of value to dest on pe."},
-    {"atomic_swap", "{T}", "{T} *dest, {T} value, int pe", "shmem::atomic_swap<{T}>(dest, value, pe)",
+    {"atomic_swap", "{T}", "{T} *dest, {T} value, int pe", "device::atomicSwap<{T}>(dest, value, pe, {call})",
      Types::All, "Stores value to dest on pe; returns the old value."},
     {"atomic_compare_swap", "{T}", "{T} *dest, {T} cond, {T} value, int pe",
-     "shmem::atomic_compare_swap<{T}>(dest, cond, value, pe)", Types::Integer,
+     "device::atomicCompareSwap<{T}>(dest, cond, value, pe, {call})", Types::Integer,
      "Stores value to dest on pe if it holds cond; returns the old value either way."},
-    {"atomic_add", "void", "{T} *dest, {T} value, int pe", "shmem::atomic_add<{T}>(dest, value, pe)",
+    {"atomic_add", "void", "{T} *dest, {T} value, int pe", "device::atomicAdd<{T}>(dest, value, pe, {call})",
      Types::Integer, "Adds value to dest on pe."},
-    {"atomic_inc", "void", "{T} *dest, int pe", "shmem::atomic_inc<{T}>(dest, pe)", Types::Integer,
+    {"atomic_inc", "void", "{T} *dest, int pe", "device::atomicInc<{T}>(dest, pe, {call})", Types::Integer,
      "Adds 1 to dest on pe."},
     {"atomic_fetch_add", "{T}", "{T} *dest, {T} value, int pe",
-     "shmem::atomic_fetch_add<{T}>(dest, value, pe)", Types::Integer,
+     "device::atomicFetchAdd<{T}>(dest, value, pe, {call})", Types::Integer,
      "Adds value to dest on pe; returns the old value."},
-    {"atomic_fetch_inc", "{T}", "{T} *dest, int pe", "shmem::atomic_fetch_inc<{T}>(dest, pe)",
+    {"atomic_fetch_inc", "{T}", "{T} *dest, int pe", "device::atomicFetchInc<{T}>(dest, pe, {call})",
      Types::Integer, "Adds 1 to dest on pe; returns the old value."},
 };
 
@@ -101,7 +102,7 @@ struct Symbol {
   std::string callee;
 };
 
-std::string substitute(std::string_view text, const CType &type) {
+std::string substitute(std::string_view text, const CType &type, const std::string &name) {
   std::string out(text);
   auto replace = [&out](std::string_view key, std::string_view value) {
     for (std::size_t at = out.find(key); at != std::string::npos; at = out.find(key, at + value.size())) {
@@ -109,6 +110,7 @@ std::string substitute(std::string_view text, const CType &type) {
     }
   };
   replace("{T}", type.c);
+  replace("{call}", "\"" + name + "\"");
   return out;
 }
 
@@ -117,8 +119,8 @@ std::vector<Symbol> expand(const Family &family) {
   for (const CType &type : kTypes) {
     if (family.types == Types::Integer && !type.integer) continue;
     std::string name = "aclshmem_" + std::string(type.name) + "_" + std::string(family.suffix);
-    symbols.push_back({name, substitute(family.result, type), substitute(family.params, type),
-                       substitute(family.callee, type)});
+    symbols.push_back({name, substitute(family.result, type, name), substitute(family.params, type, name),
+                       substitute(family.callee, type, name)});
   }
   return symbols;
 }
@@ -160,16 +162,16 @@ std::string source() {
     }
   }
   out << "// Generated by backends/cpu/c_api/generate_c_api.cpp from its table of families.\n"
-         "// " << count << " typed entry points of aclshmem.h.\n"
+         "// " << count << " typed entry points of aclshmem.h, each naming itself in its errors.\n"
          "#include <cstddef>\n#include <cstdint>\n\n"
          "#include \"aclshmem.h\"\n"
-         "#include \"runtime/c_api_support.h\"\n"
-         "#include \"tdist/shmem.h\"\n\n"
+         "#include \"backends/cpu/device_api.h\"\n"
+         "#include \"runtime/c_api_support.h\"\n\n"
          "using tdist::capi::guarded;\n"
          "using tdist::capi::guardedValue;\n"
-         "namespace shmem = tdist::shmem;\n\n"
+         "namespace device = tdist::device;\n\n"
          "namespace {\n\n"
-         "shmem::Cmp toCmp(int cmp) { return static_cast<shmem::Cmp>(cmp); }\n\n"
+         "tdist::shmem::Cmp toCmp(int cmp) { return static_cast<tdist::shmem::Cmp>(cmp); }\n\n"
          "}  // namespace\n\n"
          "// At global scope, so that they keep the default visibility of their declarations.\n"
          "extern \"C\" {\n"
