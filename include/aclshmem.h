@@ -119,6 +119,7 @@ void aclshmem_getmem_nbi(void *dest, const void *source, size_t nbytes, int pe);
 
 /* ---- signals -------------------------------------------------------------------------------- */
 
+/* A signal word must be aligned to its size: sig_addr otherwise is an error. */
 enum { ACLSHMEM_SIGNAL_SET = 0, ACLSHMEM_SIGNAL_ADD = 1 };
 enum {
   ACLSHMEM_CMP_EQ = 0,
@@ -149,8 +150,8 @@ int64_t aclshmemx_signal_wait_until_i64(int64_t *sig_addr, int cmp, int64_t cmp_
  *   int int, long long, longlong long long, uint unsigned int, ulong unsigned long,
  *   ulonglong unsigned long long, int32 int32_t, int64 int64_t, uint32 uint32_t,
  *   uint64 uint64_t, size size_t, ptrdiff ptrdiff_t,
- * and, for p, g, atomic_fetch, atomic_set and atomic_swap only, float and double; pe is the PE
- * whose copy is accessed.
+ * and, for p, g, atomic_fetch, atomic_set and atomic_swap only, float and double. Every address
+ * must be aligned to its type's size (an error otherwise); pe is the PE whose copy is accessed.
  * The build checks the section below against its table; edit the table, then rewrite it with
  * `cmake --build <build> --target tdist_update_c_api_header`.
  */

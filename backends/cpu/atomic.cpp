@@ -1,5 +1,6 @@
 // backends/cpu/atomic.cpp - remote atomics: std::atomic_ref on the peer's mapped word.
 #include <atomic>
+#include <cstdio>
 
 #include "backends/cpu/device_api.h"
 #include "runtime/runtime_state.h"
@@ -7,11 +8,21 @@
 
 namespace tdist::device {
 
+void throwMisaligned(const void *address, std::size_t alignment, std::size_t bytes, const char *call,
+                     const char *what) {
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "%s: %s %p is not aligned to %zu bytes, which atomic access to a word of %zu bytes requires",
+                call, what, address, alignment, bytes);
+  throw Error(ErrorCode::InvalidParam, text);
+}
+
 namespace {
 
 template <class T>
 std::atomic_ref<T> remoteWord(const T *address, int pe, const char *call, const char *what = "dest") {
   auto &state = runtime::requireState(call);
+  requireAtomicAlignment<T>(address, call, what);
   auto *remote = reinterpret_cast<T *>(runtime::peerAddress(state, address, sizeof(T), pe, call, what));
   return std::atomic_ref<T>(*remote);
 }

@@ -50,6 +50,7 @@ void get(void *dest, const void *source, std::size_t nbytes, int pe, bool blocki
 template <class T>
 void pointPut(T *dest, T value, int pe, const char *call) {
   auto &state = requireState(call);
+  requireAtomicAlignment<T>(dest, call, "dest");
   auto *remote = reinterpret_cast<T *>(peerAddress(state, dest, sizeof(T), pe, call, "dest"));
   std::atomic_ref<T>(*remote).store(value, std::memory_order_release);
 }
@@ -57,6 +58,7 @@ void pointPut(T *dest, T value, int pe, const char *call) {
 template <class T>
 T pointGet(const T *source, int pe, const char *call) {
   auto &state = requireState(call);
+  requireAtomicAlignment<T>(source, call, "source");
   auto *remote = reinterpret_cast<T *>(peerAddress(state, source, sizeof(T), pe, call, "source"));
   return std::atomic_ref<T>(*remote).load(std::memory_order_acquire);
 }

@@ -37,6 +37,7 @@ void signalledPut(void *dest, const void *source, std::size_t nbytes, S *sig_add
                   SignalOp op, int pe, bool blocking, const char *call) {
   auto &state = requireState(call);
   checkSignalOp(op, call);
+  requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
   device::CopyTask task;
   task.dest = nbytes == 0 ? nullptr : peerAddress(state, dest, nbytes, pe, call, "dest");
   task.source = source;
@@ -53,6 +54,7 @@ template <class S>
 void signalOp(S *sig_addr, S signal, SignalOp op, int pe, const char *call) {
   auto &state = requireState(call);
   checkSignalOp(op, call);
+  requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
   void *remote = peerAddress(state, sig_addr, sizeof(S), pe, call, "sig_addr");
   device::applySignal(remote, sizeof(S), static_cast<std::uint64_t>(signal), op);
 }
@@ -60,18 +62,21 @@ void signalOp(S *sig_addr, S signal, SignalOp op, int pe, const char *call) {
 template <class S>
 S signalWaitUntil(S *sig_addr, Cmp cmp, S value, const char *call) {
   requireState(call);
+  requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
   return device::waitValue(sig_addr, cmp, value, call);
 }
 
 template <class T>
 void waitUntil(T *ivar, Cmp cmp, T value, const char *call) {
   requireState(call);
+  requireAtomicAlignment<T>(ivar, call, "ivar");
   device::waitValue(ivar, cmp, value, call);
 }
 
 template <class T>
 bool test(T *ivar, Cmp cmp, T value, const char *call) {
   device::checkCmp(cmp, call);
+  requireAtomicAlignment<T>(ivar, call, "ivar");
   return device::satisfies(std::atomic_ref<T>(*ivar).load(std::memory_order_acquire), cmp, value);
 }
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -344,6 +345,94 @@ TEST_F(InitializedPe, CxxErrorsNameTheFunctionCalled) {
   for (int i = 0; i < 4; ++i) EXPECT_EQ(words[i], 0) << i;
   EXPECT_EQ(off_heap, 0);
   deallocate(words);
+}
+
+// ---- misaligned signals and atomics -------------------------------------------------------------
+
+// What a call on a misaligned word reports: its name, the argument, the address, the alignment.
+std::string misaligned(const char *what, const void *address, std::size_t alignment) {
+  char text[128];
+  std::snprintf(text, sizeof text, "%s %p is not aligned to %zu bytes", what, address, alignment);
+  return text;
+}
+
+class MisalignedWords : public InitializedPe {
+ protected:
+  void SetUp() override {
+    InitializedPe::SetUp();
+    bytes_ = static_cast<unsigned char *>(allocate(kBytes));
+    std::memset(bytes_, kFill, kBytes);
+  }
+  void TearDown() override {
+    for (std::size_t i = 0; i < kBytes; ++i) EXPECT_EQ(bytes_[i], kFill) << "byte " << i << " changed";
+    deallocate(bytes_);
+    InitializedPe::TearDown();
+  }
+  template <class T>
+  T *at(std::size_t offset) {
+    return reinterpret_cast<T *>(bytes_ + offset);
+  }
+  static constexpr std::size_t kBytes = 64;
+  static constexpr unsigned char kFill = 0x11;
+  unsigned char *bytes_ = nullptr;
+};
+
+TEST_F(MisalignedWords, CCallsReportTheAddressAndChangeNothing) {
+  auto *i32 = at<int32_t>(2);
+  auto *i64 = at<int64_t>(4);  // 4-byte aligned is not enough
+  auto *u64 = at<uint64_t>(1);
+  aclshmemx_signal_op(i32, 1, ACLSHMEM_SIGNAL_ADD, 0);
+  expectCError("aclshmemx_signal_op", misaligned("sig_addr", i32, 4));
+  aclshmemx_signal64_op(u64, 1, ACLSHMEM_SIGNAL_SET, 0);
+  expectCError("aclshmemx_signal64_op", misaligned("sig_addr", u64, 8));
+  aclshmem_putmem_signal(at<char>(32), at<char>(48), 16, i32, 1, ACLSHMEM_SIGNAL_SET, 0);
+  expectCError("aclshmem_putmem_signal", misaligned("sig_addr", i32, 4));
+  EXPECT_EQ(aclshmem_int64_atomic_fetch_add(i64, 1, 0), 0);
+  expectCError("aclshmem_int64_atomic_fetch_add", misaligned("dest", i64, 8));
+  EXPECT_EQ(aclshmem_int32_atomic_compare_swap(i32, 0x11111111, 0, 0), 0);
+  expectCError("aclshmem_int32_atomic_compare_swap", misaligned("dest", i32, 4));
+  EXPECT_EQ(aclshmem_uint64_atomic_fetch(u64, 0), 0u);
+  expectCError("aclshmem_uint64_atomic_fetch", misaligned("source", u64, 8));
+  // A wait returns at once with the error rather than waiting for a value.
+  aclshmem_int64_wait_until(i64, ACLSHMEM_CMP_EQ, 12345);
+  expectCError("aclshmem_int64_wait_until", misaligned("ivar", i64, 8));
+  EXPECT_EQ(aclshmem_signal_wait_until(i32, ACLSHMEM_CMP_NE, 0x11111111), 0);
+  expectCError("aclshmem_signal_wait_until", misaligned("sig_addr", i32, 4));
+  EXPECT_EQ(aclshmem_int32_test(i32, ACLSHMEM_CMP_EQ, 0x11111111), 0);  // holds, were it read
+  expectCError("aclshmem_int32_test", misaligned("ivar", i32, 4));
+  aclshmem_int64_p(i64, 5, 0);
+  expectCError("aclshmem_int64_p", misaligned("dest", i64, 8));
+  EXPECT_EQ(aclshmem_double_g(at<double>(4), 0), 0.0);
+  expectCError("aclshmem_double_g", misaligned("source", at<double>(4), 8));
+  // The aligned words next to them still work.
+  EXPECT_EQ(aclshmem_int64_atomic_fetch_add(at<int64_t>(8), 0, 0), 0x1111111111111111);
+  EXPECT_EQ(aclshmem_int32_g(at<int32_t>(4), 0), 0x11111111);
+}
+
+TEST_F(MisalignedWords, CxxCallsReportTheAddressAndChangeNothing) {
+  namespace sh = tdist::shmem;
+  auto *i32 = at<int>(1);
+  auto *i64 = at<std::int64_t>(2);
+  auto *u64 = at<std::uint64_t>(12);
+  expectCxxError(cxxError([&] { sh::signal_op<std::uint64_t>(u64, 1, sh::SignalOp::Set, 0); }),
+                 "tdist::shmem::signal_op", misaligned("sig_addr", u64, 8));
+  expectCxxError(cxxError([&] { sh::putmem_signal_nbi<std::int64_t>(at<char>(32), at<char>(48), 16, i64, 1,
+                                                                     sh::SignalOp::Add, 0); }),
+                 "tdist::shmem::putmem_signal_nbi", misaligned("sig_addr", i64, 8));
+  expectCxxError(cxxError([&] { sh::atomic_fetch_add<std::int64_t>(i64, 1, 0); }),
+                 "tdist::shmem::atomic_fetch_add", misaligned("dest", i64, 8));
+  expectCxxError(cxxError([&] { sh::atomic_set<float>(at<float>(3), 1.0f, 0); }), "tdist::shmem::atomic_set",
+                 misaligned("dest", at<float>(3), 4));
+  expectCxxError(cxxError([&] { sh::wait_until<int>(i32, sh::Cmp::EQ, 12345); }), "tdist::shmem::wait_until",
+                 misaligned("ivar", i32, 4));
+  expectCxxError(cxxError([&] { sh::signal_wait_until<std::uint64_t>(u64, sh::Cmp::GE, 0); }),
+                 "tdist::shmem::signal_wait_until", misaligned("sig_addr", u64, 8));
+  expectCxxError(cxxError([&] { sh::test<int>(i32, sh::Cmp::EQ, 0); }), "tdist::shmem::test",
+                 misaligned("ivar", i32, 4));
+  expectCxxError(cxxError([&] { sh::p<long long>(at<long long>(6), 5, 0); }), "tdist::shmem::p",
+                 misaligned("dest", at<long long>(6), 8));
+  expectCxxError(cxxError([&] { sh::g<short>(at<short>(1), 0); }), "tdist::shmem::g",
+                 misaligned("source", at<short>(1), 2));
 }
 
 }  // namespace
