@@ -119,6 +119,7 @@ void aclshmem_getmem_nbi(void *dest, const void *source, size_t nbytes, int pe);
 
 /* ---- signals -------------------------------------------------------------------------------- */
 
+/* A signal word must be aligned to its size: sig_addr otherwise is an error. */
 enum { ACLSHMEM_SIGNAL_SET = 0, ACLSHMEM_SIGNAL_ADD = 1 };
 enum {
   ACLSHMEM_CMP_EQ = 0,
@@ -145,56 +146,194 @@ void aclshmemx_signal_op_i64(int64_t *sig_addr, int64_t signal, int sig_op, int 
 int64_t aclshmemx_signal_wait_until_i64(int64_t *sig_addr, int cmp, int64_t cmp_value);
 
 /* ---- typed point RMA, waits and atomics ------------------------------------------------------
- * For each (NAME, TYPE) of the standard atomic types
- *   int int, long long, longlong long long, uint unsigned, ulong unsigned long,
+ * aclshmem_TYPE_... for the standard atomic types, by TYPE in the name:
+ *   int int, long long, longlong long long, uint unsigned int, ulong unsigned long,
  *   ulonglong unsigned long long, int32 int32_t, int64 int64_t, uint32 uint32_t,
- *   uint64 uint64_t, size size_t, ptrdiff ptrdiff_t
- * and, for p/g/fetch/set/swap only, float float and double double:
- *   void aclshmem_NAME_p(TYPE *dest, TYPE value, int pe);
- *   TYPE aclshmem_NAME_g(const TYPE *source, int pe);
- *   void aclshmem_NAME_wait_until(TYPE *ivar, int cmp, TYPE value);
- *   int  aclshmem_NAME_test(TYPE *ivar, int cmp, TYPE value);
- *   TYPE aclshmem_NAME_atomic_fetch(const TYPE *source, int pe);
- *   void aclshmem_NAME_atomic_set(TYPE *dest, TYPE value, int pe);
- *   TYPE aclshmem_NAME_atomic_swap(TYPE *dest, TYPE value, int pe);
- *   TYPE aclshmem_NAME_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value, int pe);
- *   void aclshmem_NAME_atomic_add(TYPE *dest, TYPE value, int pe);
- *   void aclshmem_NAME_atomic_inc(TYPE *dest, int pe);
- *   TYPE aclshmem_NAME_atomic_fetch_add(TYPE *dest, TYPE value, int pe);
- *   TYPE aclshmem_NAME_atomic_fetch_inc(TYPE *dest, int pe);
+ *   uint64 uint64_t, size size_t, ptrdiff ptrdiff_t,
+ * and, for p, g, atomic_fetch, atomic_set and atomic_swap only, float and double. Every address
+ * must be aligned to its type's size (an error otherwise); pe is the PE whose copy is accessed.
+ * The build checks the section below against its table; edit the table, then rewrite it with
+ * `cmake --build <build> --target tdist_update_c_api_header`.
  */
-#define ACLSHMEM_DECLARE_POINT_(NAME, TYPE)                                         \
-  void aclshmem_##NAME##_p(TYPE *dest, TYPE value, int pe);                         \
-  TYPE aclshmem_##NAME##_g(const TYPE *source, int pe);                             \
-  TYPE aclshmem_##NAME##_atomic_fetch(const TYPE *source, int pe);                  \
-  void aclshmem_##NAME##_atomic_set(TYPE *dest, TYPE value, int pe);                \
-  TYPE aclshmem_##NAME##_atomic_swap(TYPE *dest, TYPE value, int pe);
-#define ACLSHMEM_DECLARE_INTEGER_(NAME, TYPE)                                       \
-  ACLSHMEM_DECLARE_POINT_(NAME, TYPE)                                               \
-  void aclshmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE value);               \
-  int aclshmem_##NAME##_test(TYPE *ivar, int cmp, TYPE value);                      \
-  TYPE aclshmem_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value, int pe); \
-  void aclshmem_##NAME##_atomic_add(TYPE *dest, TYPE value, int pe);                \
-  void aclshmem_##NAME##_atomic_inc(TYPE *dest, int pe);                            \
-  TYPE aclshmem_##NAME##_atomic_fetch_add(TYPE *dest, TYPE value, int pe);          \
-  TYPE aclshmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe);
+/* BEGIN typed families: generated from backends/cpu/c_api/generate_c_api.cpp */
+/* Point put: a release store of value to dest on pe. */
+void aclshmem_int_p(int *dest, int value, int pe);
+void aclshmem_long_p(long *dest, long value, int pe);
+void aclshmem_longlong_p(long long *dest, long long value, int pe);
+void aclshmem_uint_p(unsigned int *dest, unsigned int value, int pe);
+void aclshmem_ulong_p(unsigned long *dest, unsigned long value, int pe);
+void aclshmem_ulonglong_p(unsigned long long *dest, unsigned long long value, int pe);
+void aclshmem_int32_p(int32_t *dest, int32_t value, int pe);
+void aclshmem_int64_p(int64_t *dest, int64_t value, int pe);
+void aclshmem_uint32_p(uint32_t *dest, uint32_t value, int pe);
+void aclshmem_uint64_p(uint64_t *dest, uint64_t value, int pe);
+void aclshmem_size_p(size_t *dest, size_t value, int pe);
+void aclshmem_ptrdiff_p(ptrdiff_t *dest, ptrdiff_t value, int pe);
+void aclshmem_float_p(float *dest, float value, int pe);
+void aclshmem_double_p(double *dest, double value, int pe);
 
-ACLSHMEM_DECLARE_INTEGER_(int, int)
-ACLSHMEM_DECLARE_INTEGER_(long, long)
-ACLSHMEM_DECLARE_INTEGER_(longlong, long long)
-ACLSHMEM_DECLARE_INTEGER_(uint, unsigned int)
-ACLSHMEM_DECLARE_INTEGER_(ulong, unsigned long)
-ACLSHMEM_DECLARE_INTEGER_(ulonglong, unsigned long long)
-ACLSHMEM_DECLARE_INTEGER_(int32, int32_t)
-ACLSHMEM_DECLARE_INTEGER_(int64, int64_t)
-ACLSHMEM_DECLARE_INTEGER_(uint32, uint32_t)
-ACLSHMEM_DECLARE_INTEGER_(uint64, uint64_t)
-ACLSHMEM_DECLARE_INTEGER_(size, size_t)
-ACLSHMEM_DECLARE_INTEGER_(ptrdiff, ptrdiff_t)
-ACLSHMEM_DECLARE_POINT_(float, float)
-ACLSHMEM_DECLARE_POINT_(double, double)
-#undef ACLSHMEM_DECLARE_INTEGER_
-#undef ACLSHMEM_DECLARE_POINT_
+/* Point get: an acquire load of source on pe. */
+int aclshmem_int_g(const int *source, int pe);
+long aclshmem_long_g(const long *source, int pe);
+long long aclshmem_longlong_g(const long long *source, int pe);
+unsigned int aclshmem_uint_g(const unsigned int *source, int pe);
+unsigned long aclshmem_ulong_g(const unsigned long *source, int pe);
+unsigned long long aclshmem_ulonglong_g(const unsigned long long *source, int pe);
+int32_t aclshmem_int32_g(const int32_t *source, int pe);
+int64_t aclshmem_int64_g(const int64_t *source, int pe);
+uint32_t aclshmem_uint32_g(const uint32_t *source, int pe);
+uint64_t aclshmem_uint64_g(const uint64_t *source, int pe);
+size_t aclshmem_size_g(const size_t *source, int pe);
+ptrdiff_t aclshmem_ptrdiff_g(const ptrdiff_t *source, int pe);
+float aclshmem_float_g(const float *source, int pe);
+double aclshmem_double_g(const double *source, int pe);
+
+/* Waits until this PE's *ivar satisfies cmp (ACLSHMEM_CMP_*) value, within the wait deadline. */
+void aclshmem_int_wait_until(int *ivar, int cmp, int value);
+void aclshmem_long_wait_until(long *ivar, int cmp, long value);
+void aclshmem_longlong_wait_until(long long *ivar, int cmp, long long value);
+void aclshmem_uint_wait_until(unsigned int *ivar, int cmp, unsigned int value);
+void aclshmem_ulong_wait_until(unsigned long *ivar, int cmp, unsigned long value);
+void aclshmem_ulonglong_wait_until(unsigned long long *ivar, int cmp, unsigned long long value);
+void aclshmem_int32_wait_until(int32_t *ivar, int cmp, int32_t value);
+void aclshmem_int64_wait_until(int64_t *ivar, int cmp, int64_t value);
+void aclshmem_uint32_wait_until(uint32_t *ivar, int cmp, uint32_t value);
+void aclshmem_uint64_wait_until(uint64_t *ivar, int cmp, uint64_t value);
+void aclshmem_size_wait_until(size_t *ivar, int cmp, size_t value);
+void aclshmem_ptrdiff_wait_until(ptrdiff_t *ivar, int cmp, ptrdiff_t value);
+
+/* 1 when this PE's *ivar satisfies cmp (ACLSHMEM_CMP_*) value now, else 0. */
+int aclshmem_int_test(int *ivar, int cmp, int value);
+int aclshmem_long_test(long *ivar, int cmp, long value);
+int aclshmem_longlong_test(long long *ivar, int cmp, long long value);
+int aclshmem_uint_test(unsigned int *ivar, int cmp, unsigned int value);
+int aclshmem_ulong_test(unsigned long *ivar, int cmp, unsigned long value);
+int aclshmem_ulonglong_test(unsigned long long *ivar, int cmp, unsigned long long value);
+int aclshmem_int32_test(int32_t *ivar, int cmp, int32_t value);
+int aclshmem_int64_test(int64_t *ivar, int cmp, int64_t value);
+int aclshmem_uint32_test(uint32_t *ivar, int cmp, uint32_t value);
+int aclshmem_uint64_test(uint64_t *ivar, int cmp, uint64_t value);
+int aclshmem_size_test(size_t *ivar, int cmp, size_t value);
+int aclshmem_ptrdiff_test(ptrdiff_t *ivar, int cmp, ptrdiff_t value);
+
+/* Atomic load (acquire) of source on pe. */
+int aclshmem_int_atomic_fetch(const int *source, int pe);
+long aclshmem_long_atomic_fetch(const long *source, int pe);
+long long aclshmem_longlong_atomic_fetch(const long long *source, int pe);
+unsigned int aclshmem_uint_atomic_fetch(const unsigned int *source, int pe);
+unsigned long aclshmem_ulong_atomic_fetch(const unsigned long *source, int pe);
+unsigned long long aclshmem_ulonglong_atomic_fetch(const unsigned long long *source, int pe);
+int32_t aclshmem_int32_atomic_fetch(const int32_t *source, int pe);
+int64_t aclshmem_int64_atomic_fetch(const int64_t *source, int pe);
+uint32_t aclshmem_uint32_atomic_fetch(const uint32_t *source, int pe);
+uint64_t aclshmem_uint64_atomic_fetch(const uint64_t *source, int pe);
+size_t aclshmem_size_atomic_fetch(const size_t *source, int pe);
+ptrdiff_t aclshmem_ptrdiff_atomic_fetch(const ptrdiff_t *source, int pe);
+float aclshmem_float_atomic_fetch(const float *source, int pe);
+double aclshmem_double_atomic_fetch(const double *source, int pe);
+
+/* Atomic store (release) of value to dest on pe. */
+void aclshmem_int_atomic_set(int *dest, int value, int pe);
+void aclshmem_long_atomic_set(long *dest, long value, int pe);
+void aclshmem_longlong_atomic_set(long long *dest, long long value, int pe);
+void aclshmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe);
+void aclshmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe);
+void aclshmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe);
+void aclshmem_int32_atomic_set(int32_t *dest, int32_t value, int pe);
+void aclshmem_int64_atomic_set(int64_t *dest, int64_t value, int pe);
+void aclshmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe);
+void aclshmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe);
+void aclshmem_size_atomic_set(size_t *dest, size_t value, int pe);
+void aclshmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe);
+void aclshmem_float_atomic_set(float *dest, float value, int pe);
+void aclshmem_double_atomic_set(double *dest, double value, int pe);
+
+/* Stores value to dest on pe; returns the old value. */
+int aclshmem_int_atomic_swap(int *dest, int value, int pe);
+long aclshmem_long_atomic_swap(long *dest, long value, int pe);
+long long aclshmem_longlong_atomic_swap(long long *dest, long long value, int pe);
+unsigned int aclshmem_uint_atomic_swap(unsigned int *dest, unsigned int value, int pe);
+unsigned long aclshmem_ulong_atomic_swap(unsigned long *dest, unsigned long value, int pe);
+unsigned long long aclshmem_ulonglong_atomic_swap(unsigned long long *dest, unsigned long long value, int pe);
+int32_t aclshmem_int32_atomic_swap(int32_t *dest, int32_t value, int pe);
+int64_t aclshmem_int64_atomic_swap(int64_t *dest, int64_t value, int pe);
+uint32_t aclshmem_uint32_atomic_swap(uint32_t *dest, uint32_t value, int pe);
+uint64_t aclshmem_uint64_atomic_swap(uint64_t *dest, uint64_t value, int pe);
+size_t aclshmem_size_atomic_swap(size_t *dest, size_t value, int pe);
+ptrdiff_t aclshmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe);
+float aclshmem_float_atomic_swap(float *dest, float value, int pe);
+double aclshmem_double_atomic_swap(double *dest, double value, int pe);
+
+/* Stores value to dest on pe if it holds cond; returns the old value either way. */
+int aclshmem_int_atomic_compare_swap(int *dest, int cond, int value, int pe);
+long aclshmem_long_atomic_compare_swap(long *dest, long cond, long value, int pe);
+long long aclshmem_longlong_atomic_compare_swap(long long *dest, long long cond, long long value, int pe);
+unsigned int aclshmem_uint_atomic_compare_swap(unsigned int *dest, unsigned int cond, unsigned int value, int pe);
+unsigned long aclshmem_ulong_atomic_compare_swap(unsigned long *dest, unsigned long cond, unsigned long value, int pe);
+unsigned long long aclshmem_ulonglong_atomic_compare_swap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe);
+int32_t aclshmem_int32_atomic_compare_swap(int32_t *dest, int32_t cond, int32_t value, int pe);
+int64_t aclshmem_int64_atomic_compare_swap(int64_t *dest, int64_t cond, int64_t value, int pe);
+uint32_t aclshmem_uint32_atomic_compare_swap(uint32_t *dest, uint32_t cond, uint32_t value, int pe);
+uint64_t aclshmem_uint64_atomic_compare_swap(uint64_t *dest, uint64_t cond, uint64_t value, int pe);
+size_t aclshmem_size_atomic_compare_swap(size_t *dest, size_t cond, size_t value, int pe);
+ptrdiff_t aclshmem_ptrdiff_atomic_compare_swap(ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe);
+
+/* Adds value to dest on pe. */
+void aclshmem_int_atomic_add(int *dest, int value, int pe);
+void aclshmem_long_atomic_add(long *dest, long value, int pe);
+void aclshmem_longlong_atomic_add(long long *dest, long long value, int pe);
+void aclshmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe);
+void aclshmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe);
+void aclshmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long value, int pe);
+void aclshmem_int32_atomic_add(int32_t *dest, int32_t value, int pe);
+void aclshmem_int64_atomic_add(int64_t *dest, int64_t value, int pe);
+void aclshmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe);
+void aclshmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe);
+void aclshmem_size_atomic_add(size_t *dest, size_t value, int pe);
+void aclshmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/* Adds 1 to dest on pe. */
+void aclshmem_int_atomic_inc(int *dest, int pe);
+void aclshmem_long_atomic_inc(long *dest, int pe);
+void aclshmem_longlong_atomic_inc(long long *dest, int pe);
+void aclshmem_uint_atomic_inc(unsigned int *dest, int pe);
+void aclshmem_ulong_atomic_inc(unsigned long *dest, int pe);
+void aclshmem_ulonglong_atomic_inc(unsigned long long *dest, int pe);
+void aclshmem_int32_atomic_inc(int32_t *dest, int pe);
+void aclshmem_int64_atomic_inc(int64_t *dest, int pe);
+void aclshmem_uint32_atomic_inc(uint32_t *dest, int pe);
+void aclshmem_uint64_atomic_inc(uint64_t *dest, int pe);
+void aclshmem_size_atomic_inc(size_t *dest, int pe);
+void aclshmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe);
+
+/* Adds value to dest on pe; returns the old value. */
+int aclshmem_int_atomic_fetch_add(int *dest, int value, int pe);
+long aclshmem_long_atomic_fetch_add(long *dest, long value, int pe);
+long long aclshmem_longlong_atomic_fetch_add(long long *dest, long long value, int pe);
+unsigned int aclshmem_uint_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe);
+unsigned long aclshmem_ulong_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe);
+unsigned long long aclshmem_ulonglong_atomic_fetch_add(unsigned long long *dest, unsigned long long value, int pe);
+int32_t aclshmem_int32_atomic_fetch_add(int32_t *dest, int32_t value, int pe);
+int64_t aclshmem_int64_atomic_fetch_add(int64_t *dest, int64_t value, int pe);
+uint32_t aclshmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t value, int pe);
+uint64_t aclshmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe);
+size_t aclshmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe);
+ptrdiff_t aclshmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
+
+/* Adds 1 to dest on pe; returns the old value. */
+int aclshmem_int_atomic_fetch_inc(int *dest, int pe);
+long aclshmem_long_atomic_fetch_inc(long *dest, int pe);
+long long aclshmem_longlong_atomic_fetch_inc(long long *dest, int pe);
+unsigned int aclshmem_uint_atomic_fetch_inc(unsigned int *dest, int pe);
+unsigned long aclshmem_ulong_atomic_fetch_inc(unsigned long *dest, int pe);
+unsigned long long aclshmem_ulonglong_atomic_fetch_inc(unsigned long long *dest, int pe);
+int32_t aclshmem_int32_atomic_fetch_inc(int32_t *dest, int pe);
+int64_t aclshmem_int64_atomic_fetch_inc(int64_t *dest, int pe);
+uint32_t aclshmem_uint32_atomic_fetch_inc(uint32_t *dest, int pe);
+uint64_t aclshmem_uint64_atomic_fetch_inc(uint64_t *dest, int pe);
+size_t aclshmem_size_atomic_fetch_inc(size_t *dest, int pe);
+ptrdiff_t aclshmem_ptrdiff_atomic_fetch_inc(ptrdiff_t *dest, int pe);
+/* END typed families */
 
 /* ---- ordering and barriers ------------------------------------------------------------------ */
 

@@ -1,74 +1,144 @@
 // backends/cpu/atomic.cpp - remote atomics: std::atomic_ref on the peer's mapped word.
 #include <atomic>
+#include <cstdio>
 
+#include "backends/cpu/device_api.h"
 #include "runtime/runtime_state.h"
 #include "tdist/shmem.h"
 
-namespace tdist::shmem {
+namespace tdist::device {
+
+void throwMisaligned(const void *address, std::size_t alignment, std::size_t bytes, const char *call,
+                     const char *what) {
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "%s: %s %p is not aligned to %zu bytes, which atomic access to a word of %zu bytes requires",
+                call, what, address, alignment, bytes);
+  throw Error(ErrorCode::InvalidParam, text);
+}
+
 namespace {
 
 template <class T>
-std::atomic_ref<T> remoteWord(const T *address, int pe, const char *call) {
+std::atomic_ref<T> remoteWord(const T *address, int pe, const char *call, const char *what = "dest") {
   auto &state = runtime::requireState(call);
-  auto *remote = reinterpret_cast<T *>(runtime::peerAddress(state, address, sizeof(T), pe, call, "dest"));
+  requireAtomicAlignment<T>(address, call, what);
+  auto *remote = reinterpret_cast<T *>(runtime::peerAddress(state, address, sizeof(T), pe, call, what));
   return std::atomic_ref<T>(*remote);
 }
 
 }  // namespace
 
 template <class T>
-T atomic_fetch(const T *source, int pe) {
-  return remoteWord(source, pe, "aclshmem_atomic_fetch").load(std::memory_order_acquire);
+T atomicFetch(const T *source, int pe, const char *call) {
+  return remoteWord(source, pe, call, "source").load(std::memory_order_acquire);
 }
 
 template <class T>
-void atomic_set(T *dest, T value, int pe) {
-  remoteWord(dest, pe, "aclshmem_atomic_set").store(value, std::memory_order_release);
+void atomicSet(T *dest, T value, int pe, const char *call) {
+  remoteWord(dest, pe, call).store(value, std::memory_order_release);
 }
 
 template <class T>
-T atomic_swap(T *dest, T value, int pe) {
-  return remoteWord(dest, pe, "aclshmem_atomic_swap").exchange(value, std::memory_order_acq_rel);
+T atomicSwap(T *dest, T value, int pe, const char *call) {
+  return remoteWord(dest, pe, call).exchange(value, std::memory_order_acq_rel);
 }
 
 template <class T>
-T atomic_compare_swap(T *dest, T cond, T value, int pe) {
-  remoteWord(dest, pe, "aclshmem_atomic_compare_swap")
-      .compare_exchange_strong(cond, value, std::memory_order_acq_rel, std::memory_order_acquire);
+T atomicCompareSwap(T *dest, T cond, T value, int pe, const char *call) {
+  remoteWord(dest, pe, call).compare_exchange_strong(cond, value, std::memory_order_acq_rel,
+                                                     std::memory_order_acquire);
   return cond;  // the old value, whether or not it was swapped
 }
 
 template <class T>
+void atomicAdd(T *dest, T value, int pe, const char *call) {
+  remoteWord(dest, pe, call).fetch_add(value, std::memory_order_acq_rel);
+}
+
+template <class T>
+void atomicInc(T *dest, int pe, const char *call) {
+  remoteWord(dest, pe, call).fetch_add(T{1}, std::memory_order_acq_rel);
+}
+
+template <class T>
+T atomicFetchAdd(T *dest, T value, int pe, const char *call) {
+  return remoteWord(dest, pe, call).fetch_add(value, std::memory_order_acq_rel);
+}
+
+template <class T>
+T atomicFetchInc(T *dest, int pe, const char *call) {
+  return remoteWord(dest, pe, call).fetch_add(T{1}, std::memory_order_acq_rel);
+}
+
+}  // namespace tdist::device
+
+namespace tdist::shmem {
+
+template <class T>
+T atomic_fetch(const T *source, int pe) {
+  return device::atomicFetch(source, pe, "tdist::shmem::atomic_fetch");
+}
+
+template <class T>
+void atomic_set(T *dest, T value, int pe) {
+  device::atomicSet(dest, value, pe, "tdist::shmem::atomic_set");
+}
+
+template <class T>
+T atomic_swap(T *dest, T value, int pe) {
+  return device::atomicSwap(dest, value, pe, "tdist::shmem::atomic_swap");
+}
+
+template <class T>
+T atomic_compare_swap(T *dest, T cond, T value, int pe) {
+  return device::atomicCompareSwap(dest, cond, value, pe, "tdist::shmem::atomic_compare_swap");
+}
+
+template <class T>
 void atomic_add(T *dest, T value, int pe) {
-  remoteWord(dest, pe, "aclshmem_atomic_add").fetch_add(value, std::memory_order_acq_rel);
+  device::atomicAdd(dest, value, pe, "tdist::shmem::atomic_add");
 }
 
 template <class T>
 void atomic_inc(T *dest, int pe) {
-  remoteWord(dest, pe, "aclshmem_atomic_inc").fetch_add(T{1}, std::memory_order_acq_rel);
+  device::atomicInc(dest, pe, "tdist::shmem::atomic_inc");
 }
 
 template <class T>
 T atomic_fetch_add(T *dest, T value, int pe) {
-  return remoteWord(dest, pe, "aclshmem_atomic_fetch_add").fetch_add(value, std::memory_order_acq_rel);
+  return device::atomicFetchAdd(dest, value, pe, "tdist::shmem::atomic_fetch_add");
 }
 
 template <class T>
 T atomic_fetch_inc(T *dest, int pe) {
-  return remoteWord(dest, pe, "aclshmem_atomic_fetch_inc").fetch_add(T{1}, std::memory_order_acq_rel);
+  return device::atomicFetchInc(dest, pe, "tdist::shmem::atomic_fetch_inc");
 }
 
-#define TDIST_INSTANTIATE_EXTENDED(T)                  \
-  template T atomic_fetch<T>(const T *, int);          \
-  template void atomic_set<T>(T *, T, int);            \
-  template T atomic_swap<T>(T *, T, int);
-#define TDIST_INSTANTIATE_STANDARD(T)                  \
-  TDIST_INSTANTIATE_EXTENDED(T)                        \
-  template T atomic_compare_swap<T>(T *, T, T, int);   \
-  template void atomic_add<T>(T *, T, int);            \
-  template void atomic_inc<T>(T *, int);               \
-  template T atomic_fetch_add<T>(T *, T, int);         \
-  template T atomic_fetch_inc<T>(T *, int);
+}  // namespace tdist::shmem
+
+// Qualified explicit instantiations, from the namespace that encloses both.
+namespace tdist {
+
+#define TDIST_INSTANTIATE_EXTENDED(T)                                      \
+  template T shmem::atomic_fetch<T>(const T *, int);                       \
+  template void shmem::atomic_set<T>(T *, T, int);                         \
+  template T shmem::atomic_swap<T>(T *, T, int);                           \
+  template T device::atomicFetch<T>(const T *, int, const char *);         \
+  template void device::atomicSet<T>(T *, T, int, const char *);           \
+  template T device::atomicSwap<T>(T *, T, int, const char *);
+#define TDIST_INSTANTIATE_STANDARD(T)                                      \
+  TDIST_INSTANTIATE_EXTENDED(T)                                            \
+  template T shmem::atomic_compare_swap<T>(T *, T, T, int);                \
+  template void shmem::atomic_add<T>(T *, T, int);                         \
+  template void shmem::atomic_inc<T>(T *, int);                            \
+  template T shmem::atomic_fetch_add<T>(T *, T, int);                      \
+  template T shmem::atomic_fetch_inc<T>(T *, int);                         \
+  template T device::atomicCompareSwap<T>(T *, T, T, int, const char *);   \
+  template void device::atomicAdd<T>(T *, T, int, const char *);           \
+  template void device::atomicInc<T>(T *, int, const char *);             \
+  template T device::atomicFetchAdd<T>(T *, T, int, const char *);         \
+  template T device::atomicFetchInc<T>(T *, int, const char *);
 TDIST_INSTANTIATE_STANDARD(int)
 TDIST_INSTANTIATE_STANDARD(long)
 TDIST_INSTANTIATE_STANDARD(long long)
@@ -80,4 +150,4 @@ TDIST_INSTANTIATE_EXTENDED(double)
 #undef TDIST_INSTANTIATE_STANDARD
 #undef TDIST_INSTANTIATE_EXTENDED
 
-}  // namespace tdist::shmem
+}  // namespace tdist

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "backends/cpu/device_api.h"
 #include "backends/cpu/wait_slots.h"
 #include "backends/cpu/wait_value.h"
 #include "backends/cpu/fiber_scheduler.h"
@@ -77,6 +78,7 @@ Token waitSlots(S *sig, int n, S value, const char *call) {
     throw Error(ErrorCode::InvalidParam, std::string(call) + ": the number of signal slots must be in 1.." +
                                              std::to_string(kMaxWaitSlots) + ", got " + std::to_string(n));
   }
+  device::requireAtomicAlignment<S>(sig, call, "sig");
   std::uint64_t seen = 0;
   std::optional<runtime::WaitLoop> loop;
   for (int slot = 0; slot < n; ++slot) {

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "backends/cpu/device_api.h"
 #include "backends/cpu/transfer.h"
 #include "runtime/runtime_state.h"
 #include "tdist/runtime.h"
@@ -11,7 +12,6 @@
 
 namespace tdist::shmem {
 
-using runtime::peerAddress;
 using runtime::requireState;
 
 int my_pe() { return requireState("aclshmem_my_pe").my_pe; }
@@ -20,7 +20,12 @@ int n_pes() { return requireState("aclshmem_n_pes").n_pes; }
 // The host form's translation (runtime.cpp): one implementation of aclshmem_ptr.
 void *ptr(const void *address, int pe) { return tdist::peerPointer(address, pe); }
 
-namespace {
+}  // namespace tdist::shmem
+
+namespace tdist::device {
+
+using runtime::peerAddress;
+using runtime::requireState;
 
 void put(void *dest, const void *source, std::size_t nbytes, int pe, bool blocking, const char *call) {
   auto &state = requireState(call);
@@ -40,42 +45,63 @@ void get(void *dest, const void *source, std::size_t nbytes, int pe, bool blocki
   device::carry(state, task, blocking, call);
 }
 
-}  // namespace
-
-void putmem(void *dest, const void *source, std::size_t nbytes, int pe) {
-  put(dest, source, nbytes, pe, true, "aclshmem_putmem");
-}
-void getmem(void *dest, const void *source, std::size_t nbytes, int pe) {
-  get(dest, source, nbytes, pe, true, "aclshmem_getmem");
-}
-void putmem_nbi(void *dest, const void *source, std::size_t nbytes, int pe) {
-  put(dest, source, nbytes, pe, false, "aclshmem_putmem_nbi");
-}
-void getmem_nbi(void *dest, const void *source, std::size_t nbytes, int pe) {
-  get(dest, source, nbytes, pe, false, "aclshmem_getmem_nbi");
-}
-
 // A point put is a release store, like aclshmem's (a store and a cache-line write-back): it
 // serves as a 64-bit signal SET.
 template <class T>
-void p(T *dest, T value, int pe) {
-  auto &state = requireState("aclshmem_p");
-  auto *remote = reinterpret_cast<T *>(peerAddress(state, dest, sizeof(T), pe, "aclshmem_p", "dest"));
+void pointPut(T *dest, T value, int pe, const char *call) {
+  auto &state = requireState(call);
+  requireAtomicAlignment<T>(dest, call, "dest");
+  auto *remote = reinterpret_cast<T *>(peerAddress(state, dest, sizeof(T), pe, call, "dest"));
   std::atomic_ref<T>(*remote).store(value, std::memory_order_release);
 }
 
 template <class T>
-T g(const T *source, int pe) {
-  auto &state = requireState("aclshmem_g");
-  auto *remote = reinterpret_cast<T *>(peerAddress(state, source, sizeof(T), pe, "aclshmem_g", "source"));
+T pointGet(const T *source, int pe, const char *call) {
+  auto &state = requireState(call);
+  requireAtomicAlignment<T>(source, call, "source");
+  auto *remote = reinterpret_cast<T *>(peerAddress(state, source, sizeof(T), pe, call, "source"));
   return std::atomic_ref<T>(*remote).load(std::memory_order_acquire);
+}
+
+}  // namespace tdist::device
+
+namespace tdist::shmem {
+
+void putmem(void *dest, const void *source, std::size_t nbytes, int pe) {
+  device::put(dest, source, nbytes, pe, true, "tdist::shmem::putmem");
+}
+void getmem(void *dest, const void *source, std::size_t nbytes, int pe) {
+  device::get(dest, source, nbytes, pe, true, "tdist::shmem::getmem");
+}
+void putmem_nbi(void *dest, const void *source, std::size_t nbytes, int pe) {
+  device::put(dest, source, nbytes, pe, false, "tdist::shmem::putmem_nbi");
+}
+void getmem_nbi(void *dest, const void *source, std::size_t nbytes, int pe) {
+  device::get(dest, source, nbytes, pe, false, "tdist::shmem::getmem_nbi");
+}
+
+template <class T>
+void p(T *dest, T value, int pe) {
+  device::pointPut(dest, value, pe, "tdist::shmem::p");
+}
+
+template <class T>
+T g(const T *source, int pe) {
+  return device::pointGet(source, pe, "tdist::shmem::g");
 }
 
 // quiet and fence are the runtime core's (runtime/runtime.cpp): they ask the backend to drain.
 
-#define TDIST_INSTANTIATE_POINT(T) \
-  template void p<T>(T *, T, int); \
-  template T g<T>(const T *, int);
+}  // namespace tdist::shmem
+
+// Qualified explicit instantiations, from the namespace that encloses both.
+namespace tdist {
+
+#define TDIST_INSTANTIATE_POINT(T)                              \
+  template void shmem::p<T>(T *, T, int);                       \
+  template T shmem::g<T>(const T *, int);                       \
+  template void device::pointPut<T>(T *, T, int, const char *); \
+  template T device::pointGet<T>(const T *, int, const char *);
 TDIST_INSTANTIATE_POINT(int)
 TDIST_INSTANTIATE_POINT(long)
 TDIST_INSTANTIATE_POINT(long long)
@@ -90,4 +116,4 @@ TDIST_INSTANTIATE_POINT(float)
 TDIST_INSTANTIATE_POINT(double)
 #undef TDIST_INSTANTIATE_POINT
 
-}  // namespace tdist::shmem
+}  // namespace tdist

@@ -6,15 +6,18 @@
 #include <cstring>
 #include <string>
 
+#include "backends/cpu/device_api.h"
 #include "backends/cpu/transfer.h"
 #include "backends/cpu/wait_value.h"
 #include "runtime/runtime_state.h"
 #include "tdist/shmem.h"
 
-namespace tdist::shmem {
+namespace tdist::device {
 
 using runtime::peerAddress;
 using runtime::requireState;
+using shmem::Cmp;
+using shmem::SignalOp;
 
 namespace {
 
@@ -28,13 +31,13 @@ void checkSignalOp(SignalOp op, const char *call) {
 
 }  // namespace
 
-namespace {
-
+// The signal's release store (or acq_rel add) comes after the copy: data first.
 template <class S>
 void signalledPut(void *dest, const void *source, std::size_t nbytes, S *sig_addr, S signal,
                   SignalOp op, int pe, bool blocking, const char *call) {
   auto &state = requireState(call);
   checkSignalOp(op, call);
+  requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
   device::CopyTask task;
   task.dest = nbytes == 0 ? nullptr : peerAddress(state, dest, nbytes, pe, call, "dest");
   task.source = source;
@@ -46,62 +49,101 @@ void signalledPut(void *dest, const void *source, std::size_t nbytes, S *sig_add
   device::carry(state, task, blocking, call);
 }
 
-}  // namespace
-
 // A signal alone is a store or an atomic by the calling core, whatever the engine.
 template <class S>
-void signal_op(S *sig_addr, S signal, SignalOp op, int pe) {
-  constexpr const char *call = "aclshmemx_signal_op";
+void signalOp(S *sig_addr, S signal, SignalOp op, int pe, const char *call) {
   auto &state = requireState(call);
   checkSignalOp(op, call);
+  requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
   void *remote = peerAddress(state, sig_addr, sizeof(S), pe, call, "sig_addr");
   device::applySignal(remote, sizeof(S), static_cast<std::uint64_t>(signal), op);
 }
 
-// The signal's release store (or acq_rel add) comes after the copy: data first.
+template <class S>
+S signalWaitUntil(S *sig_addr, Cmp cmp, S value, const char *call) {
+  requireState(call);
+  requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
+  return device::waitValue(sig_addr, cmp, value, call);
+}
+
+template <class T>
+void waitUntil(T *ivar, Cmp cmp, T value, const char *call) {
+  requireState(call);
+  requireAtomicAlignment<T>(ivar, call, "ivar");
+  device::waitValue(ivar, cmp, value, call);
+}
+
+template <class T>
+bool test(T *ivar, Cmp cmp, T value, const char *call) {
+  device::checkCmp(cmp, call);
+  requireAtomicAlignment<T>(ivar, call, "ivar");
+  return device::satisfies(std::atomic_ref<T>(*ivar).load(std::memory_order_acquire), cmp, value);
+}
+
+}  // namespace tdist::device
+
+namespace tdist::shmem {
+
+template <class S>
+void signal_op(S *sig_addr, S signal, SignalOp op, int pe) {
+  device::signalOp(sig_addr, signal, op, pe, "tdist::shmem::signal_op");
+}
+
 template <class S>
 void putmem_signal(void *dest, const void *source, std::size_t nbytes, S *sig_addr, S signal,
                    SignalOp op, int pe) {
-  signalledPut(dest, source, nbytes, sig_addr, signal, op, pe, true, "aclshmem_putmem_signal");
+  device::signalledPut(dest, source, nbytes, sig_addr, signal, op, pe, true, "tdist::shmem::putmem_signal");
 }
 
 template <class S>
 void putmem_signal_nbi(void *dest, const void *source, std::size_t nbytes, S *sig_addr, S signal,
                        SignalOp op, int pe) {
-  signalledPut(dest, source, nbytes, sig_addr, signal, op, pe, false, "aclshmem_putmem_signal_nbi");
+  device::signalledPut(dest, source, nbytes, sig_addr, signal, op, pe, false,
+                       "tdist::shmem::putmem_signal_nbi");
 }
 
 template <class S>
 S signal_wait_until(S *sig_addr, Cmp cmp, S value) {
-  requireState("aclshmem_signal_wait_until");
-  return device::waitValue(sig_addr, cmp, value, "aclshmem_signal_wait_until");
+  return device::signalWaitUntil(sig_addr, cmp, value, "tdist::shmem::signal_wait_until");
 }
 
 template <class T>
 void wait_until(T *ivar, Cmp cmp, T value) {
-  requireState("aclshmem_wait_until");
-  device::waitValue(ivar, cmp, value, "aclshmem_wait_until");
+  device::waitUntil(ivar, cmp, value, "tdist::shmem::wait_until");
 }
 
 template <class T>
 bool test(T *ivar, Cmp cmp, T value) {
-  device::checkCmp(cmp, "aclshmem_test");
-  return device::satisfies(std::atomic_ref<T>(*ivar).load(std::memory_order_acquire), cmp, value);
+  return device::test(ivar, cmp, value, "tdist::shmem::test");
 }
 
-#define TDIST_INSTANTIATE_SIGNAL(S)                                                           \
-  template void signal_op<S>(S *, S, SignalOp, int);                                          \
-  template void putmem_signal<S>(void *, const void *, std::size_t, S *, S, SignalOp, int);   \
-  template void putmem_signal_nbi<S>(void *, const void *, std::size_t, S *, S, SignalOp, int); \
-  template S signal_wait_until<S>(S *, Cmp, S);
+}  // namespace tdist::shmem
+
+// Qualified explicit instantiations, from the namespace that encloses both.
+namespace tdist {
+
+using shmem::Cmp;
+using shmem::SignalOp;
+
+#define TDIST_INSTANTIATE_SIGNAL(S)                                                                   \
+  template void shmem::signal_op<S>(S *, S, SignalOp, int);                                           \
+  template void shmem::putmem_signal<S>(void *, const void *, std::size_t, S *, S, SignalOp, int);    \
+  template void shmem::putmem_signal_nbi<S>(void *, const void *, std::size_t, S *, S, SignalOp, int); \
+  template S shmem::signal_wait_until<S>(S *, Cmp, S);                                                \
+  template void device::signalOp<S>(S *, S, SignalOp, int, const char *);                             \
+  template void device::signalledPut<S>(void *, const void *, std::size_t, S *, S, SignalOp, int, bool, \
+                                        const char *);                                                \
+  template S device::signalWaitUntil<S>(S *, Cmp, S, const char *);
 TDIST_INSTANTIATE_SIGNAL(std::int32_t)
 TDIST_INSTANTIATE_SIGNAL(std::int64_t)
 TDIST_INSTANTIATE_SIGNAL(std::uint64_t)
 #undef TDIST_INSTANTIATE_SIGNAL
 
-#define TDIST_INSTANTIATE_WAIT(T)                  \
-  template void wait_until<T>(T *, Cmp, T);        \
-  template bool test<T>(T *, Cmp, T);
+#define TDIST_INSTANTIATE_WAIT(T)                                \
+  template void shmem::wait_until<T>(T *, Cmp, T);               \
+  template bool shmem::test<T>(T *, Cmp, T);                     \
+  template void device::waitUntil<T>(T *, Cmp, T, const char *); \
+  template bool device::test<T>(T *, Cmp, T, const char *);
 TDIST_INSTANTIATE_WAIT(int)
 TDIST_INSTANTIATE_WAIT(long)
 TDIST_INSTANTIATE_WAIT(long long)
@@ -110,4 +152,4 @@ TDIST_INSTANTIATE_WAIT(unsigned long)
 TDIST_INSTANTIATE_WAIT(unsigned long long)
 #undef TDIST_INSTANTIATE_WAIT
 
-}  // namespace tdist::shmem
+}  // namespace tdist

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -227,6 +228,211 @@ TEST_F(InitializedPe, PeerPointerAndTransports) {
   EXPECT_EQ(block[0], 7);
   EXPECT_EQ(local, 0);
   deallocate(block);
+}
+
+
+// ---- errors name the call the user made ---------------------------------------------------------
+
+// The message of the last failed C call; it starts with the name of the symbol called.
+void expectCError(const std::string &symbol, const std::string &detail) {
+  const std::string message = aclshmemx_last_error();
+  EXPECT_EQ(message.rfind(symbol + ": ", 0), 0u) << "expected " << symbol << ", got: " << message;
+  EXPECT_NE(message.find(detail), std::string::npos) << message;
+}
+
+// The message of the Error that fn throws, which must be InvalidParam.
+template <class Fn>
+std::string cxxError(Fn &&fn) {
+  try {
+    fn();
+  } catch (const Error &error) {
+    EXPECT_EQ(error.code(), ErrorCode::InvalidParam) << error.what();
+    return error.what();
+  }
+  ADD_FAILURE() << "no error";
+  return "";
+}
+
+void expectCxxError(const std::string &message, const std::string &call, const std::string &detail) {
+  EXPECT_EQ(message.rfind(call + ": ", 0), 0u) << "expected " << call << ", got: " << message;
+  EXPECT_NE(message.find(detail), std::string::npos) << message;
+}
+
+constexpr const char *kBadPe = "is out of range 0..0";
+constexpr const char *kOffHeap = "is not on the symmetric heap";
+
+TEST_F(InitializedPe, TypedCErrorsNameTheSymbolCalled) {
+  auto *words = static_cast<std::int64_t *>(allocateZeroed(8, sizeof(std::int64_t)));
+  std::int64_t off_heap[2] = {0, 0};
+  auto *i32 = reinterpret_cast<std::int32_t *>(words);
+  auto *u64 = reinterpret_cast<std::uint64_t *>(words + 1);
+  // Point put and get.
+  aclshmem_int32_p(i32, 5, 1);
+  expectCError("aclshmem_int32_p", "PE 1 " + std::string(kBadPe));
+  EXPECT_EQ(aclshmem_double_g(reinterpret_cast<double *>(off_heap), 0), 0.0);
+  expectCError("aclshmem_double_g", kOffHeap);
+  aclshmem_ulonglong_p(reinterpret_cast<unsigned long long *>(off_heap), 5, 0);
+  expectCError("aclshmem_ulonglong_p", kOffHeap);
+  // Transfers.
+  aclshmem_getmem_nbi(off_heap, off_heap, sizeof off_heap, 0);
+  expectCError("aclshmem_getmem_nbi", kOffHeap);
+  aclshmem_putmem(words, off_heap, 8, -1);
+  expectCError("aclshmem_putmem", "PE -1 " + std::string(kBadPe));
+  // Atomics.
+  EXPECT_EQ(aclshmem_uint64_atomic_fetch_add(u64, 1, 2), 0u);
+  expectCError("aclshmem_uint64_atomic_fetch_add", "PE 2 " + std::string(kBadPe));
+  aclshmem_int_atomic_compare_swap(reinterpret_cast<int *>(off_heap), 0, 1, 0);
+  expectCError("aclshmem_int_atomic_compare_swap", kOffHeap);
+  aclshmem_size_atomic_inc(reinterpret_cast<size_t *>(words + 2), -1);
+  expectCError("aclshmem_size_atomic_inc", kBadPe);
+  aclshmem_float_atomic_swap(reinterpret_cast<float *>(words + 3), 1.0f, 1);
+  expectCError("aclshmem_float_atomic_swap", kBadPe);
+  aclshmem_ptrdiff_atomic_fetch(reinterpret_cast<ptrdiff_t *>(words + 4), 7);
+  expectCError("aclshmem_ptrdiff_atomic_fetch", kBadPe);
+  // Waits and tests with a comparison that does not exist.
+  aclshmem_long_wait_until(reinterpret_cast<long *>(words + 5), 42, 0);
+  expectCError("aclshmem_long_wait_until", "comparison 42");
+  EXPECT_EQ(aclshmem_uint32_test(reinterpret_cast<uint32_t *>(words + 5), 6, 0), 0);
+  expectCError("aclshmem_uint32_test", "comparison 6");
+  // Signals: int32 under the aclshmem names, uint64 under signal64, int64 under _i64.
+  aclshmemx_signal_op(i32, 1, ACLSHMEM_SIGNAL_SET, 1);
+  expectCError("aclshmemx_signal_op", kBadPe);
+  aclshmemx_signal64_op(u64, 1, ACLSHMEM_SIGNAL_ADD, 3);
+  expectCError("aclshmemx_signal64_op", kBadPe);
+  aclshmemx_signal_op_i64(words + 6, 1, 3, 0);
+  expectCError("aclshmemx_signal_op_i64", "signal operation 3");
+  aclshmem_putmem_signal_nbi(words + 7, off_heap, 8, i32, 1, ACLSHMEM_SIGNAL_SET, 1);
+  expectCError("aclshmem_putmem_signal_nbi", kBadPe);
+  aclshmemx_putmem_signal64(words + 7, off_heap, 8, reinterpret_cast<uint64_t *>(off_heap), 1,
+                            ACLSHMEM_SIGNAL_SET, 0);
+  expectCError("aclshmemx_putmem_signal64", kOffHeap);
+  EXPECT_EQ(aclshmem_signal_wait_until(i32, 9, 0), 0);
+  expectCError("aclshmem_signal_wait_until", "comparison 9");
+  aclshmemx_signal64_wait_until(u64, -1, 0);
+  expectCError("aclshmemx_signal64_wait_until", "comparison -1");
+  aclshmemx_signal_wait_until_i64(words + 6, 7, 0);
+  expectCError("aclshmemx_signal_wait_until_i64", "comparison 7");
+  // None of them changed anything.
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(words[i], 0) << i;
+  EXPECT_EQ(off_heap[0], 0);
+  EXPECT_EQ(off_heap[1], 0);
+  deallocate(words);
+}
+
+TEST_F(InitializedPe, CxxErrorsNameTheFunctionCalled) {
+  namespace sh = tdist::shmem;
+  auto *words = static_cast<std::int64_t *>(allocateZeroed(4, sizeof(std::int64_t)));
+  long off_heap = 0;
+  expectCxxError(cxxError([&] { sh::p<long>(&off_heap, 1, 0); }), "tdist::shmem::p", kOffHeap);
+  expectCxxError(cxxError([&] { sh::g<long>(words, 1); }), "tdist::shmem::g", kBadPe);
+  expectCxxError(cxxError([&] { sh::putmem(words, &off_heap, 8, 1); }), "tdist::shmem::putmem", kBadPe);
+  expectCxxError(cxxError([&] { sh::getmem_nbi(words, &off_heap, 8, 2); }), "tdist::shmem::getmem_nbi", kBadPe);
+  expectCxxError(cxxError([&] { sh::atomic_fetch_add<long>(words, 1, 1); }), "tdist::shmem::atomic_fetch_add",
+                 kBadPe);
+  expectCxxError(cxxError([&] { sh::atomic_compare_swap<long>(&off_heap, 0, 1, 0); }),
+                 "tdist::shmem::atomic_compare_swap", kOffHeap);
+  expectCxxError(cxxError([&] { sh::wait_until<long>(words, static_cast<sh::Cmp>(8), 0); }),
+                 "tdist::shmem::wait_until", "comparison 8");
+  expectCxxError(cxxError([&] { sh::test<long>(words, static_cast<sh::Cmp>(8), 0); }), "tdist::shmem::test",
+                 "comparison 8");
+  expectCxxError(cxxError([&] { sh::signal_op<std::int64_t>(words, 1, sh::SignalOp::Set, 1); }),
+                 "tdist::shmem::signal_op", kBadPe);
+  expectCxxError(cxxError([&] { sh::putmem_signal<std::int64_t>(words + 1, &off_heap, 8, words, 1,
+                                                                 sh::SignalOp::Add, 1); }),
+                 "tdist::shmem::putmem_signal", kBadPe);
+  expectCxxError(cxxError([&] { sh::signal_wait_until<std::int64_t>(words, static_cast<sh::Cmp>(6), 0); }),
+                 "tdist::shmem::signal_wait_until", "comparison 6");
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(words[i], 0) << i;
+  EXPECT_EQ(off_heap, 0);
+  deallocate(words);
+}
+
+// ---- misaligned signals and atomics -------------------------------------------------------------
+
+// What a call on a misaligned word reports: its name, the argument, the address, the alignment.
+std::string misaligned(const char *what, const void *address, std::size_t alignment) {
+  char text[128];
+  std::snprintf(text, sizeof text, "%s %p is not aligned to %zu bytes", what, address, alignment);
+  return text;
+}
+
+class MisalignedWords : public InitializedPe {
+ protected:
+  void SetUp() override {
+    InitializedPe::SetUp();
+    bytes_ = static_cast<unsigned char *>(allocate(kBytes));
+    std::memset(bytes_, kFill, kBytes);
+  }
+  void TearDown() override {
+    for (std::size_t i = 0; i < kBytes; ++i) EXPECT_EQ(bytes_[i], kFill) << "byte " << i << " changed";
+    deallocate(bytes_);
+    InitializedPe::TearDown();
+  }
+  template <class T>
+  T *at(std::size_t offset) {
+    return reinterpret_cast<T *>(bytes_ + offset);
+  }
+  static constexpr std::size_t kBytes = 64;
+  static constexpr unsigned char kFill = 0x11;
+  unsigned char *bytes_ = nullptr;
+};
+
+TEST_F(MisalignedWords, CCallsReportTheAddressAndChangeNothing) {
+  auto *i32 = at<int32_t>(2);
+  auto *i64 = at<int64_t>(4);  // 4-byte aligned is not enough
+  auto *u64 = at<uint64_t>(1);
+  aclshmemx_signal_op(i32, 1, ACLSHMEM_SIGNAL_ADD, 0);
+  expectCError("aclshmemx_signal_op", misaligned("sig_addr", i32, 4));
+  aclshmemx_signal64_op(u64, 1, ACLSHMEM_SIGNAL_SET, 0);
+  expectCError("aclshmemx_signal64_op", misaligned("sig_addr", u64, 8));
+  aclshmem_putmem_signal(at<char>(32), at<char>(48), 16, i32, 1, ACLSHMEM_SIGNAL_SET, 0);
+  expectCError("aclshmem_putmem_signal", misaligned("sig_addr", i32, 4));
+  EXPECT_EQ(aclshmem_int64_atomic_fetch_add(i64, 1, 0), 0);
+  expectCError("aclshmem_int64_atomic_fetch_add", misaligned("dest", i64, 8));
+  EXPECT_EQ(aclshmem_int32_atomic_compare_swap(i32, 0x11111111, 0, 0), 0);
+  expectCError("aclshmem_int32_atomic_compare_swap", misaligned("dest", i32, 4));
+  EXPECT_EQ(aclshmem_uint64_atomic_fetch(u64, 0), 0u);
+  expectCError("aclshmem_uint64_atomic_fetch", misaligned("source", u64, 8));
+  // A wait returns at once with the error rather than waiting for a value.
+  aclshmem_int64_wait_until(i64, ACLSHMEM_CMP_EQ, 12345);
+  expectCError("aclshmem_int64_wait_until", misaligned("ivar", i64, 8));
+  EXPECT_EQ(aclshmem_signal_wait_until(i32, ACLSHMEM_CMP_NE, 0x11111111), 0);
+  expectCError("aclshmem_signal_wait_until", misaligned("sig_addr", i32, 4));
+  EXPECT_EQ(aclshmem_int32_test(i32, ACLSHMEM_CMP_EQ, 0x11111111), 0);  // holds, were it read
+  expectCError("aclshmem_int32_test", misaligned("ivar", i32, 4));
+  aclshmem_int64_p(i64, 5, 0);
+  expectCError("aclshmem_int64_p", misaligned("dest", i64, 8));
+  EXPECT_EQ(aclshmem_double_g(at<double>(4), 0), 0.0);
+  expectCError("aclshmem_double_g", misaligned("source", at<double>(4), 8));
+  // The aligned words next to them still work.
+  EXPECT_EQ(aclshmem_int64_atomic_fetch_add(at<int64_t>(8), 0, 0), 0x1111111111111111);
+  EXPECT_EQ(aclshmem_int32_g(at<int32_t>(4), 0), 0x11111111);
+}
+
+TEST_F(MisalignedWords, CxxCallsReportTheAddressAndChangeNothing) {
+  namespace sh = tdist::shmem;
+  auto *i32 = at<int>(1);
+  auto *i64 = at<std::int64_t>(2);
+  auto *u64 = at<std::uint64_t>(12);
+  expectCxxError(cxxError([&] { sh::signal_op<std::uint64_t>(u64, 1, sh::SignalOp::Set, 0); }),
+                 "tdist::shmem::signal_op", misaligned("sig_addr", u64, 8));
+  expectCxxError(cxxError([&] { sh::putmem_signal_nbi<std::int64_t>(at<char>(32), at<char>(48), 16, i64, 1,
+                                                                     sh::SignalOp::Add, 0); }),
+                 "tdist::shmem::putmem_signal_nbi", misaligned("sig_addr", i64, 8));
+  expectCxxError(cxxError([&] { sh::atomic_fetch_add<std::int64_t>(i64, 1, 0); }),
+                 "tdist::shmem::atomic_fetch_add", misaligned("dest", i64, 8));
+  expectCxxError(cxxError([&] { sh::atomic_set<float>(at<float>(3), 1.0f, 0); }), "tdist::shmem::atomic_set",
+                 misaligned("dest", at<float>(3), 4));
+  expectCxxError(cxxError([&] { sh::wait_until<int>(i32, sh::Cmp::EQ, 12345); }), "tdist::shmem::wait_until",
+                 misaligned("ivar", i32, 4));
+  expectCxxError(cxxError([&] { sh::signal_wait_until<std::uint64_t>(u64, sh::Cmp::GE, 0); }),
+                 "tdist::shmem::signal_wait_until", misaligned("sig_addr", u64, 8));
+  expectCxxError(cxxError([&] { sh::test<int>(i32, sh::Cmp::EQ, 0); }), "tdist::shmem::test",
+                 misaligned("ivar", i32, 4));
+  expectCxxError(cxxError([&] { sh::p<long long>(at<long long>(6), 5, 0); }), "tdist::shmem::p",
+                 misaligned("dest", at<long long>(6), 8));
+  expectCxxError(cxxError([&] { sh::g<short>(at<short>(1), 0); }), "tdist::shmem::g",
+                 misaligned("source", at<short>(1), 2));
 }
 
 }  // namespace

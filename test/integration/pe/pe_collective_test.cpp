@@ -128,5 +128,18 @@ TEST(Collective, AWaitOverTooManySlotsIsRefused) {
   aclshmem_free(sig);
 }
 
+TEST(Collective, AWaitOnAMisalignedSlotIsRefused) {
+  auto *sig = static_cast<std::int64_t *>(aclshmem_calloc(16, sizeof(std::int64_t)));
+  auto *misaligned = reinterpret_cast<std::int64_t *>(reinterpret_cast<char *>(sig) + 4);
+  try {
+    dl::wait(misaligned, 1, std::int64_t{0});
+    ADD_FAILURE() << "a misaligned slot was accepted";
+  } catch (const Error &error) {
+    EXPECT_EQ(error.code(), ErrorCode::InvalidParam);
+    EXPECT_NE(std::string(error.what()).find("is not aligned to 8 bytes"), std::string::npos) << error.what();
+  }
+  aclshmem_free(sig);
+}
+
 }  // namespace
 }  // namespace tdist
