@@ -40,6 +40,7 @@ void addCase(Options &options, const std::string &name) {
   else if (name == "pingpong") add(Case::PingPong);
   else if (name == "ring") add(Case::Ring);
   else if (name == "barrier") add(Case::Barrier);
+  else if (name == "switch") add(Case::Switch);
   else if (name == "all") {
     add(Case::Put);
     add(Case::PingPong);
@@ -92,14 +93,17 @@ Options parseOptions(int argc, char **argv) {
 std::string usage(const char *program) {
   return std::string("usage: ") + program +
          " CASE... [flags]   (run under tdist-run)\n"
-         "cases: put pingpong ring barrier all\n"
+         "cases: put pingpong ring barrier all, and switch\n"
          "  put       PE 0 putmem + quiet to PE 1, and PE 0's private memcpy of the same sizes\n"
          "  pingpong  pairs (0<->1, 2<->3, ...) at once; half round trip\n"
          "  ring      a token around all PEs (0 -> 1 -> ... -> 0); time per hop\n"
          "  barrier   barrier_all latency\n"
+         "  switch    PE 0: one program switch of tdist::launch, and raw ucontext and Boost.Context\n"
+         "            switches (not in all)\n"
          "flags:\n"
          "  --repeats R      timed repeats (5); median, min and max are over them\n"
-         "  --iters K        iterations per repeat (pingpong/ring/barrier 10000; put: --put-bytes/size)\n"
+         "  --iters K        iterations per repeat (pingpong/ring/barrier 10000; switch 100000;\n"
+         "                   put: --put-bytes/size)\n"
          "  --warmup W       untimed iterations before the repeats (one repeat's worth)\n"
          "  --min-size S --max-size S --size-factor F   put sizes (4K 64M 4)\n"
          "  --put-bytes B    bytes per put repeat when --iters is not given (256M)\n"
@@ -113,6 +117,7 @@ const char *caseName(Case c) {
     case Case::PingPong: return "pingpong";
     case Case::Ring: return "ring";
     case Case::Barrier: return "barrier";
+    case Case::Switch: return "switch";
   }
   return "?";
 }
