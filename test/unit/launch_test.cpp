@@ -220,15 +220,16 @@ TEST_F(Launch, BlockedProgramsRunTheirDestructorsWhenTheLaunchFails) {
   deallocate(flags);
 }
 
-// A program that overflows its stack faults on the guard page below it: the fault address lies
-// just below the stack, nothing under it was written.
+// A program that overflows its stack faults on the guard page below it: the fault is an access
+// to a mapped page without permission (not a write to whatever lies below, nor a fault past it)
+// at the bottom of the stack.
 namespace overflow {
 
 std::uintptr_t g_low = 0, g_high = 0;  // where the guard page must be
 
 void onFault(int, siginfo_t *info, void *) {
   auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
-  _exit(address >= g_low && address < g_high ? 42 : 43);
+  _exit(info->si_code == SEGV_ACCERR && address >= g_low && address < g_high ? 42 : 43);
 }
 
 int recurse(int depth) {
