@@ -106,7 +106,7 @@ class UcontextLoop {
     context_.uc_stack.ss_sp = mapping_;
     context_.uc_stack.ss_size = kStackBytes;
     context_.uc_link = &main_;
-    makecontext(&context_, reinterpret_cast<void (*)()>(entry), 0);
+    makecontext(&context_, entry, 0);
     s_loop = this;
   }
   ~UcontextLoop() {
@@ -165,7 +165,7 @@ class FiberLoop {
 };
 
 // Two programs on one worker: program 0 notifies program 1 and waits for the answer, program 1
-// answers. The counters are monotone, nothing is reset between launches' iterations.
+// answers. The counters are monotone (the i-th exchange writes i) from 0 at each launch.
 Sample launchHandOvers(long warmup, long iters, std::int64_t *flags, bool raise_flag) {
   flags[0] = flags[8] = 0;
   ThreadClock clock;
