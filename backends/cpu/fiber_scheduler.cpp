@@ -4,14 +4,20 @@
 // across a switch). A worker starts a new program whenever one is left, else resumes its
 // waiting programs round robin; a waiting program yields after a few polls. When a whole sweep
 // of a worker's programs made no progress, the worker itself backs off like any waiter.
+//
+// The fibers are Boost.Context's (fcontext): a switch saves and restores the callee-saved
+// registers and the floating-point control words, with no system call (glibc's swapcontext
+// saves the signal mask, one rt_sigprocmask per switch). docs/BENCHMARKS.md has the numbers.
 #include "backends/cpu/fiber_scheduler.h"
 
 #include <sys/mman.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <boost/context/fiber.hpp>
+#include <boost/context/stack_context.hpp>
 #include <cerrno>
+#include <cfenv>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -30,6 +36,8 @@
 namespace tdist::runtime {
 namespace {
 
+namespace ctx = boost::context;
+
 struct Launch {
   Grid grid;
   const std::function<void()> *body = nullptr;
@@ -43,50 +51,83 @@ struct Launch {
   std::atomic<std::int64_t> rounds{0};
 };
 
-struct Fiber {
-  ucontext_t context{};
-  void *stack = nullptr;      // mapping, guard page first
-  std::size_t mapping = 0;
-  int program = 0;
-  int coords[3] = {0, 0, 0};
-  bool finished = false;
-};
-
-struct Worker {
-  Launch *launch = nullptr;
-  ucontext_t scheduler{};
-  Fiber *running = nullptr;
-  bool progress = false;
-  std::vector<Fiber *> spare;  // finished fibers whose stacks can be reused
-};
-
-thread_local Worker *t_worker = nullptr;
-
 std::size_t pageSize() {
   static const std::size_t size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   return size;
 }
 
-Fiber *newFiber(std::size_t stack_bytes) {
-  auto fiber = std::make_unique<Fiber>();
-  const std::size_t page = pageSize();
-  fiber->mapping = (stack_bytes + page - 1) / page * page + page;
-  void *mem = mmap(nullptr, fiber->mapping, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-  if (mem == MAP_FAILED) {
-    throw Error(ErrorCode::Internal, std::string("launch: cannot map a program stack: ") +
-                                         std::strerror(errno));
+// The program stacks of one worker in one launch: each a mapping with a guard page below the
+// stack, which turns an overflow into a fault instead of corruption. A finished program's stack
+// is kept for the next program; all are unmapped with the pool.
+class StackPool {
+ public:
+  explicit StackPool(std::size_t stack_bytes)
+      : mapping_bytes_((stack_bytes + pageSize() - 1) / pageSize() * pageSize() + pageSize()) {}
+  ~StackPool() {
+    for (void *mapping : free_) munmap(mapping, mapping_bytes_);
   }
-  // A guard page below the stack turns an overflow into a fault instead of corruption.
-  mprotect(mem, page, PROT_NONE);
-  fiber->stack = mem;
-  return fiber.release();
-}
+  StackPool(const StackPool &) = delete;
+  StackPool &operator=(const StackPool &) = delete;
 
-void deleteFiber(Fiber *fiber) {
-  munmap(fiber->stack, fiber->mapping);
-  delete fiber;
-}
+  ctx::stack_context allocate() {
+    void *mapping = nullptr;
+    if (!free_.empty()) {
+      mapping = free_.back();
+      free_.pop_back();
+    } else {
+      mapping = mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+      if (mapping == MAP_FAILED) {
+        throw Error(ErrorCode::Internal, std::string("launch: cannot map a program stack: ") +
+                                             std::strerror(errno));
+      }
+      if (mprotect(mapping, pageSize(), PROT_NONE) != 0) {
+        const int error = errno;
+        munmap(mapping, mapping_bytes_);
+        throw Error(ErrorCode::Internal, std::string("launch: cannot protect a stack's guard page: ") +
+                                             std::strerror(error));
+      }
+    }
+    ctx::stack_context stack;
+    stack.sp = static_cast<char *>(mapping) + mapping_bytes_;  // the stack grows down from here
+    stack.size = mapping_bytes_ - pageSize();                  // down to the guard page
+    return stack;
+  }
+
+  void deallocate(ctx::stack_context &stack) noexcept {
+    free_.push_back(static_cast<char *>(stack.sp) - mapping_bytes_);
+  }
+
+ private:
+  std::size_t mapping_bytes_;
+  std::vector<void *> free_;
+};
+
+// Boost.Context's StackAllocator: a program's fiber holds a copy, the pool stays the worker's.
+struct PooledStack {
+  StackPool *pool;
+  ctx::stack_context allocate() { return pool->allocate(); }
+  void deallocate(ctx::stack_context &stack) noexcept { pool->deallocate(stack); }
+};
+
+struct Program {
+  ctx::fiber context;  // the suspended program; empty once it has finished
+  int id = 0;
+  int coords[3] = {0, 0, 0};
+};
+
+struct Worker {
+  Launch *launch = nullptr;
+  StackPool *stacks = nullptr;
+  ctx::fiber scheduler;  // where the running program yields to
+  Program *running = nullptr;
+  bool progress = false;
+  // The thread's floating-point environment, which its programs start with (each fiber has its
+  // own control words from then on: a switch saves and restores them).
+  std::fenv_t float_env{};
+};
+
+thread_local Worker *t_worker = nullptr;
 
 void recordError(Launch &launch, std::exception_ptr error) {
   std::lock_guard<std::mutex> lock(launch.error_mutex);
@@ -94,83 +135,82 @@ void recordError(Launch &launch, std::exception_ptr error) {
   launch.aborted.store(true, std::memory_order_release);
 }
 
-void fiberEntry() {
-  Worker *worker = t_worker;
-  Fiber *fiber = worker->running;
+// The body of a program's fiber; returns the scheduler to switch back to.
+ctx::fiber runProgram(Worker &worker, ctx::fiber &&scheduler) {
+  worker.scheduler = std::move(scheduler);
+  std::fesetenv(&worker.float_env);
   try {
-    (*worker->launch->body)();
+    (*worker.launch->body)();
+  } catch (const ctx::detail::forced_unwind &) {
+    throw;  // the fiber is being destroyed: Boost.Context unwinds it to its entry
   } catch (const LaunchAborted &) {
     // Unwound because another program failed; that program's error is the one reported.
   } catch (...) {
-    recordError(*worker->launch, std::current_exception());
+    recordError(*worker.launch, std::current_exception());
   }
-  fiber->finished = true;
-  // Returning switches to uc_link, the worker's scheduler context.
+  return std::move(worker.scheduler);
 }
 
-void startFiber(Worker &worker, Fiber *fiber, int program) {
+std::unique_ptr<Program> startProgram(Worker &worker, int id) {
   const Grid &grid = worker.launch->grid;
-  fiber->program = program;
-  fiber->coords[0] = program % grid.x;
-  fiber->coords[1] = (program / grid.x) % grid.y;
-  fiber->coords[2] = program / (grid.x * grid.y);
-  fiber->finished = false;
-  getcontext(&fiber->context);
-  const std::size_t page = pageSize();
-  fiber->context.uc_stack.ss_sp = static_cast<char *>(fiber->stack) + page;
-  fiber->context.uc_stack.ss_size = fiber->mapping - page;
-  fiber->context.uc_link = &worker.scheduler;
-  makecontext(&fiber->context, fiberEntry, 0);
+  auto program = std::make_unique<Program>();
+  program->id = id;
+  program->coords[0] = id % grid.x;
+  program->coords[1] = (id / grid.x) % grid.y;
+  program->coords[2] = id / (grid.x * grid.y);
+  Worker *w = &worker;
+  program->context = ctx::fiber(std::allocator_arg, PooledStack{worker.stacks},
+                                [w](ctx::fiber &&scheduler) {
+                                  return runProgram(*w, std::move(scheduler));
+                                });
+  return program;
 }
 
-void resume(Worker &worker, Fiber *fiber) {
-  worker.running = fiber;
-  swapcontext(&worker.scheduler, &fiber->context);
+// Runs program until it yields or finishes.
+void resume(Worker &worker, Program &program) {
+  worker.running = &program;
+  program.context = std::move(program.context).resume();
   worker.running = nullptr;
 }
 
 void runWorker(Launch &launch) {
+  StackPool stacks(launch.stack_bytes);
   Worker worker;
   worker.launch = &launch;
+  worker.stacks = &stacks;
+  std::fegetenv(&worker.float_env);
   t_worker = &worker;
-  std::deque<Fiber *> waiting;
+  std::deque<std::unique_ptr<Program>> waiting;
   const int total = launch.grid.size();
   Backoff idle;
   std::size_t sweep_left = 0;  // resumes left in the current sweep over `waiting`
   bool sweep_progress = false;
 
   for (;;) {
-    Fiber *fiber = nullptr;
-    int program = launch.aborted.load(std::memory_order_acquire)
-                      ? total
-                      : launch.next_program.fetch_add(1, std::memory_order_relaxed);
-    if (program < total) {
-      if (worker.spare.empty()) {
-        try {
-          fiber = newFiber(launch.stack_bytes);
-        } catch (...) {
-          recordError(launch, std::current_exception());
-          continue;
-        }
-      } else {
-        fiber = worker.spare.back();
-        worker.spare.pop_back();
+    std::unique_ptr<Program> program;
+    int id = launch.aborted.load(std::memory_order_acquire)
+                 ? total
+                 : launch.next_program.fetch_add(1, std::memory_order_relaxed);
+    if (id < total) {
+      try {
+        program = startProgram(worker, id);
+      } catch (...) {
+        recordError(launch, std::current_exception());
+        continue;
       }
-      startFiber(worker, fiber, program);
     } else if (!waiting.empty()) {
-      fiber = waiting.front();
+      program = std::move(waiting.front());
       waiting.pop_front();
     } else {
       break;
     }
 
     worker.progress = false;
-    resume(worker, fiber);
-    if (fiber->finished) {
-      worker.spare.push_back(fiber);
-      worker.progress = true;
+    resume(worker, *program);
+    if (!program->context) {
+      worker.progress = true;  // finished: its stack went back to the pool
     } else {
-      waiting.push_back(fiber);
+      waiting.push_back(std::move(program));
     }
 
     sweep_progress |= worker.progress;
@@ -185,7 +225,6 @@ void runWorker(Launch &launch) {
       sweep_progress = false;
     }
   }
-  for (Fiber *f : worker.spare) deleteFiber(f);
   t_worker = nullptr;
 }
 
@@ -201,8 +240,7 @@ bool inProgramFiber() { return t_worker != nullptr && t_worker->running != nullp
 
 void yieldProgram() {
   Worker *worker = t_worker;
-  Fiber *fiber = worker->running;
-  swapcontext(&fiber->context, &worker->scheduler);
+  worker->scheduler = std::move(worker->scheduler).resume();
 }
 
 void noteProgramProgress() {

@@ -25,6 +25,11 @@ void runRing(const Options &options, Reporter &reporter);
 // barrier_all on every PE; PE 0's time per barrier.
 void runBarrier(const Options &options, Reporter &reporter);
 
+// PE 0: ns per program switch of tdist::launch (2 programs, 1 worker, ping-ponging through
+// dl::notify/dl::wait), and per round trip of raw ucontext and Boost.Context fibers; the rows
+// alternate within each repeat (switch_case.cpp lists them). The other PEs wait in barrier_all.
+void runSwitch(const Options &options, Reporter &reporter);
+
 // Symmetric heap bytes that the cases of options allocate on n_pes PEs, with room to spare.
 std::size_t heapBytesNeeded(const Options &options, int n_pes);
 

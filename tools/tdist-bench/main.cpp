@@ -34,6 +34,7 @@ void runCases(const Options &options) {
       case Case::PingPong: runPingPong(options, reporter); break;
       case Case::Ring: runRing(options, reporter); break;
       case Case::Barrier: runBarrier(options, reporter); break;
+      case Case::Switch: runSwitch(options, reporter); break;
     }
   }
   tdist::shmem::barrier_all();

@@ -30,7 +30,7 @@ values::Parsed<PingOp> parsePingOp(std::string_view text) {
   return {.value = std::nullopt, .error = "expected p or signal, got '" + std::string(text) + "'"};
 }
 
-constexpr const char *kCaseNames[] = {"put", "pingpong", "ring", "barrier", "all"};
+constexpr const char *kCaseNames[] = {"put", "pingpong", "ring", "barrier", "switch", "all"};
 
 void addCase(Options &options, const std::string &name) {
   auto add = [&](Case c) {
@@ -41,6 +41,7 @@ void addCase(Options &options, const std::string &name) {
   else if (name == "pingpong") add(Case::PingPong);
   else if (name == "ring") add(Case::Ring);
   else if (name == "barrier") add(Case::Barrier);
+  else if (name == "switch") add(Case::Switch);
   else if (name == "all") {
     add(Case::Put);
     add(Case::PingPong);
@@ -53,16 +54,18 @@ CLI::Validator knownCase() {
   return CLI::Validator([](std::string &name) -> std::string {
     for (const char *known : kCaseNames)
       if (name == known) return "";
-    return "unknown case '" + name + "' (known: put, pingpong, ring, barrier, all)";
+    return "unknown case '" + name + "' (known: put, pingpong, ring, barrier, switch, all)";
   }, "");
 }
 
 constexpr const char *kDescription =
-    R"(cases: put pingpong ring barrier all
+    R"(cases: put pingpong ring barrier all, and switch
   put       PE 0 putmem + quiet to PE 1, and PE 0's private memcpy of the same sizes
   pingpong  pairs (0<->1, 2<->3, ...) at once; half round trip
   ring      a token around all PEs (0 -> 1 -> ... -> 0); time per hop
-  barrier   barrier_all latency)";
+  barrier   barrier_all latency
+  switch    PE 0: one program switch of tdist::launch, and raw ucontext and Boost.Context
+            switches (not in all; iterations 100000 by default))";
 
 // Every flag, described once for parsing and for the help page.
 void describeCommandLine(CLI::App &app, Options &options, std::vector<std::string> &case_names,
@@ -135,6 +138,7 @@ const char *caseName(Case c) {
     case Case::PingPong: return "pingpong";
     case Case::Ring: return "ring";
     case Case::Barrier: return "barrier";
+    case Case::Switch: return "switch";
   }
   return "?";
 }

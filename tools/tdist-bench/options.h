@@ -10,7 +10,7 @@
 
 namespace tdist::bench {
 
-enum class Case { Put, PingPong, Ring, Barrier };
+enum class Case { Put, PingPong, Ring, Barrier, Switch };
 
 // How the ping-pong carries its flag: p() + wait_until (what OpenSHMEM 1.4 offers too), or
 // signal_op(SET) + signal_wait_until (OpenSHMEM 1.5's signal API; tdist only here).
@@ -31,6 +31,7 @@ struct Options {
 };
 
 constexpr long kDefaultLatencyIters = 10000;
+constexpr long kDefaultSwitchIters = 100000;
 
 // Throws std::invalid_argument with a message that names the bad flag. Values are read by
 // common/value_parser.h, as tdist-run and the runtime read theirs.

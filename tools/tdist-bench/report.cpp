@@ -15,8 +15,16 @@ void readSwitches(long &voluntary, long &involuntary) {
   involuntary = usage.ru_nivcsw;
 }
 
-const char *unitKey(Unit unit) { return unit == Unit::Microseconds ? "us" : "gbps"; }
-const char *unitLabel(Unit unit) { return unit == Unit::Microseconds ? "us" : "GB/s"; }
+const char *unitKey(Unit unit) {
+  switch (unit) {
+    case Unit::Microseconds: return "us";
+    case Unit::Nanoseconds: return "ns";
+    case Unit::GigabytesPerSecond: return "gbps";
+  }
+  return "?";
+}
+
+const char *unitLabel(Unit unit) { return unit == Unit::GigabytesPerSecond ? "GB/s" : unitKey(unit); }
 
 }  // namespace
 

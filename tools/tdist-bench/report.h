@@ -11,7 +11,7 @@
 
 namespace tdist::bench {
 
-enum class Unit { Microseconds, GigabytesPerSecond };
+enum class Unit { Microseconds, Nanoseconds, GigabytesPerSecond };
 
 struct Summary {
   double median = 0;
@@ -23,7 +23,7 @@ struct Summary {
 Summary summarize(std::vector<double> samples);
 
 struct Result {
-  std::string case_name;    // put, memcpy, pingpong, barrier
+  std::string case_name;    // put, memcpy, pingpong, ring, barrier, switch
   std::string variant;      // e.g. "op=p"; empty when the case has none
   int pes = 0;
   std::size_t size = 0;     // bytes per operation
