@@ -47,8 +47,18 @@ std::uint64_t step(RuntimeState &state, TeamInfo &team, CollectiveRecord record,
   const int index = teamIndex(state, team);
   ControlBlock &mine = state.channel.local();
   record.sequence = ++team.sequence;
-  mine.records[index][record.sequence & 1] = record;
-  mine.team_line[index].value.store(lineValue(record.sequence, record.op), std::memory_order_release);
+  // A barrier's record is only read to name the call in a mismatch: its first words suffice.
+  CollectiveRecord &slot = mine.records[index][record.sequence & 1];
+  if (record.op == CollectiveOp::Barrier || record.op == CollectiveOp::Sync) {
+    slot.sequence = record.sequence;
+    slot.op = record.op;
+    slot.api = record.api;
+  } else {
+    slot = record;
+  }
+  mine.team_line[index].value.store(lineValue(record.sequence, record.op, team.last_op),
+                                    std::memory_order_release);
+  team.last_op = record.op;
   bool same = true;
   for (int member = 0; member < team.size; ++member) {
     const int pe = team.worldPe(member);
@@ -61,19 +71,15 @@ std::uint64_t step(RuntimeState &state, TeamInfo &team, CollectiveRecord record,
       site.call = call;
       site.address = &line;
       site.owner_pe = pe;
-      site.predicate = "collective step (sequence << 8 | operation) of the team GE";
-      site.expected = lineValue(record.sequence, CollectiveOp::None);
+      site.predicate = "collective step (sequence << 16 | operations) of the team GE";
+      site.expected = lineValue(record.sequence, CollectiveOp::None, CollectiveOp::None);
       site.read = readLine;
       waitUntil(site, [&] {
         seen = line.load(std::memory_order_acquire);
         return lineReached(seen, record.sequence);
       });
     }
-    // A member already in its next call published this one's record before it got there.
-    const CollectiveOp theirs = lineSequence(seen) == record.sequence
-                                    ? lineOp(seen)
-                                    : peer.records[index][record.sequence & 1].op;
-    same = same && theirs == record.op;
+    same = same && lineOpAt(seen, record.sequence) == record.op;
   }
   if (!same) [[unlikely]] mismatch(state, team, record.sequence, call);
   return record.sequence;

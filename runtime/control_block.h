@@ -5,6 +5,7 @@
 // operation. Peers wait until the line reaches their own sequence (monotone: any later value
 // also releases them) and compare the operation, so two PEs in different calls at the same point
 // both fail, naming both calls, instead of meeting in the wrong barrier.
+// (The line also carries the operation of the step before: see lineValue.)
 #pragma once
 
 #include <atomic>
@@ -43,13 +44,22 @@ enum class CollectiveApi : std::uint8_t {
   Allocate, AllocateZeroed, Deallocate, CreateTensor, FreeTensor,
 };
 
-constexpr std::int64_t lineValue(std::uint64_t sequence, CollectiveOp op) {
-  return static_cast<std::int64_t>(sequence << 8 | static_cast<std::uint8_t>(op));
+// A team line: the sequence of the PE's last step, its operation, and the operation of the step
+// before. A member is at most one step ahead of a waiter, so the line alone tells the waiter
+// what the member did at the waiter's step, without reading the member's record.
+constexpr std::int64_t lineValue(std::uint64_t sequence, CollectiveOp op, CollectiveOp previous) {
+  return static_cast<std::int64_t>(sequence << 16 | static_cast<std::uint64_t>(previous) << 8 |
+                                   static_cast<std::uint8_t>(op));
 }
-constexpr std::uint64_t lineSequence(std::int64_t line) { return static_cast<std::uint64_t>(line) >> 8; }
+constexpr std::uint64_t lineSequence(std::int64_t line) { return static_cast<std::uint64_t>(line) >> 16; }
 constexpr CollectiveOp lineOp(std::int64_t line) { return static_cast<CollectiveOp>(line & 0xff); }
+constexpr CollectiveOp linePreviousOp(std::int64_t line) { return static_cast<CollectiveOp>((line >> 8) & 0xff); }
 // Whether a member's line shows it at `sequence` or past it.
 constexpr bool lineReached(std::int64_t line, std::uint64_t sequence) { return lineSequence(line) >= sequence; }
+// The member's operation at `sequence`, from a line that reached it (at most one step past).
+constexpr CollectiveOp lineOpAt(std::int64_t line, std::uint64_t sequence) {
+  return lineSequence(line) == sequence ? lineOp(line) : linePreviousOp(line);
+}
 
 // What a PE says about the collective call it is in.
 struct alignas(64) CollectiveRecord {
@@ -64,7 +74,7 @@ struct alignas(64) CollectiveRecord {
 static_assert(sizeof(CollectiveRecord) == 64);
 
 struct ControlBlock {
-  SignalLine team_line[kMaxTeams];         // lineValue of this PE's last collective call, per team
+  SignalLine team_line[kMaxTeams];         // lineValue of this PE's last collective step, per team
   SignalLine exit_request;                 // 0, or 1 + the status global_exit asked for
   // Double-buffered by sequence parity: a member can be at most one call ahead of the slowest
   // (it cannot complete call k+1 before every member wrote call k+1), so the record of call k

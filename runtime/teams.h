@@ -16,6 +16,7 @@ struct TeamInfo {
   int size = 0;
   int my_pe = -1;  // this PE's index in the team
   std::uint64_t sequence = 0;  // collective calls on this team so far
+  CollectiveOp last_op = CollectiveOp::None;  // the operation of the last one
 
   int worldPe(int team_pe) const { return start + team_pe * stride; }
   int teamPe(int world_pe) const {

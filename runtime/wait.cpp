@@ -83,7 +83,7 @@ void checkExitRequest() {
   }
 }
 
-WaitLoop::WaitLoop(const WaitSite &site) : site_(site) {
+WaitLoop::WaitLoop(const WaitSite &site) : site_(site), backend_(&activeBackend()) {
   const RuntimeState *state = g_state;
   auto timeout = state != nullptr ? state->wait_timeout : std::chrono::nanoseconds(std::chrono::seconds(120));
   deadline_ = backoff_.started() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
@@ -97,14 +97,14 @@ void WaitLoop::pause() {
     checkExitRequest();
   }
   // The backend may have other work of this PE to run meanwhile (the cpu backend's programs).
-  if (activeBackend().wait_yield(polls_)) {
+  if (backend_->wait_yield(polls_)) {
     if (polls_ > 16 && std::chrono::steady_clock::now() >= deadline_) expire();
     return;
   }
   backoff_.pause();
 }
 
-void WaitLoop::finish() { activeBackend().wait_done(polls_); }
+void WaitLoop::finish() { backend_->wait_done(polls_); }
 
 void WaitLoop::expire() {
   const RuntimeState *state = g_state;

@@ -10,6 +10,8 @@
 
 namespace tdist::runtime {
 
+struct Backend;
+
 // One poll's pause: tells the core that this is a spin loop.
 inline void cpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -59,6 +61,7 @@ class WaitLoop {
   [[noreturn]] void expire();
 
   WaitSite site_;
+  const Backend *backend_;  // looked up once per wait, not per poll
   Backoff backoff_;
   std::chrono::steady_clock::time_point deadline_;
   std::uint32_t polls_ = 0;

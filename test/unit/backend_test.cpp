@@ -69,14 +69,23 @@ TEST(Backend, TheBuildHasTheCpuBackendFirst) {
 // are monotone, so a slow member can never be left polling for a step that was passed.
 TEST(CollectiveLine, AnyLaterStepReleasesTheWaiter) {
   using runtime::CollectiveOp;
-  const std::int64_t at_5 = runtime::lineValue(5, CollectiveOp::Barrier);
+  const std::int64_t at_5 = runtime::lineValue(5, CollectiveOp::Barrier, CollectiveOp::Free);
   EXPECT_EQ(runtime::lineSequence(at_5), 5u);
   EXPECT_EQ(runtime::lineOp(at_5), CollectiveOp::Barrier);
   EXPECT_TRUE(runtime::lineReached(at_5, 5));
   EXPECT_FALSE(runtime::lineReached(at_5, 6));
   for (std::uint64_t later : {6u, 7u, 1000u}) {
-    EXPECT_TRUE(runtime::lineReached(runtime::lineValue(later, CollectiveOp::Allocate), 5)) << later;
+    EXPECT_TRUE(runtime::lineReached(runtime::lineValue(later, CollectiveOp::Allocate, CollectiveOp::None), 5))
+        << later;
   }
+}
+
+// A member one step ahead tells by its line what it did at the waiter's step.
+TEST(CollectiveLine, AMemberOneStepAheadShowsItsPreviousOperation) {
+  using runtime::CollectiveOp;
+  const std::int64_t at_6 = runtime::lineValue(6, CollectiveOp::Allocate, CollectiveOp::Barrier);
+  EXPECT_EQ(runtime::lineOpAt(at_6, 6), CollectiveOp::Allocate);
+  EXPECT_EQ(runtime::lineOpAt(at_6, 5), CollectiveOp::Barrier);
 }
 
 class InitChoice : public ::testing::Test {
