@@ -53,10 +53,9 @@ TEST(Barrier, TenThousandRoundsWithRandomDelays) {
 TEST(Barrier, BarrierCompletesEarlierPuts) {
   auto *slots = static_cast<std::int32_t *>(allocateZeroed(sh::n_pes(), sizeof(std::int32_t)));
   for (int round = 1; round <= 200; ++round) {
-    for (int pe = 0; pe < sh::n_pes(); ++pe) {
-      std::int32_t value = round * 10 + sh::my_pe();
-      aclshmem_putmem_nbi(slots + sh::my_pe(), &value, sizeof value, pe);
-    }
+    // The source of a non-blocking put must live until the barrier has completed it.
+    const std::int32_t value = round * 10 + sh::my_pe();
+    for (int pe = 0; pe < sh::n_pes(); ++pe) aclshmem_putmem_nbi(slots + sh::my_pe(), &value, sizeof value, pe);
     aclshmem_barrier_all();
     for (int pe = 0; pe < sh::n_pes(); ++pe) ASSERT_EQ(slots[pe], round * 10 + pe);
     aclshmemx_barrier_all_vec();

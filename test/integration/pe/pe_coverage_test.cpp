@@ -19,22 +19,6 @@ namespace sh = tdist::shmem;
 using testing::next;
 using testing::prev;
 
-TEST(Coverage, PutmemSignalNbiDeliversDataBeforeSignal) {
-  constexpr std::size_t kInts = 4096;
-  auto *inbox = static_cast<std::int32_t *>(aclshmem_malloc(kInts * sizeof(std::int32_t)));
-  auto *sig = static_cast<std::int32_t *>(aclshmem_calloc(1, sizeof(std::int32_t)));
-  std::vector<std::int32_t> outbox(kInts, 1000 + aclshmem_my_pe());
-  aclshmem_putmem_signal_nbi(inbox, outbox.data(), kInts * sizeof(std::int32_t), sig, 1,
-                             ACLSHMEM_SIGNAL_ADD, next(aclshmem_my_pe()));
-  aclshmem_quiet();  // the source may be reused only after quiet
-  EXPECT_EQ(aclshmem_signal_wait_until(sig, ACLSHMEM_CMP_EQ, 1), 1);
-  EXPECT_EQ(inbox[0], 1000 + prev(aclshmem_my_pe()));
-  EXPECT_EQ(inbox[kInts - 1], 1000 + prev(aclshmem_my_pe()));
-  aclshmem_barrier_all();
-  aclshmem_free(sig);
-  aclshmem_free(inbox);
-}
-
 TEST(Coverage, SignedSixtyFourBitSignals) {
   auto *sig = static_cast<int64_t *>(aclshmem_calloc(1, sizeof(int64_t)));
   aclshmemx_signal_op_i64(sig, -(int64_t{1} << 40), ACLSHMEM_SIGNAL_SET, next(aclshmem_my_pe()));
@@ -45,23 +29,6 @@ TEST(Coverage, SignedSixtyFourBitSignals) {
             -(int64_t{1} << 40) + 5);
   aclshmem_barrier_all();
   aclshmem_free(sig);
-}
-
-// With fence between them, a data put is delivered before the flag put that follows it.
-TEST(Coverage, FenceOrdersPutsToOnePe) {
-  auto *data = static_cast<int64_t *>(aclshmem_calloc(1, sizeof(int64_t)));
-  auto *flag = static_cast<int64_t *>(aclshmem_calloc(1, sizeof(int64_t)));
-  for (int64_t round = 1; round <= 200; ++round) {
-    int64_t value = round * 7;
-    aclshmem_putmem_nbi(data, &value, sizeof value, next(aclshmem_my_pe()));
-    aclshmem_fence();
-    aclshmem_int64_p(flag, round, next(aclshmem_my_pe()));
-    aclshmem_int64_wait_until(flag, ACLSHMEM_CMP_EQ, round);
-    ASSERT_EQ(aclshmem_int64_atomic_fetch(data, aclshmem_my_pe()), round * 7);
-    aclshmem_barrier_all();
-  }
-  aclshmem_free(flag);
-  aclshmem_free(data);
 }
 
 TEST(Coverage, TeamSyncAndAtomicsOfEveryWidth) {

@@ -1,8 +1,7 @@
-// Puts, gets and point operations between PEs; a ring of puts with signals.
+// Puts, gets and point operations between PEs (their ordering with signals: pe_ordering_test.cpp).
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <numeric>
 #include <vector>
 
 #include "aclshmem.h"
@@ -43,46 +42,6 @@ TEST(Rma, PeerPointersAddressTheSameOffset) {
   EXPECT_EQ(aclshmem_ptr(block, sh::n_pes()), nullptr);
   sh::barrier_all();
   deallocate(block);
-}
-
-TEST(Rma, RingOfPutsWithSignals) {
-  constexpr std::size_t kInts = 1 << 14;
-  constexpr int kRounds = 50;
-  auto *inbox = static_cast<std::int32_t *>(allocate(kInts * sizeof(std::int32_t)));
-  auto *signal = static_cast<std::int32_t *>(allocateZeroed(1, sizeof(std::int32_t)));
-  std::vector<std::int32_t> outbox(kInts);
-  const int me = sh::my_pe();
-  for (int round = 1; round <= kRounds; ++round) {
-    std::iota(outbox.begin(), outbox.end(), me * 1'000'000 + round);
-    // Round r sends only after the neighbour consumed round r - 1 (it signals back via ADD).
-    sh::putmem_signal(inbox, outbox.data(), kInts * sizeof(std::int32_t), signal, round,
-                      sh::SignalOp::Set, next(me));
-    sh::signal_wait_until(signal, sh::Cmp::EQ, round);
-    std::int32_t expected_first = prev(me) * 1'000'000 + round;
-    EXPECT_EQ(inbox[0], expected_first);
-    EXPECT_EQ(inbox[kInts - 1], expected_first + static_cast<std::int32_t>(kInts) - 1);
-    sh::barrier_all();  // nobody overwrites an inbox that is still being checked
-  }
-  deallocate(signal);
-  deallocate(inbox);
-}
-
-TEST(Rma, RingWith64BitSignalsAndNbi) {
-  constexpr std::size_t kBytes = 4096;
-  auto *inbox = static_cast<unsigned char *>(allocate(kBytes));
-  auto *signal = static_cast<std::uint64_t *>(allocateZeroed(1, sizeof(std::uint64_t)));
-  std::vector<unsigned char> outbox(kBytes, static_cast<unsigned char>(sh::my_pe() + 1));
-  aclshmemx_putmem_signal64(inbox, outbox.data(), kBytes, signal, 1, ACLSHMEM_SIGNAL_ADD, next(sh::my_pe()));
-  EXPECT_EQ(aclshmemx_signal64_wait_until(signal, ACLSHMEM_CMP_GE, 1), 1u);
-  EXPECT_EQ(inbox[kBytes - 1], prev(sh::my_pe()) + 1);
-  sh::barrier_all();
-  aclshmem_putmem_nbi(inbox, outbox.data(), kBytes / 2, next(sh::my_pe()));
-  aclshmem_quiet();
-  sh::barrier_all();
-  EXPECT_EQ(inbox[0], prev(sh::my_pe()) + 1);
-  sh::barrier_all();
-  deallocate(signal);
-  deallocate(inbox);
 }
 
 TEST(Rma, GetmemReadsThePeersCopy) {

@@ -1,0 +1,264 @@
+// Ordering contracts, each over hundreds of rounds round a ring of PEs: put-with-signal delivers
+// its data before its signal (blocking and non-blocking, SET and ADD, every signal width), fence
+// orders a put before the next put to the same PE, quiet completes non-blocking puts and gets.
+//
+// Every round moves one of kSizes bytes, on both sides of cache-line and page boundaries and up
+// to megabytes, to one of kOffsets, and the receiver checks them as soon as the signal says
+// that they are there. Beforehand it fills its inbox with bytes that each differ from what the
+// round brings, so a byte that comes late, or not at all, fails; guard bytes on either side
+// catch a transfer that writes too much. A copy of megabytes takes a millisecond or more, long
+// enough for the receiver to look while it is under way even when both share one core. In the
+// suite's runs with --engines mte,sdma and sdma, the copy engine carries these transfers.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "aclshmem.h"
+#include "tdist/runtime.h"
+#include "tdist/shmem.h"
+#include "test/integration/pe/ring.h"
+
+namespace tdist {
+namespace {
+
+namespace sh = tdist::shmem;
+
+using testing::next;
+using testing::prev;
+
+constexpr std::size_t kSizes[] = {1,    8,    63,        64,           65,          4095,
+                                  4096, 4097, 3 * 4096 + 1, 64 * 1024 + 8, (1 << 20) + 3, (8 << 20) - 5};
+constexpr std::size_t kMaxBytes = (8 << 20) - 5;
+constexpr std::size_t kOffsets[] = {0, 1, 60};  // aligned, odd, across a cache line
+constexpr std::size_t kGuard = 64;              // bytes on either side that no transfer may touch
+constexpr std::uint8_t kGuardByte = 0xa5;
+constexpr std::size_t kBufferBytes = kGuard + 64 + kMaxBytes + kGuard;
+// Every size at every offset, with SET and ADD, four times.
+constexpr std::int64_t kRounds = 4 * 2 * std::size(kSizes) * std::size(kOffsets);
+
+struct Round {
+  std::int64_t number;
+  std::size_t bytes;
+  std::size_t offset;         // in the inbox
+  std::size_t source_offset;  // in the buffer that a get reads
+  sh::SignalOp op;            // SET to the round's number, or ADD 1 to the previous round's
+  template <class S>
+  S signal() const {
+    return static_cast<S>(op == sh::SignalOp::Set ? number : 1);
+  }
+};
+
+Round round(std::int64_t number) {
+  const std::size_t sizes = std::size(kSizes), offsets = std::size(kOffsets);
+  const std::size_t turn = static_cast<std::size_t>(number) / sizes;
+  return {number, kSizes[number % sizes], kOffsets[turn / 2 % offsets], kOffsets[(turn / 2 + 1) % offsets],
+          turn % 2 == 0 ? sh::SignalOp::Set : sh::SignalOp::Add};
+}
+
+std::string describe(const Round &r) {
+  return "round " + std::to_string(r.number) + " (" + std::to_string(r.bytes) + " bytes at offset " +
+         std::to_string(r.offset) + (r.op == sh::SignalOp::Set ? ", SET)" : ", ADD)");
+}
+
+// What the PEs send: windows of one fixed random sequence in which no byte equals the next, so
+// that the window one byte further on differs from a window in every byte. Each round and PE
+// has its own window, at an alignment that changes from round to round.
+class Pattern {
+ public:
+  static constexpr std::size_t kSpan = 65521;  // windows start in [0, kSpan)
+
+  Pattern() : bytes_(kMaxBytes + kSpan + 1) {
+    std::uint32_t x = 2463534242u;  // xorshift32
+    std::uint8_t before = 0;
+    for (std::uint8_t &b : bytes_) {
+      x ^= x << 13;
+      x ^= x >> 17;
+      x ^= x << 5;
+      b = static_cast<std::uint8_t>(x >> 24);
+      if (b == before) b ^= 0x80;
+      before = b;
+    }
+  }
+  const std::uint8_t *sent(std::int64_t round, int src) const {
+    return bytes_.data() + static_cast<std::size_t>(round * 7919 + src * 104729) % kSpan;
+  }
+  // Differs from sent(round, src) in each of its bytes.
+  const std::uint8_t *notSent(std::int64_t round, int src) const { return sent(round, src) + 1; }
+
+ private:
+  std::vector<std::uint8_t> bytes_;
+};
+
+const Pattern &pattern() {
+  static const Pattern p;
+  return p;
+}
+
+// The C API's wait for each signal width.
+std::int32_t waitForSignal(std::int32_t *sig, std::int32_t value) {
+  return aclshmem_signal_wait_until(sig, ACLSHMEM_CMP_EQ, value);
+}
+std::int64_t waitForSignal(std::int64_t *sig, std::int64_t value) {
+  return aclshmemx_signal_wait_until_i64(sig, ACLSHMEM_CMP_EQ, value);
+}
+std::uint64_t waitForSignal(std::uint64_t *sig, std::uint64_t value) {
+  return aclshmemx_signal64_wait_until(sig, ACLSHMEM_CMP_EQ, value);
+}
+
+// Where each round's data lands: at the round's offset in a buffer of kBufferBytes.
+class Inbox {
+ public:
+  explicit Inbox(std::uint8_t *buffer) : buffer_(buffer) {}
+
+  std::uint8_t *at(const Round &r) const { return buffer_ + kGuard + r.offset; }
+
+  // Before anyone may send round r from src here: no byte of it is what src will send.
+  void prepare(const Round &r, int src) const {
+    std::uint8_t *data = at(r);
+    std::memset(data - kGuard, kGuardByte, kGuard);
+    std::memset(data + r.bytes, kGuardByte, kGuard);
+    std::memcpy(data, pattern().notSent(r.number, src), r.bytes);
+  }
+
+  // "" if round r from src is all there and nothing around it changed, else what is wrong.
+  std::string check(const Round &r, int src) const {
+    const std::uint8_t *data = at(r);
+    const std::uint8_t *sent = pattern().sent(r.number, src);
+    // The end first, byte by byte: a forward copy writes it last.
+    const std::size_t tail = r.bytes < 64 ? r.bytes : 64;
+    for (std::size_t i = r.bytes; i-- > r.bytes - tail;) {
+      if (data[i] != sent[i]) return wrong(r, "byte " + std::to_string(i), data[i], sent[i]);
+    }
+    if (std::memcmp(data, sent, r.bytes) != 0) {
+      for (std::size_t i = r.bytes; i-- > 0;) {
+        if (data[i] != sent[i]) return wrong(r, "byte " + std::to_string(i), data[i], sent[i]);
+      }
+      return describe(r) + ": some bytes arrived after the signal";
+    }
+    for (std::size_t i = 0; i < kGuard; ++i) {
+      if (data[r.bytes + i] != kGuardByte) {
+        return wrong(r, "guard byte " + std::to_string(i) + " after the data", data[r.bytes + i], kGuardByte);
+      }
+      const std::uint8_t before = *(data - 1 - i);
+      if (before != kGuardByte) return wrong(r, "guard byte " + std::to_string(i + 1) + " before the data", before, kGuardByte);
+    }
+    return "";
+  }
+
+ private:
+  static std::string wrong(const Round &r, const std::string &what, std::uint8_t seen, std::uint8_t expected) {
+    char values[64];
+    std::snprintf(values, sizeof values, " is 0x%02x, expected 0x%02x", seen, expected);
+    return describe(r) + ": " + what + values;
+  }
+
+  std::uint8_t *buffer_;
+};
+
+// Round after round, every PE sends to the next PE on the ring with deliver(round, dest,
+// source, signal, pe), which must have the round's data at pe before it sets pe's signal to
+// the round's number; the receiver checks the data as soon as it sees that number, then tells
+// the sender that it may send the next round.
+template <class S, class Deliver>
+void ringOfRounds(Deliver deliver) {
+  auto *buffer = static_cast<std::uint8_t *>(allocate(kBufferBytes));
+  auto *signal = static_cast<S *>(allocateZeroed(1, sizeof(S)));
+  auto *checked = static_cast<std::int64_t *>(allocateZeroed(1, sizeof(std::int64_t)));  // by next(me)
+  const Inbox inbox(buffer);
+  const int me = sh::my_pe();
+  inbox.prepare(round(1), prev(me));
+  sh::barrier_all();
+  for (std::int64_t number = 1; number <= kRounds; ++number) {
+    const Round r = round(number);
+    sh::signal_wait_until<std::int64_t>(checked, sh::Cmp::GE, number - 1);
+    deliver(r, inbox.at(r), pattern().sent(number, me), signal, next(me));
+    waitForSignal(signal, static_cast<S>(number));
+    ASSERT_EQ(inbox.check(r, prev(me)), "") << "from PE " << prev(me);
+    inbox.prepare(round(number + 1), prev(me));
+    sh::signal_op<std::int64_t>(checked, number, sh::SignalOp::Set, prev(me));
+  }
+  sh::quiet();
+  sh::barrier_all();
+  deallocate(checked);
+  deallocate(signal);
+  deallocate(buffer);
+}
+
+TEST(Ordering, PutSignalDeliversItsDataFirst) {
+  ringOfRounds<std::int32_t>([](const Round &r, void *dest, const void *source, std::int32_t *sig, int pe) {
+    aclshmem_putmem_signal(dest, source, r.bytes, sig, r.signal<std::int32_t>(), static_cast<int>(r.op), pe);
+  });
+  ringOfRounds<std::int64_t>([](const Round &r, void *dest, const void *source, std::int64_t *sig, int pe) {
+    sh::putmem_signal(dest, source, r.bytes, sig, r.signal<std::int64_t>(), r.op, pe);
+  });
+  ringOfRounds<std::uint64_t>([](const Round &r, void *dest, const void *source, std::uint64_t *sig, int pe) {
+    aclshmemx_putmem_signal64(dest, source, r.bytes, sig, r.signal<std::uint64_t>(), static_cast<int>(r.op), pe);
+  });
+}
+
+// (The source, a window of the pattern, never changes: no quiet is needed before reusing it.)
+TEST(Ordering, PutSignalNbiDeliversItsDataFirst) {
+  ringOfRounds<std::int32_t>([](const Round &r, void *dest, const void *source, std::int32_t *sig, int pe) {
+    aclshmem_putmem_signal_nbi(dest, source, r.bytes, sig, r.signal<std::int32_t>(), static_cast<int>(r.op), pe);
+  });
+  ringOfRounds<std::int64_t>([](const Round &r, void *dest, const void *source, std::int64_t *sig, int pe) {
+    sh::putmem_signal_nbi(dest, source, r.bytes, sig, r.signal<std::int64_t>(), r.op, pe);
+  });
+  ringOfRounds<std::uint64_t>([](const Round &r, void *dest, const void *source, std::uint64_t *sig, int pe) {
+    sh::putmem_signal_nbi(dest, source, r.bytes, sig, r.signal<std::uint64_t>(), r.op, pe);
+  });
+}
+
+// The flag is a point put, a release store: SET only.
+TEST(Ordering, FenceOrdersAPutBeforeTheNextPut) {
+  ringOfRounds<std::int64_t>([](const Round &r, void *dest, const void *source, std::int64_t *flag, int pe) {
+    aclshmem_putmem_nbi(dest, source, r.bytes, pe);
+    aclshmem_fence();
+    aclshmem_int64_p(flag, r.number, pe);
+  });
+}
+
+TEST(Ordering, QuietCompletesNonBlockingPuts) {
+  ringOfRounds<std::int32_t>([](const Round &r, void *dest, const void *source, std::int32_t *sig, int pe) {
+    sh::putmem_nbi(dest, source, r.bytes, pe);
+    sh::quiet();
+    sh::signal_op(sig, r.signal<std::int32_t>(), r.op, pe);
+  });
+}
+
+// Every PE exposes round after round in a symmetric buffer; the next PE gets it with getmem_nbi
+// into private memory and checks it after quiet.
+TEST(Ordering, QuietCompletesNonBlockingGets) {
+  auto *exposed = static_cast<std::uint8_t *>(allocate(64 + kMaxBytes));
+  auto *ready = static_cast<std::int64_t *>(allocateZeroed(1, sizeof(std::int64_t)));    // by prev(me)
+  auto *checked = static_cast<std::int64_t *>(allocateZeroed(1, sizeof(std::int64_t)));  // by next(me)
+  std::vector<std::uint8_t> buffer(kBufferBytes);
+  const Inbox inbox(buffer.data());
+  const int me = sh::my_pe();
+  inbox.prepare(round(1), prev(me));
+  sh::barrier_all();
+  for (std::int64_t number = 1; number <= kRounds; ++number) {
+    const Round r = round(number);
+    sh::signal_wait_until<std::int64_t>(checked, sh::Cmp::GE, number - 1);
+    std::memcpy(exposed + r.source_offset, pattern().sent(number, me), r.bytes);
+    sh::signal_op<std::int64_t>(ready, number, sh::SignalOp::Set, next(me));
+    sh::signal_wait_until<std::int64_t>(ready, sh::Cmp::EQ, number);
+    aclshmem_getmem_nbi(inbox.at(r), exposed + r.source_offset, r.bytes, prev(me));
+    aclshmem_quiet();
+    ASSERT_EQ(inbox.check(r, prev(me)), "") << "from PE " << prev(me);
+    inbox.prepare(round(number + 1), prev(me));
+    sh::signal_op<std::int64_t>(checked, number, sh::SignalOp::Set, prev(me));
+  }
+  sh::barrier_all();
+  deallocate(checked);
+  deallocate(ready);
+  deallocate(exposed);
+}
+
+}  // namespace
+}  // namespace tdist
