@@ -3,8 +3,13 @@
  *
  * Host routines (init, heap, teams) and device routines (RMA, signals, waits, atomics, ordering,
  * barriers). On the cpu backend the device routines are callable from PE code and from program
- * instances of a launch. Every routine that can fail returns an aclshmem_error_t or NULL; the
- * message of the last failure on the calling thread is aclshmemx_last_error().
+ * instances of a launch.
+ *
+ * Errors: a routine that returns int reports a failure as an aclshmem_error_t, one that returns a
+ * pointer as NULL, a query as -1. A routine that returns void (putmem, signal_op, barrier_all,
+ * ...) cannot return one: it prints the failure to stderr and records it, and changes nothing.
+ * Either way the message of the last failure on the calling thread is aclshmemx_last_error()
+ * (it is not cleared by a call that succeeds).
  */
 #ifndef ACLSHMEM_H
 #define ACLSHMEM_H
