@@ -19,8 +19,9 @@ using namespace std::chrono_literals;
 constexpr auto kWaitTimeout = 30s;
 
 LauncherResult runFailingTest(int n_pes, const std::string &test) {
-  return runLauncher({"-n", std::to_string(n_pes), "--heap", "16M", "--wait-timeout", "30", "--", TDIST_PE_TESTS_PATH,
-                      "--gtest_also_run_disabled_tests", "--gtest_filter=DeliberateFailure.DISABLED_" + test});
+  return runLauncher({"-n", std::to_string(n_pes), "--heap", "16M", "--wait-timeout", "30", "--",
+                      TDIST_PE_TESTS_PATH, "--gtest_also_run_disabled_tests",
+                      "--gtest_filter=DeliberateFailure.DISABLED_" + test});
 }
 
 void expectEndedAtOnce(const LauncherResult &r, int failing_pe, const std::string &test) {
@@ -31,6 +32,7 @@ void expectEndedAtOnce(const LauncherResult &r, int failing_pe, const std::strin
   // The PE names itself and the test; the launcher names the PE that ended the job.
   EXPECT_TRUE(contains(r.err, pe + ": DeliberateFailure.DISABLED_" + test + " failed; ending the job")) << r.err;
   EXPECT_TRUE(contains(r.err, "tdist-run: " + pe + " (pid ")) << r.err;
+  EXPECT_TRUE(contains(r.err, ") exited with status 1; ending the job")) << r.err;
   EXPECT_TRUE(contains(r.err + r.out, "fails on purpose")) << r.out << r.err;
   EXPECT_FALSE(contains(r.err, "passed its deadline")) << r.err;
 }

@@ -35,8 +35,9 @@ struct EndJobOnFailure : ::testing::EmptyTestEventListener {
   void OnTestPartResult(const ::testing::TestPartResult &result) override {
     if (!result.failed()) return;
     std::fflush(stdout);
-    if (test_name.empty()) std::fprintf(stderr, "PE %d: failure outside any test; ending the job\n", tdist::myPe());
-    else std::fprintf(stderr, "PE %d: %s failed; ending the job\n", tdist::myPe(), test_name.c_str());
+    const int me = tdist::myPe();
+    if (test_name.empty()) std::fprintf(stderr, "PE %d: failure outside any test; ending the job\n", me);
+    else std::fprintf(stderr, "PE %d: %s failed; ending the job\n", me, test_name.c_str());
     std::fflush(stderr);
     std::_Exit(1);
   }

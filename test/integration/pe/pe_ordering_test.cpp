@@ -141,11 +141,9 @@ class Inbox {
       return describe(r) + ": some bytes arrived after the signal";
     }
     for (std::size_t i = 0; i < kGuard; ++i) {
-      if (data[r.bytes + i] != kGuardByte) {
-        return wrong(r, "guard byte " + std::to_string(i) + " after the data", data[r.bytes + i], kGuardByte);
-      }
-      const std::uint8_t before = *(data - 1 - i);
-      if (before != kGuardByte) return wrong(r, "guard byte " + std::to_string(i + 1) + " before the data", before, kGuardByte);
+      const std::uint8_t after = data[r.bytes + i], before = *(data - 1 - i);
+      if (after != kGuardByte) return wrong(r, "guard byte " + std::to_string(i) + " after the data", after, kGuardByte);
+      if (before != kGuardByte) return wrong(r, "guard byte " + std::to_string(i) + " before the data", before, kGuardByte);
     }
     return "";
   }
