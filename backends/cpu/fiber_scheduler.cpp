@@ -16,6 +16,9 @@
 #include <atomic>
 #include <boost/context/fiber.hpp>
 #include <boost/context/stack_context.hpp>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#endif
 #include <cerrno>
 #include <cfenv>
 #include <cstdint>
@@ -37,6 +40,26 @@ namespace tdist::runtime {
 namespace {
 
 namespace ctx = boost::context;
+
+// AddressSanitizer must be told of every switch between a thread's stack and a program's, or it
+// takes a program's frames for the thread's (false stack-buffer-overflow reports, exceptions in
+// programs that it cannot unwind through).
+struct StackBounds {
+  const void *bottom = nullptr;
+  std::size_t size = 0;
+};
+#if defined(__SANITIZE_ADDRESS__)
+void startSwitch(void **fake_stack, const StackBounds &to) {
+  __sanitizer_start_switch_fiber(fake_stack, to.bottom, to.size);
+}
+void finishSwitch(void *fake_stack, StackBounds *from) {
+  __sanitizer_finish_switch_fiber(fake_stack, from ? &from->bottom : nullptr,
+                                  from ? &from->size : nullptr);
+}
+#else
+void startSwitch(void **, const StackBounds &) {}
+void finishSwitch(void *, StackBounds *) {}
+#endif
 
 struct Launch {
   Grid grid;
@@ -106,12 +129,19 @@ class StackPool {
 // Boost.Context's StackAllocator: a program's fiber holds a copy, the pool stays the worker's.
 struct PooledStack {
   StackPool *pool;
-  ctx::stack_context allocate() { return pool->allocate(); }
+  StackBounds *bounds;
+  ctx::stack_context allocate() {
+    ctx::stack_context stack = pool->allocate();
+    *bounds = {static_cast<char *>(stack.sp) - stack.size, stack.size};
+    return stack;
+  }
   void deallocate(ctx::stack_context &stack) noexcept { pool->deallocate(stack); }
 };
 
 struct Program {
   ctx::fiber context;  // the suspended program; empty once it has finished
+  StackBounds stack;
+  void *fake_stack = nullptr;
   int id = 0;
   int coords[3] = {0, 0, 0};
 };
@@ -120,6 +150,8 @@ struct Worker {
   Launch *launch = nullptr;
   StackPool *stacks = nullptr;
   ctx::fiber scheduler;  // where the running program yields to
+  StackBounds thread_stack;
+  void *fake_stack = nullptr;
   Program *running = nullptr;
   bool progress = false;
   // The thread's floating-point environment, which its programs start with (each fiber has its
@@ -137,6 +169,7 @@ void recordError(Launch &launch, std::exception_ptr error) {
 
 // The body of a program's fiber; returns the scheduler to switch back to.
 ctx::fiber runProgram(Worker &worker, ctx::fiber &&scheduler) {
+  finishSwitch(nullptr, &worker.thread_stack);
   worker.scheduler = std::move(scheduler);
   std::fesetenv(&worker.float_env);
   try {
@@ -148,6 +181,7 @@ ctx::fiber runProgram(Worker &worker, ctx::fiber &&scheduler) {
   } catch (...) {
     recordError(*worker.launch, std::current_exception());
   }
+  startSwitch(nullptr, worker.thread_stack);  // this program's stack is done with
   return std::move(worker.scheduler);
 }
 
@@ -159,7 +193,7 @@ std::unique_ptr<Program> startProgram(Worker &worker, int id) {
   program->coords[1] = (id / grid.x) % grid.y;
   program->coords[2] = id / (grid.x * grid.y);
   Worker *w = &worker;
-  program->context = ctx::fiber(std::allocator_arg, PooledStack{worker.stacks},
+  program->context = ctx::fiber(std::allocator_arg, PooledStack{worker.stacks, &program->stack},
                                 [w](ctx::fiber &&scheduler) {
                                   return runProgram(*w, std::move(scheduler));
                                 });
@@ -169,7 +203,9 @@ std::unique_ptr<Program> startProgram(Worker &worker, int id) {
 // Runs program until it yields or finishes.
 void resume(Worker &worker, Program &program) {
   worker.running = &program;
+  startSwitch(&worker.fake_stack, program.stack);
   program.context = std::move(program.context).resume();
+  finishSwitch(worker.fake_stack, nullptr);
   worker.running = nullptr;
 }
 
@@ -240,7 +276,10 @@ bool inProgramFiber() { return t_worker != nullptr && t_worker->running != nullp
 
 void yieldProgram() {
   Worker *worker = t_worker;
+  Program *program = worker->running;
+  startSwitch(&program->fake_stack, worker->thread_stack);
   worker->scheduler = std::move(worker->scheduler).resume();
+  finishSwitch(program->fake_stack, &worker->thread_stack);
 }
 
 void noteProgramProgress() {
