@@ -2,9 +2,7 @@
 // primitive: notify is signal_op, wait is the runtime's wait on each slot).
 #include "tdist/dl.h"
 
-#include <atomic>
 #include <bit>
-#include <optional>
 #include <string>
 
 #include "backends/cpu/device_api.h"
@@ -80,29 +78,8 @@ Token waitSlots(S *sig, int n, S value, const char *call) {
   }
   device::requireAtomicAlignment<S>(sig, call, "sig");
   std::uint64_t seen = 0;
-  std::optional<runtime::WaitLoop> loop;
-  for (int slot = 0; slot < n; ++slot) {
-    S *word = sig + slot * kSignalSlotStride<S>;
-    std::atomic_ref<S> ref(*word);
-    S observed = ref.load(std::memory_order_acquire);
-    while (observed != value) {
-      if (!loop) {
-        runtime::WaitSite site;
-        site.call = call;
-        site.predicate = "EQ";
-        site.expected = static_cast<std::int64_t>(value);
-        site.read = device::readAs64<S>;
-        site.slots = n;
-        loop.emplace(site);
-      }
-      loop->site().address = word;
-      loop->site().slot = slot;
-      loop->pause();
-      observed = ref.load(std::memory_order_acquire);
-    }
-    seen ^= tokenBits(observed);
-  }
-  if (loop) loop->finish();
+  device::waitWords(sig, n, kSignalSlotStride<S>, shmem::Cmp::EQ, value, call,
+                    [&](S ready) { seen ^= tokenBits(ready); });
   return Token{seen};
 }
 

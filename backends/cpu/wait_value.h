@@ -3,7 +3,9 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "runtime/runtime_state.h"
@@ -45,26 +47,43 @@ std::int64_t readAs64(const void *address) {
       std::atomic_ref<T>(*const_cast<T *>(static_cast<const T *>(address))).load(std::memory_order_relaxed));
 }
 
-// Waits until *address (a word of this PE) satisfies cmp value with an acquire load; returns
-// the value that satisfied it.
-template <class T>
-T waitValue(T *address, shmem::Cmp cmp, T value, const char *call, int slot = 0, int slots = 1) {
+// Waits until each of `count` words of this PE, `stride` elements apart, satisfies cmp value
+// with an acquire load, in order, under one deadline for the whole call; calls on_ready(value)
+// with the value that satisfied each word.
+template <class T, class OnReady>
+void waitWords(T *first, int count, std::size_t stride, shmem::Cmp cmp, T value, const char *call,
+               OnReady &&on_ready) {
   checkCmp(cmp, call);
-  std::atomic_ref<T> word(*address);
-  T seen = word.load(std::memory_order_acquire);
-  if (satisfies(seen, cmp, value)) [[likely]] return seen;
-  runtime::WaitSite site;
-  site.call = call;
-  site.address = address;
-  site.predicate = cmpName(cmp);
-  site.expected = static_cast<std::int64_t>(value);
-  site.read = readAs64<T>;
-  site.slot = slot;
-  site.slots = slots;
-  runtime::waitUntil(site, [&] {
-    seen = word.load(std::memory_order_acquire);
-    return satisfies(seen, cmp, value);
-  });
+  std::optional<runtime::WaitLoop> loop;  // made at the first word that is not ready
+  for (int slot = 0; slot < count; ++slot) {
+    T *address = first + slot * stride;
+    std::atomic_ref<T> word(*address);
+    T seen = word.load(std::memory_order_acquire);
+    while (!satisfies(seen, cmp, value)) {
+      if (!loop) {
+        runtime::WaitSite site;
+        site.call = call;
+        site.predicate = cmpName(cmp);
+        site.expected = static_cast<std::int64_t>(value);
+        site.read = readAs64<T>;
+        site.slots = count;
+        loop.emplace(site);
+      }
+      loop->site().address = address;
+      loop->site().slot = slot;
+      loop->pause();
+      seen = word.load(std::memory_order_acquire);
+    }
+    on_ready(seen);
+  }
+  if (loop) loop->finish();
+}
+
+// Waits until *address (a word of this PE) satisfies cmp value; returns the value that did.
+template <class T>
+T waitValue(T *address, shmem::Cmp cmp, T value, const char *call) {
+  T seen{};
+  waitWords(address, 1, 0, cmp, value, call, [&](T ready) { seen = ready; });
   return seen;
 }
 
