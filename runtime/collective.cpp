@@ -22,21 +22,16 @@ std::string teamName(int index) {
   return index == 0 ? "the world team" : "team " + std::to_string(index);
 }
 
-// Every member's call at `sequence`, as far as it is visible, for the mismatch error.
-[[noreturn]] void mismatch(RuntimeState &state, TeamInfo &team, std::uint64_t sequence, const char *call) {
+// Every member's record of the step at `sequence`: every member reached it, and its record stays
+// until every member is past it.
+std::vector<CollectiveRecord> membersRecords(const RuntimeState &state, const TeamInfo &team,
+                                             std::uint64_t sequence) {
   const int index = teamIndex(state, team);
-  std::string text = std::string(call) + ": collective call #" + std::to_string(sequence) + " on " +
-                     teamName(index) + " differs between PEs:";
+  std::vector<CollectiveRecord> all(team.size);
   for (int member = 0; member < team.size; ++member) {
-    const int pe = team.worldPe(member);
-    const ControlBlock &block = state.channel.peer(pe);
-    const CollectiveRecord &record = block.records[index][sequence & 1];
-    text += (member ? ", PE " : " PE ") + std::to_string(pe);
-    // Every member reached the step, and its record stays until every member is past it.
-    text += " called " + describeCall(record);
+    all[member] = state.channel.peer(team.worldPe(member)).records[index][sequence & 1];
   }
-  text += "; nothing was allocated, freed or created";
-  throw Error(ErrorCode::CollectiveMismatch, text);
+  return all;
 }
 
 // Publishes this PE's step and pulls every member's line until it reached the step. A mismatch
@@ -47,15 +42,7 @@ std::uint64_t step(RuntimeState &state, TeamInfo &team, CollectiveRecord record,
   const int index = teamIndex(state, team);
   ControlBlock &mine = state.channel.local();
   record.sequence = ++team.sequence;
-  // A barrier's record is only read to name the call in a mismatch: its first words suffice.
-  CollectiveRecord &slot = mine.records[index][record.sequence & 1];
-  if (record.op == CollectiveOp::Barrier || record.op == CollectiveOp::Sync) {
-    slot.sequence = record.sequence;
-    slot.op = record.op;
-    slot.api = record.api;
-  } else {
-    slot = record;
-  }
+  mine.records[index][record.sequence & 1] = record;
   mine.team_line[index].value.store(lineValue(record.sequence, record.op, team.last_op),
                                     std::memory_order_release);
   team.last_op = record.op;
@@ -81,7 +68,11 @@ std::uint64_t step(RuntimeState &state, TeamInfo &team, CollectiveRecord record,
     }
     same = same && lineOpAt(seen, record.sequence) == record.op;
   }
-  if (!same) [[unlikely]] mismatch(state, team, record.sequence, call);
+  if (!same) [[unlikely]] {
+    throw Error(ErrorCode::CollectiveMismatch,
+                callsDiffer(state, team, membersRecords(state, team, record.sequence), call) +
+                    "; nothing was allocated, freed or created");
+  }
   return record.sequence;
 }
 
@@ -140,15 +131,20 @@ std::string describeCall(const CollectiveRecord &r) {
   return text;
 }
 
+std::string callsDiffer(const RuntimeState &state, const TeamInfo &team,
+                        std::span<const CollectiveRecord> records, const char *call) {
+  std::string text = std::string(call) + ": collective call #" + std::to_string(records[0].sequence) +
+                     " on " + teamName(teamIndex(state, team)) + " differs between PEs:";
+  for (int member = 0; member < team.size; ++member) {
+    text += (member ? ", PE " : " PE ") + std::to_string(team.worldPe(member)) + " called " +
+            describeCall(records[member]);
+  }
+  return text;
+}
+
 std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team,
                                           const CollectiveRecord &record, const char *call) {
-  const int index = teamIndex(state, team);
-  const std::uint64_t sequence = step(state, team, record, call);
-  std::vector<CollectiveRecord> all(team.size);
-  for (int member = 0; member < team.size; ++member) {
-    all[member] = state.channel.peer(team.worldPe(member)).records[index][sequence & 1];
-  }
-  return all;
+  return membersRecords(state, team, step(state, team, record, call));
 }
 
 void teamSync(RuntimeState &state, TeamInfo &team, CollectiveOp op, CollectiveApi api, const char *call) {

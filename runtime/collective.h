@@ -1,6 +1,7 @@
 // runtime/collective.h - agreeing on a collective call across a team.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,11 @@ namespace tdist::runtime {
 // operation at this step; then nothing has changed on any PE.
 std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team,
                                           const CollectiveRecord &record, const char *call);
+
+// "<call>: collective call #<sequence> on <team> differs between PEs: PE 0 called ..., PE 1
+// called ...", from every member's record of one step (index = team PE).
+std::string callsDiffer(const RuntimeState &state, const TeamInfo &team,
+                        std::span<const CollectiveRecord> records, const char *call);
 
 // The user's call as it was made, e.g. "aclshmem_calloc(4, 8)".
 std::string describeCall(const CollectiveRecord &record);

@@ -32,13 +32,8 @@ void agree(RuntimeState &state, const CollectiveRecord &mine, const std::string 
     same = same && r.arg0 == all[0].arg0 && r.arg1 == all[0].arg1;
   }
   if (!same) {
-    std::string text = std::string(call) + ": collective call #" +
-                       std::to_string(all[state.my_pe].sequence) + " differs between PEs:";
-    for (int pe = 0; pe < state.n_pes; ++pe) {
-      text += (pe ? ", PE " : " PE ") + std::to_string(pe) + " called " + describeCall(all[pe]);
-    }
-    text += "; the heap is unchanged";
-    throw Error(ErrorCode::CollectiveMismatch, text);
+    throw Error(ErrorCode::CollectiveMismatch,
+                callsDiffer(state, world, all, call) + "; the heap is unchanged");
   }
   for (int pe = 0; pe < state.n_pes; ++pe) {
     if (all[pe].status == 0) continue;

@@ -55,9 +55,7 @@ Team team_split_strided(Team parent, int start, int stride, int size) {
     const CollectiveRecord &r = all[member];
     if (r.arg0 != mine.arg0 || r.arg1 != mine.arg1) {
       throw Error(ErrorCode::CollectiveMismatch,
-                  std::string(call) + ": team PE " + std::to_string(member) + " called " +
-                      runtime::describeCall(r) + ", team PE " + std::to_string(parent_team.my_pe) +
-                      " called " + runtime::describeCall(mine) + "; no team was created");
+                  runtime::callsDiffer(state, parent_team, all, call) + "; no team was created");
     }
     common_free &= r.arg2;
   }
