@@ -4,10 +4,18 @@
 
 namespace tdist::runtime {
 
-extern const Backend kCpuBackend;  // backends/cpu/backend.cpp
+extern const Backend kCpuBackend;   // backends/cpu/backend.cpp
+#ifdef TDIST_HAVE_CUDA_BACKEND
+extern const Backend kCudaBackend;  // backends/cuda/backend.cpp
+#endif
 
 std::span<const Backend *const> builtBackends() {
-  static const Backend *const backends[] = {&kCpuBackend};
+  static const Backend *const backends[] = {
+      &kCpuBackend,
+#ifdef TDIST_HAVE_CUDA_BACKEND
+      &kCudaBackend,
+#endif
+  };
   return backends;
 }
 

@@ -32,6 +32,9 @@ struct Transfer {
   std::uint8_t signal_bytes = 0;  // 4 or 8
 };
 
+// Read-modify-write operations on one heap word, for hosts that cannot load the heap.
+enum class WordOp : std::uint8_t { Fetch, Set, Swap, CompareSwap, Add, FetchAdd };
+
 struct Backend {
   const char *name;
   // True when the backend can run in this process; otherwise *why says what is missing.
@@ -67,6 +70,21 @@ struct Backend {
   // launch. wait_done tells the backend that a wait which had yielded is satisfied.
   bool (*wait_yield)(std::uint32_t polls);
   void (*wait_done)(std::uint32_t polls);
+
+  // Host access to the heap. host_loads_heap: the host may load and store heap words itself
+  // (cpu). When it cannot (cuda: the heap is GPU memory), host calls move bytes through submit
+  // and change words through word_op, which applies op to the 4- or 8-byte word at address (any
+  // PE's, in this process's mapping) with release-acquire order at system scope and returns the
+  // word's previous value (Fetch: its value; Set: none). zero clears heap bytes (calloc).
+  bool host_loads_heap;
+  std::uint64_t (*word_op)(RuntimeState &state, WordOp op, void *address, unsigned bytes,
+                           std::uint64_t operand, std::uint64_t compare, const char *call);
+  void (*zero)(RuntimeState &state, void *address, std::size_t bytes);
+
+  // A team was created (index in state.teams), called on its members only, together: a backend
+  // whose devices keep their own team table and barrier words sets them up (it may synchronize
+  // the team through the core's teamSync). May be null.
+  void (*team_created)(RuntimeState &state, int team);
 };
 
 // The backends of this build, in priority order (backends/registry.cpp).

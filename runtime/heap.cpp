@@ -97,7 +97,7 @@ void *allocateZeroedAs(CollectiveApi api, std::size_t count, std::size_t size) {
   }
   void *ptr = allocateAgreed(state, mine, bytes, kDefaultAlignment, error);
   if (ptr != nullptr) {
-    std::memset(ptr, 0, bytes);
+    state.backend->zero(state, ptr, bytes);
     // No peer may write into the block before this PE has zeroed it.
     teamSync(state, state.teams.teams[shmem::kTeamWorld], CollectiveOp::Sync, api, apiName(api));
   }

@@ -94,6 +94,7 @@ Team team_split_strided(Team parent, int start, int stride, int size) {
   if (team.my_pe < 0) return kTeamInvalid;
   team.sequence = base;
   state.teams.teams[index] = team;
+  if (state.backend->team_created != nullptr) state.backend->team_created(state, index);
   return index;
 }
 

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 build="${TDIST_SANITIZE_BUILD_DIR:-build-sanitize}"
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 if [ ! -f "$build/build.ninja" ]; then
-  cmake -G Ninja -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DTDIST_BUILD_COMPILER=OFF -DTDIST_BUILD_BENCH=OFF \
+  cmake -G Ninja -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DTDIST_BUILD_COMPILER=OFF -DTDIST_BUILD_CUDA=OFF -DTDIST_BUILD_BENCH=OFF \
     -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
 fi

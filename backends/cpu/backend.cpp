@@ -48,18 +48,7 @@ void quiet(runtime::RuntimeState &state, const char *call) {
   }
 }
 
-// A program spins very little: its siblings on this worker may be the ones it waits for.
-bool waitYield(std::uint32_t polls) {
-  if (!runtime::inProgramFiber()) return false;
-  if (runtime::launchAborted()) throw runtime::LaunchAborted{};
-  if (polls > 16) runtime::yieldProgram();
-  else runtime::cpuRelax();
-  return true;
-}
-
-void waitDone(std::uint32_t polls) {
-  if (runtime::inProgramFiber() && polls > 16) runtime::noteProgramProgress();
-}
+void zero(runtime::RuntimeState &, void *address, std::size_t bytes) { std::memset(address, 0, bytes); }
 
 }  // namespace
 }  // namespace tdist::cpu
@@ -79,8 +68,12 @@ extern const Backend kCpuBackend = {
     .quiet = cpu::quiet,
     .launch = launchPrograms,
     .in_program = inProgramFiber,
-    .wait_yield = cpu::waitYield,
-    .wait_done = cpu::waitDone,
+    .wait_yield = runtime::programWaitYield,
+    .wait_done = runtime::programWaitDone,
+    .host_loads_heap = true,
+    .word_op = nullptr,
+    .zero = cpu::zero,
+    .team_created = nullptr,
 };
 
 }  // namespace tdist::runtime

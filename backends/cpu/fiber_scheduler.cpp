@@ -356,4 +356,16 @@ void launchPrograms(const Grid &grid, const std::function<void()> &body, const L
   if (state.first_error) std::rethrow_exception(state.first_error);
 }
 
+bool programWaitYield(std::uint32_t polls) {
+  if (!inProgramFiber()) return false;
+  if (launchAborted()) throw LaunchAborted{};
+  if (polls > 16) yieldProgram();
+  else cpuRelax();
+  return true;
+}
+
+void programWaitDone(std::uint32_t polls) {
+  if (inProgramFiber() && polls > 16) noteProgramProgress();
+}
+
 }  // namespace tdist::runtime

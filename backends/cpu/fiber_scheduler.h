@@ -1,6 +1,7 @@
 // backends/cpu/fiber_scheduler.h - what waits need to know about the program that runs them.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 
 #include "tdist/launch.h"
@@ -20,6 +21,11 @@ void yieldProgram();
 void noteProgramProgress();
 // A program of the running launch threw: waits of the others must unwind.
 bool launchAborted();
+
+// The Backend::wait_yield and wait_done of backends whose host programs are these fibers: a
+// program spins very little, since its siblings on this worker may be the ones it waits for.
+bool programWaitYield(std::uint32_t polls);
+void programWaitDone(std::uint32_t polls);
 
 // A barrier of the programs of the running launch around a PE-level operation. Every program
 // of the grid must call it the same number of times: the last to arrive runs once_all_arrived

@@ -1,0 +1,66 @@
+// tdist/device/state.h - what a CUDA kernel of a PE knows about the job: the device state that
+// the cuda backend fills at init, and the record a device wait writes when its deadline passes.
+//
+// Plain C++ shared by host and device code. Every translation unit that includes
+// tdist/device/*.cuh holds its own __constant__ copy of DeviceState, which the runtime fills at
+// init (tdist/device/state.cuh registers it), so kernels need no -rdc and no extra argument.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tdist::device {
+
+// One signal slot per 64-byte line, as on every backend (DESIGN §4).
+constexpr std::size_t kSignalLineBytes = 64;
+
+// Teams a kernel can name: the same table as the host's (runtime/control_block.h kMaxTeams).
+constexpr int kMaxDeviceTeams = 64;
+
+struct TeamState {
+  int start = 0;   // world PE of team PE 0
+  int stride = 1;
+  int size = 0;    // 0 = no such team
+  int my_pe = -1;  // this PE's index in the team, -1 when not a member
+};
+
+// Written once, by the first device wait of this PE whose deadline passed, into host-mapped
+// memory; the PE's watchdog prints it and ends the job with the wait status (97).
+struct HangRecord {
+  std::uint32_t written = 0;      // 0, then 1 once every other field is set
+  std::int32_t pe = -1;           // this PE
+  std::int32_t owner_pe = -1;     // whose heap holds the word
+  std::int32_t predicate = 0;     // tdist::shmem::Cmp
+  std::uint64_t offset = 0;       // symmetric offset of the word on owner_pe
+  std::int64_t expected = 0;
+  std::int64_t observed = 0;
+  std::uint32_t block[3] = {0, 0, 0};
+  std::uint32_t thread[3] = {0, 0, 0};
+  std::int32_t slot = 0;          // multi-slot waits: the slot that was not ready
+  std::int32_t slots = 1;
+  char call[48] = {};             // the device function that waited
+};
+
+// Where a PE's internal words live: after the user heap in its own VMM segment, so that a peer
+// reaches them by the same arithmetic as user data.
+struct InternalLayout {
+  std::size_t barrier_slots = 0;   // offset from the PE's segment base: kMaxDeviceTeams lines
+  std::size_t barrier_epochs = 0;  // this PE's epoch per team (only this PE touches them)
+  std::size_t bytes = 0;           // total internal bytes
+};
+
+struct DeviceState {
+  int my_pe = 0;
+  int n_pes = 0;
+  std::byte *heap_base = nullptr;  // PE 0's segment in this process; PE p's = heap_base + p * stride
+  std::size_t stride = 0;          // bytes between two PEs' segments
+  std::size_t heap_size = 0;       // the user part of each segment: symmetric offsets are below it
+  InternalLayout internal{};       // offsets within each segment, at or past heap_size
+  std::uint64_t wait_timeout_ns = 0;  // every device wait's deadline
+  HangRecord *hang = nullptr;         // host-mapped: the first expired wait's record
+  const volatile std::int32_t *abort_flag = nullptr;  // host-mapped: non-zero = the job ends
+  const TeamState *teams = nullptr;   // device memory: kMaxDeviceTeams entries, [0] = world
+  std::uint64_t generation = 0;       // non-zero once filled; changes at every init
+};
+
+}  // namespace tdist::device
