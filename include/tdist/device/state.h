@@ -46,6 +46,7 @@ struct HangRecord {
 struct InternalLayout {
   std::size_t barrier_slots = 0;   // offset from the PE's segment base: kMaxDeviceTeams lines
   std::size_t barrier_epochs = 0;  // this PE's epoch per team (only this PE touches them)
+  std::size_t hang_claim = 0;      // one uint32: the device wait that CASes it 0 -> 1 writes `hang`
   std::size_t bytes = 0;           // total internal bytes
 };
 
