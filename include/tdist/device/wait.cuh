@@ -1,0 +1,168 @@
+// tdist/device/wait.cuh - the one device wait loop, behind wait (the dl primitive),
+// signal_wait_until, wait_until and the barriers.
+//
+// A GPU wait must never hang silently: a peer that died, or a kernel whose signal never comes,
+// would otherwise keep the GPU busy forever and the job would never end. So every wait spins
+// with acquire loads at system scope, and every 256 polls (reading the clock costs more than a
+// poll) checks the GPU's global timer against one deadline for the whole call and the host-mapped
+// abort flag. Past the deadline the first expired wait of the PE claims the hang record, fills
+// it, and traps; the PE's host watchdog prints the record as the cpu backend prints its wait
+// diagnostic and ends the job with status 97. An abort request traps without a record (the job
+// is already ending, with the status it was given).
+//
+// After about 20 us of pure spinning (the latency that matters for small messages), the loop
+// sleeps between polls with a doubling __nanosleep capped at about a microsecond, so that waiting
+// warps leave issue slots and memory bandwidth to the compute warps they overlap with.
+// wait_timeout_ns == 0 (a state never published) falls back to the cpu backend's default.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "tdist/device/ptx.cuh"
+#include "tdist/device/state.cuh"
+#include "tdist/shmem.h"
+
+namespace tdist::device::detail {
+
+struct WaitPolicy {
+  static constexpr std::uint32_t kPollsPerCheck = 256;  // a power of two
+  static constexpr std::uint64_t kSpinNs = 20'000;       // pure spinning first
+  static constexpr std::uint32_t kFirstSleepNs = 32;
+  static constexpr std::uint32_t kMaxSleepNs = 1'024;
+  static constexpr std::uint64_t kDefaultTimeoutNs = 120'000'000'000;  // the cpu backend's default
+};
+
+template <class T>
+__device__ __forceinline__ bool satisfies(T observed, shmem::Cmp cmp, T value) {
+  switch (cmp) {
+    case shmem::Cmp::EQ: return observed == value;
+    case shmem::Cmp::NE: return observed != value;
+    case shmem::Cmp::GT: return observed > value;
+    case shmem::Cmp::GE: return observed >= value;
+    case shmem::Cmp::LT: return observed < value;
+    case shmem::Cmp::LE: return observed <= value;
+  }
+  return false;  // not a predicate: the wait runs into its deadline and the record names it
+}
+
+// The record's expected/observed fields: the value as the cpu diagnostic prints it.
+template <class T>
+__device__ __forceinline__ std::int64_t record_value(T value) {
+  return static_cast<std::int64_t>(value);
+}
+
+// What a wait is for, handed only to the cold path.
+struct WaitSite {
+  const char *call;       // the device function that waits
+  shmem::Cmp predicate;
+  std::int64_t expected;
+  int slots;              // how many words the call waits on
+};
+
+// Fills the PE's hang record (if this wait wins the claim) and ends the kernel. Kept out of line:
+// it runs once per job at most, and inlining it would cost every waiting kernel registers. The
+// site comes by value: a reference would make every wait build it in local memory.
+[[noreturn]] inline __device__ __noinline__ void expire(WaitSite site, const void *address,
+                                                         std::int64_t observed, int slot) {
+  const DeviceState &s = state();
+  if (s.abort_flag != nullptr && *s.abort_flag != 0) __trap();
+  // hang_claim lies past the user heap, so 0 means the internal layout was never published.
+  if (s.hang != nullptr && s.heap_base != nullptr && s.internal.hang_claim != 0) {
+    auto *claim = reinterpret_cast<std::uint32_t *>(own_segment() + s.internal.hang_claim);
+    if (ptx::atomic_compare_exchange<std::uint32_t>(claim, 0u, 1u) == 0u) {
+      // Volatile: the host reads these bytes while the kernel is still alive.
+      volatile HangRecord *record = s.hang;
+      HeapLocation where = locate(address);
+      record->pe = s.my_pe;
+      record->owner_pe = where.owner_pe;
+      record->predicate = static_cast<std::int32_t>(site.predicate);
+      record->offset = where.offset;
+      record->expected = site.expected;
+      record->observed = observed;
+      record->block[0] = blockIdx.x;
+      record->block[1] = blockIdx.y;
+      record->block[2] = blockIdx.z;
+      record->thread[0] = threadIdx.x;
+      record->thread[1] = threadIdx.y;
+      record->thread[2] = threadIdx.z;
+      record->slot = slot;
+      record->slots = site.slots;
+      std::size_t i = 0;
+      for (; site.call != nullptr && site.call[i] != '\0' && i + 1 < sizeof(record->call); ++i) {
+        record->call[i] = site.call[i];
+      }
+      record->call[i] = '\0';
+      // Every field before `written`, and `written` before the trap tears the context down.
+      __threadfence_system();
+      record->written = 1;
+      __threadfence_system();
+    }
+  }
+  __trap();
+}
+
+// The pacing and deadline of one wait call; started by its first unsatisfied poll.
+class WaitLoop {
+ public:
+  // After a poll that was not satisfied.
+  __device__ __forceinline__ void pause(const WaitSite &site, const void *address, std::int64_t observed,
+                                        int slot) {
+    if (!timing_) {
+      timing_ = true;
+      started_ns_ = ptx::global_timer();
+    }
+    if ((++polls_ & (WaitPolicy::kPollsPerCheck - 1)) == 0) check(site, address, observed, slot);
+    if (sleep_ns_ != 0) {
+      __nanosleep(sleep_ns_);
+      sleep_ns_ = sleep_ns_ * 2 < WaitPolicy::kMaxSleepNs ? sleep_ns_ * 2 : WaitPolicy::kMaxSleepNs;
+    }
+  }
+
+ private:
+  __device__ __forceinline__ void check(const WaitSite &site, const void *address, std::int64_t observed,
+                                        int slot) {
+    const DeviceState &s = state();
+    if (s.abort_flag != nullptr && *s.abort_flag != 0) __trap();
+    std::uint64_t timeout = s.wait_timeout_ns != 0 ? s.wait_timeout_ns : WaitPolicy::kDefaultTimeoutNs;
+    std::uint64_t waited = ptx::global_timer() - started_ns_;
+    if (waited >= timeout) expire(site, address, observed, slot);
+    if (sleep_ns_ == 0 && waited >= WaitPolicy::kSpinNs) sleep_ns_ = WaitPolicy::kFirstSleepNs;
+  }
+
+  std::uint64_t started_ns_ = 0;
+  std::uint32_t polls_ = 0;
+  std::uint32_t sleep_ns_ = 0;
+  bool timing_ = false;
+};
+
+// Waits until each of `count` words, `stride_bytes` apart from `first`, satisfies cmp value, with
+// an acquire load at system scope, in order, under one deadline for the whole call; calls
+// on_ready(value) with the value that satisfied each word. The words may be this PE's or a peer's
+// (barriers poll their members' slots through the peer mapping).
+template <class T, class OnReady>
+__device__ __forceinline__ void wait_words(const T *first, int count, std::ptrdiff_t stride_bytes,
+                                           shmem::Cmp cmp, T value, const char *call, OnReady &&on_ready) {
+  WaitLoop loop;
+  for (int slot = 0; slot < count; ++slot) {
+    const T *address =
+        reinterpret_cast<const T *>(reinterpret_cast<const std::byte *>(first) + slot * stride_bytes);
+    T seen = ptx::load_acquire(address);
+    while (!satisfies(seen, cmp, value)) {
+      loop.pause(WaitSite{call, cmp, record_value(value), count}, address, record_value(seen), slot);
+      seen = ptx::load_acquire(address);
+    }
+    on_ready(seen);
+  }
+}
+
+// One word; returns the value that satisfied the predicate.
+template <class T>
+__device__ __forceinline__ T wait_word(const T *address, shmem::Cmp cmp, T value, const char *call) {
+  T ready{};
+  wait_words(address, 1, 0, cmp, value, call, [&](T seen) { ready = seen; });
+  return ready;
+}
+
+}  // namespace tdist::device::detail
