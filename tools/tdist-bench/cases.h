@@ -30,6 +30,23 @@ void runBarrier(const Options &options, Reporter &reporter);
 // alternate within each repeat (switch_case.cpp lists them). The other PEs wait in barrier_all.
 void runSwitch(const Options &options, Reporter &reporter);
 
+// The cuda backend's cases (tools/tdist-bench/cuda/; only in a build with the cuda backend). The
+// times come from the GPU: %globaltimer inside a kernel, CUDA events around a stream's work.
+//
+// Pairs as in runPingPong, each PE one persistent one-thread kernel: signal_op(SET) on the partner's
+// slot, signal_wait_until(GE) on its own; then the same exchange between the two PEs' streams
+// (signal_op_on_stream + signal_wait_until_on_stream). Full round trips.
+void runCudaPingPong(const Options &options, Reporter &reporter);
+
+// device barrier_all and sync_all, many in one kernel of one thread per PE, and
+// barrier_all_on_stream (a kernel per barrier); PE 0's time per barrier.
+void runCudaBarrier(const Options &options, Reporter &reporter);
+
+// PE 0 into PE 1's heap: a kernel of putmem_block calls (SM copies), putmem_on_stream (the copy
+// engine), and cudaMemcpyAsync between two private device buffers (the reference), their repeats
+// alternating, with each put's ratio to the reference.
+void runCudaPutBandwidth(const Options &options, Reporter &reporter);
+
 // Symmetric heap bytes that the cases of options allocate on n_pes PEs, with room to spare.
 std::size_t heapBytesNeeded(const Options &options, int n_pes);
 

@@ -1,6 +1,7 @@
-// tdist-bench - micro-benchmarks of the cpu backend's symmetric-memory primitives.
+// tdist-bench - micro-benchmarks of the symmetric-memory primitives.
 //
-//   build/bin/tdist-run -n 2 -- build/bin/tdist-bench all
+//   build/bin/tdist-run -n 2 -- build/bin/tdist-bench all            # cpu backend
+//   build/bin/tdist-run -n 2 -- build/bin/tdist-bench cuda --max-size 1G   # cuda backend
 //
 // bench/openshmem/shmem_bench.c measures the same things against OpenSHMEM and bench/compare.sh
 // puts the two side by side; docs/BENCHMARKS.md explains the cases and records the numbers.
@@ -35,6 +36,16 @@ void runCases(const Options &options) {
       case Case::Ring: runRing(options, reporter); break;
       case Case::Barrier: runBarrier(options, reporter); break;
       case Case::Switch: runSwitch(options, reporter); break;
+#if defined(TDIST_BENCH_HAVE_CUDA)
+      case Case::CudaPingPong: runCudaPingPong(options, reporter); break;
+      case Case::CudaBarrier: runCudaBarrier(options, reporter); break;
+      case Case::CudaPutBw: runCudaPutBandwidth(options, reporter); break;
+#else
+      // parseOptions refuses them in a build without the cuda backend.
+      case Case::CudaPingPong:
+      case Case::CudaBarrier:
+      case Case::CudaPutBw: break;
+#endif
     }
   }
   tdist::shmem::barrier_all();
@@ -69,6 +80,9 @@ int main(int argc, char **argv) {
     tdist::InitAttr attr = tdist::attrFromEnvironment();
     attr.local_mem_size = std::max<std::uint64_t>(attr.local_mem_size,
                                                   heapBytesNeeded(options, attr.n_pes));
+    // The cuda cases need the cuda backend; unless TDIST_BACKEND names one, they choose it.
+    if (hasCudaCase(options) && attr.backend.empty() && std::getenv("TDIST_BACKEND") == nullptr)
+      attr.backend = "cuda";
     tdist::init(attr);
   } catch (const std::exception &error) {
     std::fprintf(stderr, "tdist-bench: init failed: %s\n", error.what());

@@ -24,13 +24,29 @@ values::Parsed<long long> parseCount(std::string_view text) {
   return values::parseInteger(text, {.min = min, .max = INT_MAX});
 }
 
+// A range-checked integer option.
+template <long long min, long long max>
+values::Parsed<long long> parseInRange(std::string_view text) {
+  return values::parseInteger(text, {.min = min, .max = max});
+}
+
+// The cuda-put-bw kernel's block size: whole warps, at most what a block may hold.
+values::Parsed<long long> parseThreads(std::string_view text) {
+  auto parsed = values::parseInteger(text, {.min = 32, .max = 1024});
+  if (parsed && *parsed.value % 32 != 0)
+    return {.value = std::nullopt, .error = "expected a multiple of 32, got " + std::string(text)};
+  return parsed;
+}
+
 values::Parsed<PingOp> parsePingOp(std::string_view text) {
   if (text == "p") return {.value = PingOp::P, .error = {}};
   if (text == "signal") return {.value = PingOp::Signal, .error = {}};
   return {.value = std::nullopt, .error = "expected p or signal, got '" + std::string(text) + "'"};
 }
 
-constexpr const char *kCaseNames[] = {"put", "pingpong", "ring", "barrier", "switch", "all"};
+constexpr const char *kCaseNames[] = {"put",          "pingpong",     "ring",        "barrier",
+                                      "switch",       "all",          "cuda-pingpong", "cuda-barrier",
+                                      "cuda-put-bw",  "cuda"};
 
 void addCase(Options &options, const std::string &name) {
   auto add = [&](Case c) {
@@ -42,6 +58,14 @@ void addCase(Options &options, const std::string &name) {
   else if (name == "ring") add(Case::Ring);
   else if (name == "barrier") add(Case::Barrier);
   else if (name == "switch") add(Case::Switch);
+  else if (name == "cuda-pingpong") add(Case::CudaPingPong);
+  else if (name == "cuda-barrier") add(Case::CudaBarrier);
+  else if (name == "cuda-put-bw") add(Case::CudaPutBw);
+  else if (name == "cuda") {
+    add(Case::CudaPingPong);
+    add(Case::CudaBarrier);
+    add(Case::CudaPutBw);
+  }
   else if (name == "all") {
     add(Case::Put);
     add(Case::PingPong);
@@ -52,9 +76,14 @@ void addCase(Options &options, const std::string &name) {
 
 CLI::Validator knownCase() {
   return CLI::Validator([](std::string &name) -> std::string {
-    for (const char *known : kCaseNames)
-      if (name == known) return "";
-    return "unknown case '" + name + "' (known: put, pingpong, ring, barrier, switch, all)";
+    for (const char *known : kCaseNames) {
+      if (name != known) continue;
+      if (!kHaveCudaCases && name.starts_with("cuda"))
+        return "case '" + name + "' needs a tdist-bench built with the cuda backend";
+      return "";
+    }
+    return "unknown case '" + name + "' (known: put, pingpong, ring, barrier, switch, all, "
+           "cuda-pingpong, cuda-barrier, cuda-put-bw, cuda)";
   }, "");
 }
 
@@ -65,7 +94,13 @@ constexpr const char *kDescription =
   ring      a token around all PEs (0 -> 1 -> ... -> 0); time per hop
   barrier   barrier_all latency
   switch    PE 0: one program switch of tdist::launch, and raw ucontext and Boost.Context
-            switches (not in all; iterations 100000 by default))";
+            switches (not in all; iterations 100000 by default)
+cuda backend (built with it; not in all; 'cuda' = the three):
+  cuda-pingpong  round trip between 2 PEs' kernels (signal_op SET + signal_wait_until), and
+                 between their streams (signal_op_on_stream + signal_wait_until_on_stream)
+  cuda-barrier   device barrier_all / sync_all from one thread, and barrier_all_on_stream
+  cuda-put-bw    PE 0 -> PE 1: SM copies (putmem_block), copy engine (putmem_on_stream), and
+                 cudaMemcpyAsync device to device as the reference (use --max-size 1G))";
 
 // Every flag, described once for parsing and for the help page.
 void describeCommandLine(CLI::App &app, Options &options, std::vector<std::string> &case_names,
@@ -84,7 +119,8 @@ void describeCommandLine(CLI::App &app, Options &options, std::vector<std::strin
   addParsedOption(app, "--repeats", "R", options.repeats, parseCount<1>,
                   "timed repeats (5); median, min and max are over them");
   addParsedOption(app, "--iters", "K", options.iters, parseCount<1>,
-                  "iterations per repeat (pingpong/ring/barrier 10000; put: --put-bytes/size)");
+                  "iterations per repeat (latency cases 10000; put: --put-bytes/size, "
+                  "cuda-put-bw: --gpu-bytes/size, 2..20000)");
   addParsedOption(app, "--warmup", "W", options.warmup, parseCount<0>,
                   "untimed iterations before the repeats (one repeat's worth)");
   addParsedOption(app, "--min-size", "S", options.min_size, parseBenchSize,
@@ -97,6 +133,12 @@ void describeCommandLine(CLI::App &app, Options &options, std::vector<std::strin
                   "bytes per put repeat when --iters is not given (256M)");
   addParsedOption(app, "--op", "p|signal", options.ping_op, parsePingOp,
                   "pingpong/ring flag: p + wait_until (default) or signal_op + signal_wait_until");
+  addParsedOption(app, "--blocks", "B", options.gpu_blocks, parseInRange<0, 65535>,
+                  "cuda-put-bw: blocks of the SM-copy kernel (0 = two per multiprocessor)");
+  addParsedOption(app, "--threads", "T", options.gpu_threads, parseThreads,
+                  "cuda-put-bw: threads per block, a multiple of 32 up to 1024 (512)");
+  addParsedOption(app, "--gpu-bytes", "B", options.gpu_bytes, parseBenchSize,
+                  "cuda-put-bw: bytes per repeat when --iters is not given (4G)");
   addFlag(app, "--no-table", no_table, "RESULT lines only");
   addFlag(app, "-h,--help", options.show_help, "show this help");
 }
@@ -139,6 +181,9 @@ const char *caseName(Case c) {
     case Case::Ring: return "ring";
     case Case::Barrier: return "barrier";
     case Case::Switch: return "switch";
+    case Case::CudaPingPong: return "cuda-pingpong";
+    case Case::CudaBarrier: return "cuda-barrier";
+    case Case::CudaPutBw: return "cuda-put-bw";
   }
   return "?";
 }
@@ -148,6 +193,19 @@ const char *pingOpName(PingOp op) { return op == PingOp::P ? "p" : "signal"; }
 long putIterations(const Options &options, std::size_t size) {
   if (options.iters > 0) return options.iters;
   return std::clamp<long>(static_cast<long>(options.put_bytes / size), 2, 1000000);
+}
+
+long gpuPutIterations(const Options &options, std::size_t size) {
+  if (options.iters > 0) return options.iters;
+  // Small sizes are launch-bound (a few us per copy whatever the size): past 20000 copies a
+  // repeat only takes longer, it measures nothing new.
+  return std::clamp<long>(static_cast<long>(options.gpu_bytes / size), 2, 20000);
+}
+
+bool hasCudaCase(const Options &options) {
+  return std::any_of(options.cases.begin(), options.cases.end(), [](Case c) {
+    return c == Case::CudaPingPong || c == Case::CudaBarrier || c == Case::CudaPutBw;
+  });
 }
 
 long latencyIterations(const Options &options) {

@@ -10,7 +10,14 @@
 
 namespace tdist::bench {
 
-enum class Case { Put, PingPong, Ring, Barrier, Switch };
+enum class Case { Put, PingPong, Ring, Barrier, Switch, CudaPingPong, CudaBarrier, CudaPutBw };
+
+// Whether this tdist-bench has the cuda cases (tools/tdist-bench/cuda/, built with the cuda backend).
+#if defined(TDIST_BENCH_HAVE_CUDA)
+constexpr bool kHaveCudaCases = true;
+#else
+constexpr bool kHaveCudaCases = false;
+#endif
 
 // How the ping-pong carries its flag: p() + wait_until (what OpenSHMEM 1.4 offers too), or
 // signal_op(SET) + signal_wait_until (OpenSHMEM 1.5's signal API; tdist only here).
@@ -26,6 +33,11 @@ struct Options {
   unsigned size_factor = 4;
   std::size_t put_bytes = 256u << 20;    // bytes moved per put repeat when iters == 0
   PingOp ping_op = PingOp::P;
+  // cuda-put-bw: the grid of the SM-copy kernel (0 blocks = two per multiprocessor) and the bytes
+  // moved per repeat when --iters is not given (a GPU moves in 1 ms what a core moves in 100).
+  int gpu_blocks = 0;
+  int gpu_threads = 512;
+  std::size_t gpu_bytes = std::size_t{4} << 30;
   bool table = true;                     // the human table after the RESULT lines
   bool show_help = false;
 };
@@ -43,6 +55,9 @@ const char *pingOpName(PingOp op);
 
 // Iterations of one put repeat of `size` bytes.
 long putIterations(const Options &options, std::size_t size);
+// The same for cuda-put-bw, from --gpu-bytes.
+long gpuPutIterations(const Options &options, std::size_t size);
+bool hasCudaCase(const Options &options);
 long latencyIterations(const Options &options);
 long warmupIterations(const Options &options, long iters);
 

@@ -119,7 +119,7 @@ std::size_t heapBytesNeeded(const Options &options, int n_pes) {
   std::size_t bytes = 4u << 20;  // signals, sample exchange, allocator slack
   bytes += static_cast<std::size_t>(n_pes) * options.repeats * sizeof(double);
   for (Case c : options.cases)
-    if (c == Case::Put) bytes += options.max_size;
+    if (c == Case::Put || c == Case::CudaPutBw) bytes += options.max_size;
   return (bytes + (1u << 20) - 1) & ~std::size_t((1u << 20) - 1);
 }
 

@@ -20,11 +20,18 @@ const char *unitKey(Unit unit) {
     case Unit::Microseconds: return "us";
     case Unit::Nanoseconds: return "ns";
     case Unit::GigabytesPerSecond: return "gbps";
+    case Unit::Ratio: return "ratio";
   }
   return "?";
 }
 
-const char *unitLabel(Unit unit) { return unit == Unit::GigabytesPerSecond ? "GB/s" : unitKey(unit); }
+const char *unitLabel(Unit unit) {
+  switch (unit) {
+    case Unit::GigabytesPerSecond: return "GB/s";
+    case Unit::Ratio: return "x";
+    default: return unitKey(unit);
+  }
+}
 
 }  // namespace
 
@@ -47,10 +54,11 @@ void Reporter::add(const Result &r) {
 }
 
 void Reporter::printTable() const {
-  std::printf("\n%-10s %-9s %-9s %4s %9s %8s %10s %10s %10s %6s  %s\n", "impl", "case", "variant",
+  // The widest case and variant names: cuda-pingpong, path=stream op=barrier_all.
+  std::printf("\n%-10s %-13s %-26s %4s %9s %8s %10s %10s %10s %6s  %s\n", "impl", "case", "variant",
               "pes", "size", "iters", "median", "min", "max", "unit", "vcsw/iter");
   for (const Result &r : results_) {
-    std::printf("%-10s %-9s %-9s %4d %9s %8ld %10.3f %10.3f %10.3f %6s  %.3f\n", impl_.c_str(),
+    std::printf("%-10s %-13s %-26s %4d %9s %8ld %10.3f %10.3f %10.3f %6s  %.3f\n", impl_.c_str(),
                 r.case_name.c_str(), r.variant.c_str(), r.pes, formatBytes(r.size).c_str(),
                 r.iters, r.summary.median, r.summary.min, r.summary.max, unitLabel(r.unit),
                 r.vcsw_per_iter);
@@ -74,7 +82,8 @@ void Stopwatch::stop() {
 
 std::string formatBytes(std::size_t bytes) {
   char text[32];
-  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) std::snprintf(text, sizeof text, "%zuMiB", bytes >> 20);
+  if (bytes >= (1u << 30) && bytes % (1u << 30) == 0) std::snprintf(text, sizeof text, "%zuGiB", bytes >> 30);
+  else if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) std::snprintf(text, sizeof text, "%zuMiB", bytes >> 20);
   else if (bytes >= (1u << 10) && bytes % (1u << 10) == 0) std::snprintf(text, sizeof text, "%zuKiB", bytes >> 10);
   else std::snprintf(text, sizeof text, "%zuB", bytes);
   return text;

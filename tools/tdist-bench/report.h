@@ -11,7 +11,8 @@
 
 namespace tdist::bench {
 
-enum class Unit { Microseconds, Nanoseconds, GigabytesPerSecond };
+// Ratio: one row over another of the same repeat (cuda-put-bw's put over its reference copy).
+enum class Unit { Microseconds, Nanoseconds, GigabytesPerSecond, Ratio };
 
 struct Summary {
   double median = 0;
@@ -23,8 +24,8 @@ struct Summary {
 Summary summarize(std::vector<double> samples);
 
 struct Result {
-  std::string case_name;    // put, memcpy, pingpong, ring, barrier, switch
-  std::string variant;      // e.g. "op=p"; empty when the case has none
+  std::string case_name;    // put, memcpy, pingpong, ring, barrier, switch, cuda-...
+  std::string variant;      // key=value words, e.g. "op=p"; empty when the case has none
   int pes = 0;
   std::size_t size = 0;     // bytes per operation
   long iters = 0;           // per repeat

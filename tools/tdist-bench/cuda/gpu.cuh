@@ -1,0 +1,107 @@
+// gpu.cuh - what the cuda cases of tdist-bench share: CUDA error checks, the GPU's clock, and
+// owners of the streams, events and device buffers the cases use.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "tdist/cuda.h"
+
+namespace tdist::bench::gpu {
+
+inline void check(cudaError_t status, const char *what) {
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+// After a kernel launch: a bad configuration shows only here, a fault only at the next sync.
+inline void checkLaunch(const char *kernel) { check(cudaGetLastError(), kernel); }
+
+// Nanoseconds of the GPU's global timer: one clock for every SM, unlike clock64().
+__device__ __forceinline__ std::uint64_t globalTimer() {
+  std::uint64_t ns;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+  return ns;
+}
+
+// The cases run on the GPU the backend chose for this PE (TDIST_LOCAL_PE % devices).
+inline int useBackendDevice() {
+  const int device = tdist::cuda::device();
+  check(cudaSetDevice(device), "cudaSetDevice");
+  return device;
+}
+
+inline int multiprocessorCount(int device) {
+  int count = 0;
+  check(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device),
+        "cudaDeviceGetAttribute(multiprocessors)");
+  return count;
+}
+
+// A stream of the case's own, so that what it times is only its own work; non-blocking, so that
+// nothing on the legacy default stream serializes with it.
+class Stream {
+ public:
+  Stream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  ~Stream() { cudaStreamDestroy(stream_); }
+  Stream(const Stream &) = delete;
+  Stream &operator=(const Stream &) = delete;
+  cudaStream_t get() const { return stream_; }
+  void synchronize() const { check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+// Two events around work on one stream; the GPU's own time between them.
+class EventTimer {
+ public:
+  EventTimer() {
+    check(cudaEventCreate(&begin_), "cudaEventCreate");
+    check(cudaEventCreate(&end_), "cudaEventCreate");
+  }
+  ~EventTimer() {
+    cudaEventDestroy(begin_);
+    cudaEventDestroy(end_);
+  }
+  EventTimer(const EventTimer &) = delete;
+  EventTimer &operator=(const EventTimer &) = delete;
+  void start(cudaStream_t stream) { check(cudaEventRecord(begin_, stream), "cudaEventRecord"); }
+  void stop(cudaStream_t stream) { check(cudaEventRecord(end_, stream), "cudaEventRecord"); }
+  double seconds() const {
+    check(cudaEventSynchronize(end_), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, begin_, end_), "cudaEventElapsedTime");
+    return ms * 1e-3;
+  }
+
+ private:
+  cudaEvent_t begin_ = nullptr, end_ = nullptr;
+};
+
+// Private device memory (cudaMalloc): not on the symmetric heap.
+template <class T>
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(std::size_t count) {
+    check(cudaMalloc(reinterpret_cast<void **>(&data_), count * sizeof(T)), "cudaMalloc");
+  }
+  ~DeviceBuffer() { cudaFree(data_); }
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  T *get() const { return data_; }
+  T read(std::size_t index = 0) const {
+    T value{};
+    check(cudaMemcpy(&value, data_ + index, sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    return value;
+  }
+
+ private:
+  T *data_ = nullptr;
+};
+
+}  // namespace tdist::bench::gpu
