@@ -1,0 +1,170 @@
+// backends/cuda/device_state.cpp - what kernels know about the job (tdist/device/state.h):
+// filled once the heap is mapped, handed to every translation unit's __constant__ copy through
+// the publishers they registered, and kept in step with the teams.
+//
+// Publishers may register before main (static initialisers of kernels' translation units) or
+// after init (a module loaded later): the list is a function-local static behind a mutex, and
+// a late registration is published at once.
+#include <mutex>
+#include <vector>
+
+#include "backends/cuda/cuda_state.h"
+#include "backends/cuda/driver_api.h"
+#include "backends/cuda/watchdog.h"
+#include "runtime/teams.h"
+#include "tdist/cuda.h"
+
+namespace tdist::cuda {
+namespace {
+
+using Publisher = void (*)(const device::DeviceState &);
+
+struct Publishers {
+  std::mutex mutex;
+  std::vector<Publisher> list;
+  device::DeviceState current{};  // generation 0 = not initialized
+  std::uint64_t generations = 0;
+  int device = -1;  // the GPU of `current`: late publishers run on any thread
+};
+
+Publishers &publishers() {
+  static Publishers p;
+  return p;
+}
+
+void publishAll(const device::DeviceState &state, int device) {
+  Publishers &p = publishers();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  p.current = state;
+  p.device = device;
+  for (Publisher publish : p.list) publish(state);
+}
+
+device::TeamState teamState(const runtime::TeamInfo &team) {
+  return {.start = team.start, .stride = team.stride, .size = team.size, .my_pe = team.my_pe};
+}
+
+std::byte *ownSegment(const CudaState &cuda, int my_pe) {
+  return reinterpret_cast<std::byte *>(cuda.base) + static_cast<std::size_t>(my_pe) * cuda.layout.stride;
+}
+
+}  // namespace
+
+int registerDeviceState(void (*publish)(const device::DeviceState &)) {
+  Publishers &p = publishers();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  p.list.push_back(publish);
+  if (p.current.generation != 0) {
+    check(cudaSetDevice(p.device), "cudaSetDevice before publishing the device state");
+    publish(p.current);
+  }
+  return static_cast<int>(p.list.size()) - 1;
+}
+
+void startDeviceState(runtime::RuntimeState &state) {
+  CudaState &cuda = cudaState(state);
+  useDevice(cuda);
+  // Host-mapped words: the device writes the hang record and reads the abort flag while the
+  // host watches them, without a copy that a trapped context could no longer make.
+  void *device_view = nullptr;
+  check(cudaHostAlloc(reinterpret_cast<void **>(&cuda.hang), sizeof *cuda.hang, cudaHostAllocMapped),
+        "cudaHostAlloc of the hang record");
+  *cuda.hang = device::HangRecord{};
+  check(cudaHostGetDevicePointer(&device_view, cuda.hang, 0), "cudaHostGetDevicePointer of the hang record");
+  cuda.device_hang = static_cast<device::HangRecord *>(device_view);
+  check(cudaHostAlloc(reinterpret_cast<void **>(&cuda.abort_flag), sizeof *cuda.abort_flag, cudaHostAllocMapped),
+        "cudaHostAlloc of the abort flag");
+  *cuda.abort_flag = 0;
+  check(cudaHostGetDevicePointer(&device_view, cuda.abort_flag, 0), "cudaHostGetDevicePointer of the abort flag");
+  cuda.device_abort_flag = static_cast<const std::int32_t *>(device_view);
+  check(cudaEventCreateWithFlags(&cuda.order_event, cudaEventDisableTiming), "cudaEventCreate");
+
+  // The team table: the world now; team_created fills the others.
+  check(cudaMalloc(reinterpret_cast<void **>(&cuda.teams), sizeof(device::TeamState) * device::kMaxDeviceTeams),
+        "cudaMalloc of the device team table");
+  std::vector<device::TeamState> teams(device::kMaxDeviceTeams);
+  teams[shmem::kTeamWorld] = {.start = 0, .stride = 1, .size = state.n_pes, .my_pe = state.my_pe};
+  check(cudaMemcpyAsync(cuda.teams, teams.data(), sizeof(device::TeamState) * teams.size(), cudaMemcpyHostToDevice,
+                        cuda.stream),
+        "uploading the device team table");
+  // Barrier slots and epochs start at 0; init's closing barrier keeps every peer from reading
+  // them before they are cleared.
+  check(cudaMemsetAsync(ownSegment(cuda, state.my_pe) + cuda.layout.internal_start, 0, cuda.layout.internal.bytes,
+                        cuda.stream),
+        "clearing the heap's internal area");
+  cuda.submitted.fetch_add(1, std::memory_order_relaxed);
+  waitForStream(cuda, "init");
+
+  device::DeviceState d;
+  d.my_pe = state.my_pe;
+  d.n_pes = state.n_pes;
+  d.heap_base = reinterpret_cast<std::byte *>(cuda.base);
+  d.stride = cuda.layout.stride;
+  d.heap_size = cuda.layout.heap_bytes;
+  d.internal = cuda.layout.internal;
+  d.wait_timeout_ns = static_cast<std::uint64_t>(state.wait_timeout.count());
+  d.hang = cuda.device_hang;
+  d.abort_flag = cuda.device_abort_flag;
+  d.teams = cuda.teams;
+  {
+    std::lock_guard<std::mutex> lock(publishers().mutex);
+    d.generation = ++publishers().generations;
+  }
+  publishAll(d, cuda.device);
+
+  setHangRecord(&state, cuda.hang);
+  cuda.watchdog = std::make_unique<Watchdog>(state, cuda);
+}
+
+void stopDeviceState(runtime::RuntimeState &state) {
+  CudaState &cuda = cudaState(state);
+  cuda.watchdog.reset();
+  setHangRecord(nullptr, nullptr);
+  if (cuda.device >= 0) cudaSetDevice(cuda.device);
+  try {
+    if (publishers().current.generation != 0) publishAll(device::DeviceState{}, cuda.device);
+  } catch (...) {
+    // A publisher that fails after a trap (a sticky error) must not stop the release.
+  }
+  if (cuda.teams != nullptr) cudaFree(cuda.teams);
+  if (cuda.order_event != nullptr) cudaEventDestroy(cuda.order_event);
+  for (std::uint64_t *slab : cuda.result_slabs) cudaFreeHost(slab);
+  cuda.result_slabs.clear();
+  cuda.free_results.clear();
+  if (cuda.abort_flag != nullptr) cudaFreeHost(cuda.abort_flag);
+  if (cuda.hang != nullptr) cudaFreeHost(cuda.hang);
+  cuda.teams = nullptr;
+  cuda.order_event = nullptr;
+  cuda.abort_flag = nullptr;
+  cuda.device_abort_flag = nullptr;
+  cuda.hang = nullptr;
+  cuda.device_hang = nullptr;
+}
+
+void teamCreated(runtime::RuntimeState &state, int team) {
+  constexpr const char *call = "aclshmem_team_split_strided";
+  CudaState &cuda = cudaState(state);
+  useDevice(cuda);
+  if (team < 0 || team >= device::kMaxDeviceTeams) {
+    throw Error(ErrorCode::Internal, std::string(call) + ": team index " + std::to_string(team) +
+                                         " is past the device team table");
+  }
+  const device::TeamState entry = teamState(state.teams.teams[team]);
+  check(cudaMemcpyAsync(cuda.teams + team, &entry, sizeof entry, cudaMemcpyHostToDevice, cuda.stream),
+        "uploading a team to the device team table");
+  // A reused index may hold an earlier team's barrier words: this PE's slot and epoch restart.
+  std::byte *segment = ownSegment(cuda, state.my_pe);
+  check(cudaMemsetAsync(segment + cuda.layout.internal.barrier_slots + team * device::kSignalLineBytes, 0,
+                        device::kSignalLineBytes, cuda.stream),
+        "clearing the team's barrier slot");
+  check(cudaMemsetAsync(segment + cuda.layout.internal.barrier_epochs + team * sizeof(std::uint64_t), 0,
+                        sizeof(std::uint64_t), cuda.stream),
+        "clearing the team's barrier epoch");
+  cuda.submitted.fetch_add(1, std::memory_order_relaxed);
+  waitForStream(cuda, call);
+  // No member starts a device barrier of the new team before every member has reset.
+  runtime::teamSync(state, state.teams.teams[team], runtime::CollectiveOp::Sync,
+                    runtime::CollectiveApi::AclshmemTeamSplitStrided, call);
+}
+
+}  // namespace tdist::cuda

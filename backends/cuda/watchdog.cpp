@@ -1,0 +1,176 @@
+// backends/cuda/watchdog.cpp - the watchdog thread of a PE and the wait diagnostic of the GPU.
+//
+// The diagnostic is the cpu backend's (runtime/wait.cpp) plus the block and thread of the
+// device wait, so that tdist-run and the tests read one format whatever the backend.
+#include "backends/cuda/watchdog.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "backends/cuda/cuda_state.h"
+#include "runtime/launcher_channel.h"
+#include "tdist/exit_codes.h"
+
+namespace tdist::cuda {
+namespace {
+
+constexpr auto kPeriod = std::chrono::milliseconds(1);
+
+struct HangSource {
+  const runtime::RuntimeState *state = nullptr;
+  const device::HangRecord *hang = nullptr;
+};
+std::mutex g_hang_mutex;
+HangSource g_hang;
+std::atomic<bool> g_reporting{false};
+
+const char *cmpName(std::int32_t cmp) {
+  static const char *names[] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
+  return cmp >= 0 && cmp < 6 ? names[cmp] : "?";
+}
+
+double timeoutSeconds(const runtime::RuntimeState &state) {
+  return std::chrono::duration<double>(state.wait_timeout).count();
+}
+
+// Only one thread prints: the watchdog and a host call that met the trap's sticky error may
+// both find the record. The loser waits for the winner's exit.
+[[noreturn]] void endJob(int status) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(status);
+}
+bool claimReport() {
+  if (!g_reporting.exchange(true)) return true;
+  for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+[[noreturn]] void printHang(const runtime::RuntimeState &state, const device::HangRecord &record) {
+  // The device wrote every field before `written` (with system fences): plain volatile reads.
+  const volatile device::HangRecord &r = record;
+  char call[sizeof record.call + 1] = {};
+  for (std::size_t i = 0; i < sizeof record.call && r.call[i] != '\0'; ++i) call[i] = r.call[i];
+  char slot[48] = "";
+  if (r.slots > 1) std::snprintf(slot, sizeof slot, " (slot %d of %d)", r.slot, r.slots);
+  std::fprintf(stderr,
+               "tdist: PE %d: %s: wait passed its deadline of %.3f s: value at symmetric offset 0x%zx of PE "
+               "%d%s, waiting for %s %" PRId64 ", observed %" PRId64 ", block (%u,%u,%u) thread (%u,%u,%u)\n",
+               r.pe, call, timeoutSeconds(state), static_cast<std::size_t>(r.offset), r.owner_pe, slot,
+               cmpName(r.predicate), static_cast<std::int64_t>(r.expected), static_cast<std::int64_t>(r.observed),
+               r.block[0], r.block[1], r.block[2], r.thread[0], r.thread[1], r.thread[2]);
+  endJob(kExitWaitTimeout);
+}
+
+bool hangWritten(const device::HangRecord *hang) {
+  return hang != nullptr &&
+         std::atomic_ref<const std::uint32_t>(hang->written).load(std::memory_order_acquire) != 0;
+}
+
+}  // namespace
+
+void setHangRecord(const runtime::RuntimeState *state, const device::HangRecord *hang) {
+  std::lock_guard<std::mutex> lock(g_hang_mutex);
+  g_hang = {state, hang};
+}
+
+void reportRecordedHang() {
+  HangSource source;
+  {
+    std::lock_guard<std::mutex> lock(g_hang_mutex);
+    source = g_hang;
+  }
+  if (!hangWritten(source.hang)) return;
+  if (claimReport()) printHang(*source.state, *source.hang);
+}
+
+Watchdog::Watchdog(runtime::RuntimeState &state, CudaState &cuda)
+    : state_(state), cuda_(cuda), thread_([this] { run(); }) {}
+
+Watchdog::~Watchdog() {
+  stopping_.store(true, std::memory_order_relaxed);
+  thread_.join();
+  for (Watched &w : waits_) {
+    cudaEventDestroy(w.wait.started);
+    cudaEventDestroy(w.wait.satisfied);
+  }
+}
+
+void Watchdog::watch(StreamWait wait) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  waits_.push_back(Watched{.wait = std::move(wait)});
+}
+
+void Watchdog::run() {
+  cudaSetDevice(cuda_.device);  // events and copies below are of the PE's GPU
+  while (!stopping_.load(std::memory_order_relaxed)) {
+    if (hangWritten(cuda_.hang) && claimReport()) printHang(state_, *cuda_.hang);
+    // A peer's global_exit: kernels spinning on this PE end at the abort flag, then the PE
+    // leaves with the requested status, as runtime::checkExitRequest does on the host.
+    if (state_.channel.mapped()) {
+      const std::int64_t request = state_.channel.local().exit_request.value.load(std::memory_order_acquire);
+      if (request != 0 && claimReport()) {
+        std::atomic_ref<std::int32_t>(*cuda_.abort_flag).store(1, std::memory_order_release);
+        runtime::reportFinalized();
+        endJob(static_cast<int>(request - 1));
+      }
+    }
+    checkStreamWaits();
+    std::this_thread::sleep_for(kPeriod);
+  }
+}
+
+void Watchdog::checkStreamWaits() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < waits_.size();) {
+    Watched &w = waits_[i];
+    if (cudaEventQuery(w.wait.satisfied) == cudaSuccess) {
+      cudaEventDestroy(w.wait.started);
+      cudaEventDestroy(w.wait.satisfied);
+      waits_[i] = std::move(waits_.back());
+      waits_.pop_back();
+      continue;
+    }
+    if (!w.running && cudaEventQuery(w.wait.started) == cudaSuccess) {
+      w.running = true;
+      w.deadline = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(state_.wait_timeout);
+    }
+    if (w.running && now >= w.deadline && claimReport()) expire(w.wait);
+    ++i;
+  }
+}
+
+// The observed value is read on a stream of its own (the waiting stream is blocked), with a
+// bound: a GPU that cannot serve 8 bytes in a second is reported as such.
+void Watchdog::expire(const StreamWait &wait) {
+  char observed[64] = "(unreadable)";
+  cudaStream_t reader = nullptr;
+  std::uint64_t *word = nullptr;
+  if (cudaStreamCreateWithFlags(&reader, cudaStreamNonBlocking) == cudaSuccess &&
+      cudaHostAlloc(reinterpret_cast<void **>(&word), sizeof *word, cudaHostAllocDefault) == cudaSuccess) {
+    *word = 0;
+    if (cudaMemcpyAsync(word, wait.word, wait.bytes, cudaMemcpyDeviceToHost, reader) == cudaSuccess) {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      cudaError_t status;
+      while ((status = cudaStreamQuery(reader)) == cudaErrorNotReady && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(kPeriod);
+      }
+      if (status == cudaSuccess) {
+        std::int64_t value = wait.bytes == 4 ? static_cast<std::int32_t>(*word) : static_cast<std::int64_t>(*word);
+        std::snprintf(observed, sizeof observed, "%" PRId64, value);
+      }
+    }
+  }
+  const std::byte *local = state_.heap.base();
+  const auto offset = static_cast<std::size_t>(static_cast<const std::byte *>(wait.word) - local);
+  std::fprintf(stderr,
+               "tdist: PE %d: %s: wait passed its deadline of %.3f s: value at symmetric offset 0x%zx of PE %d, "
+               "waiting for %s %" PRId64 ", observed %s\n",
+               state_.my_pe, wait.call.c_str(), timeoutSeconds(state_), offset, state_.my_pe, wait.predicate,
+               wait.expected, observed);
+  endJob(kExitWaitTimeout);
+}
+
+}  // namespace tdist::cuda

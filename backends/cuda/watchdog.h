@@ -1,0 +1,75 @@
+// backends/cuda/watchdog.h - the host side of "a GPU wait never hangs silently".
+//
+// A device wait past its deadline writes the PE's hang record (host-mapped) and traps; a wait
+// that the stream itself carries (cuStreamWaitValue) cannot, so the host registers it here. A
+// thread per PE, from engines_start to detach, turns either into the runtime's wait diagnostic
+// and ends the job with the wait status (97), and carries out a global_exit request of a peer
+// while this PE's host is blocked in CUDA: it raises the abort flag, so that spinning kernels
+// trap, and exits with the requested status.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/runtime_state.h"
+#include "tdist/device/state.h"
+
+namespace tdist::cuda {
+
+struct CudaState;
+
+// A wait carried by a stream: `started` is recorded before it, `satisfied` after it; its
+// deadline counts from when `started` completes (the wait's first unsatisfied moment).
+struct StreamWait {
+  cudaEvent_t started = nullptr;
+  cudaEvent_t satisfied = nullptr;
+  std::string call;
+  const void *word = nullptr;  // on this PE's heap, device memory
+  unsigned bytes = 4;
+  const char *predicate = "EQ";
+  std::int64_t expected = 0;
+};
+
+class Watchdog {
+ public:
+  Watchdog(runtime::RuntimeState &state, CudaState &cuda);
+  ~Watchdog();  // stops the thread; destroys the events of waits still registered
+  Watchdog(const Watchdog &) = delete;
+  Watchdog &operator=(const Watchdog &) = delete;
+
+  // Takes ownership of the wait's events.
+  void watch(StreamWait wait);
+
+ private:
+  struct Watched {
+    StreamWait wait;
+    std::chrono::steady_clock::time_point deadline{};  // set once `started` completed
+    bool running = false;
+  };
+
+  void run();
+  void checkStreamWaits();
+  [[noreturn]] void expire(const StreamWait &wait);
+
+  runtime::RuntimeState &state_;
+  CudaState &cuda_;
+  std::mutex mutex_;
+  std::vector<Watched> waits_;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+// Makes hang the record that reportRecordedHang reads (null: none, after detach).
+void setHangRecord(const runtime::RuntimeState *state, const device::HangRecord *hang);
+// When a device wait of this PE has written its hang record: prints the diagnostic and ends the
+// process with kExitWaitTimeout. Otherwise returns.
+void reportRecordedHang();
+
+}  // namespace tdist::cuda

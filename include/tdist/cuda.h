@@ -1,0 +1,60 @@
+// tdist/cuda.h - host API of the cuda backend: the PE's GPU and stream, and stream-ordered
+// puts, signals, waits and barriers (NVSHMEM's *_on_stream family).
+//
+// Every call here needs the runtime initialized on the cuda backend; otherwise it throws
+// tdist::Error. A call on a stream only enqueues work: it is done once the stream reaches it.
+// Addresses are symmetric addresses of this PE, translated to pe's copy as tdist/shmem.h does.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tdist/device/state.h"
+#include "tdist/shmem.h"
+
+// Everything declared here is exported from libtdist_runtime; the rest of it is hidden.
+#pragma GCC visibility push(default)
+
+namespace tdist::cuda {
+
+// Registers the publisher of one translation unit's __constant__ device state
+// (tdist/device/state.cuh does it at static-init time, possibly before main). The backend calls
+// every publisher once the state is filled at init, at once for a registration made after
+// init, and with a zeroed state (generation 0) at finalize. Returns the registration's index.
+int registerDeviceState(void (*publish)(const device::DeviceState &));
+
+// The GPU ordinal this PE drives: TDIST_LOCAL_PE (else my_pe) modulo the device count.
+int device();
+// The PE's own stream, on which the runtime carries host-initiated transfers.
+cudaStream_t stream();
+
+// Bytes to pe's copy of dest (put) or from pe's copy of source (get), ordered on stream s.
+void putmem_on_stream(void *dest, const void *source, std::size_t nbytes, int pe, cudaStream_t s);
+void getmem_on_stream(void *dest, const void *source, std::size_t nbytes, int pe, cudaStream_t s);
+
+// Signals: S is int32_t, int64_t or uint64_t. The data is delivered before the signal.
+template <class S>
+TDIST_EXPORT void putmem_signal_on_stream(void *dest, const void *source, std::size_t nbytes,
+                                          S *sig_addr, S signal, shmem::SignalOp op, int pe,
+                                          cudaStream_t s);
+template <class S>
+TDIST_EXPORT void signal_op_on_stream(S *sig_addr, S signal, shmem::SignalOp op, int pe,
+                                      cudaStream_t s);
+// Later work on s waits until this PE's sig_addr satisfies cmp value. EQ, GE and GT are
+// stream memory operations, whose GE compares the wrapping difference (as two's complement of
+// S's width); NE, LT and LE a one-thread wait kernel. Past the wait deadline the job ends with
+// the wait diagnostic (status 97).
+template <class S>
+TDIST_EXPORT void signal_wait_until_on_stream(S *sig_addr, shmem::Cmp cmp, S value, cudaStream_t s);
+
+// Later work on s comes after every transfer this PE submitted before the call.
+void quiet_on_stream(cudaStream_t s);
+// The device barrier over the world team or team (quiet first), as one thread on s.
+void barrier_all_on_stream(cudaStream_t s);
+void barrier_on_stream(shmem::Team team, cudaStream_t s);
+
+}  // namespace tdist::cuda
+
+#pragma GCC visibility pop
