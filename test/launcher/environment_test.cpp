@@ -16,12 +16,13 @@ class EnvironmentTest : public ::testing::TestWithParam<int> {};
 TEST_P(EnvironmentTest, EveryPeGetsItsRankAndTheSameJobVariables) {
   const int n_pes = GetParam();
   LauncherResult result = runLauncher(shellJob(
-      n_pes, R"(echo "pe=$TDIST_PE n=$TDIST_N_PES local=$TDIST_LOCAL_PES ip=$TDIST_IP_PORT )"
+      n_pes, R"(echo "pe=$TDIST_PE n=$TDIST_N_PES local=$TDIST_LOCAL_PE/$TDIST_LOCAL_PES )"
+             R"(ip=$TDIST_IP_PORT )"
              R"(secret=$TDIST_JOB_SECRET job=$TDIST_JOB_ID")"));
   ASSERT_EQ(result.exit_status, 0) << result.err;
 
   const std::regex line_format(
-      R"(pe=(\d+) n=(\d+) local=(\d+) ip=(tcp://127\.0\.0\.1:(\d+)) secret=([0-9a-f]{32}) )"
+      R"(pe=(\d+) n=(\d+) local=(\d+)/(\d+) ip=(tcp://127\.0\.0\.1:(\d+)) secret=([0-9a-f]{32}) )"
       R"(job=([0-9a-f]+))");
   std::set<int> pes;
   std::set<std::string> ip_ports, secrets, job_ids;
@@ -30,11 +31,12 @@ TEST_P(EnvironmentTest, EveryPeGetsItsRankAndTheSameJobVariables) {
     ASSERT_TRUE(std::regex_match(line, match, line_format)) << "unexpected line: " << line;
     pes.insert(std::stoi(match[1]));
     EXPECT_EQ(std::stoi(match[2]), n_pes);
-    EXPECT_EQ(std::stoi(match[3]), n_pes);
-    EXPECT_GT(std::stoi(match[5]), 1024);
-    ip_ports.insert(match[4]);
-    secrets.insert(match[6]);
-    job_ids.insert(match[7]);
+    EXPECT_EQ(match[3], match[1]) << "a one-host job's local PE index is its PE number";
+    EXPECT_EQ(std::stoi(match[4]), n_pes);
+    EXPECT_GT(std::stoi(match[6]), 1024);
+    ip_ports.insert(match[5]);
+    secrets.insert(match[7]);
+    job_ids.insert(match[8]);
   }
   std::set<int> expected_pes;
   for (int pe = 0; pe < n_pes; ++pe) expected_pes.insert(pe);

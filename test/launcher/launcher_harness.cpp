@@ -7,6 +7,7 @@
 #include <spawn.h>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,7 +38,11 @@ LauncherProcess::LauncherProcess(const std::vector<std::string> &args)
     : LauncherProcess(TDIST_RUN_PATH, args) {}
 
 LauncherProcess::LauncherProcess(const std::string &launcher,
-                                 const std::vector<std::string> &args) {
+                                 const std::vector<std::string> &args)
+    : LauncherProcess(launcher, args, {}) {}
+
+LauncherProcess::LauncherProcess(const std::string &launcher, const std::vector<std::string> &args,
+                                 const std::vector<std::string> &added_environment) {
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
     throw std::runtime_error("pipe2 failed");
@@ -59,7 +64,14 @@ LauncherProcess::LauncherProcess(const std::string &launcher,
 
   std::vector<std::string> argv = {launcher};
   argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<std::string> environment = cleanEnvironment();
+  std::vector<std::string> environment;
+  for (std::string &entry : cleanEnvironment()) {
+    const std::string name = entry.substr(0, entry.find('=') + 1);
+    bool replaced = false;
+    for (const std::string &added : added_environment) replaced = replaced || added.starts_with(name);
+    if (!replaced) environment.push_back(std::move(entry));
+  }
+  environment.insert(environment.end(), added_environment.begin(), added_environment.end());
   std::vector<char *> c_argv = cStrings(argv);
   std::vector<char *> c_environment = cStrings(environment);
   started_ = std::chrono::steady_clock::now();
@@ -138,6 +150,11 @@ LauncherResult runLauncher(const std::vector<std::string> &args) {
 
 LauncherResult runLauncherAt(const std::string &launcher, const std::vector<std::string> &args) {
   return LauncherProcess(launcher, args).finish();
+}
+
+LauncherResult runLauncherWithEnvironment(const std::vector<std::string> &environment,
+                                          const std::vector<std::string> &args) {
+  return LauncherProcess(TDIST_RUN_PATH, args, environment).finish();
 }
 
 std::vector<std::string> shellJob(int n_pes, const std::string &script,

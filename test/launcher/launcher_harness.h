@@ -31,6 +31,9 @@ class LauncherProcess {
   explicit LauncherProcess(const std::vector<std::string> &args);
   // The same with another copy of the launcher, one with other programs beside it.
   LauncherProcess(const std::string &launcher, const std::vector<std::string> &args);
+  // The same with "NAME=value" entries added to the environment, replacing inherited ones.
+  LauncherProcess(const std::string &launcher, const std::vector<std::string> &args,
+                  const std::vector<std::string> &environment);
   ~LauncherProcess();
   LauncherProcess(const LauncherProcess &) = delete;
   LauncherProcess &operator=(const LauncherProcess &) = delete;
@@ -56,6 +59,9 @@ class LauncherProcess {
 // Runs tdist-run with args to the end.
 LauncherResult runLauncher(const std::vector<std::string> &args);
 LauncherResult runLauncherAt(const std::string &launcher, const std::vector<std::string> &args);
+// Runs tdist-run with args and "NAME=value" entries added to its environment.
+LauncherResult runLauncherWithEnvironment(const std::vector<std::string> &environment,
+                                          const std::vector<std::string> &args);
 
 // tdist-run [options...] -n n_pes -- /bin/sh -c script
 std::vector<std::string> shellJob(int n_pes, const std::string &script,

@@ -7,6 +7,10 @@ namespace tdist::launcher {
 
 constexpr int kExitLauncherError = 1;  // tdist-run itself failed (no socket, cannot fork, ...)
 constexpr int kExitUsage = 2;
+// --backend cuda and no GPU is visible: 77, what tdist_gpu_probe and a skipped test exit with, so
+// that a GPU test run under tdist-run is reported skipped (ctest SKIP_RETURN_CODE) on a host
+// without one.
+constexpr int kExitNoGpu = 77;
 constexpr int kExitWithoutFinalize = 99;  // a PE exited 0 after init without calling finalize
 constexpr int kExitJobDeadline = 124;  // --timeout passed; the value timeout(1) uses
 

@@ -6,7 +6,8 @@
 // job_identity (secret and segment names), pe_environment (what each PE is told),
 // process_group (start, reap, signal), output_tagger (--tag-output), status_channel (how far each
 // PE's runtime got), job_monitor (the loop that ends the job when a PE fails or exits without
-// finalize, the deadline passes or tdist-run is stopped).
+// finalize, the deadline passes or tdist-run is stopped), gpu_sharing (--backend cuda: the GPU
+// count and the job's MPS daemon).
 #include <csignal>
 #include <exception>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "bootstrap_listener.h"
 #include "exit_status.h"
 #include "fd_io.h"
+#include "gpu_sharing.h"
 #include "job_identity.h"
 #include "job_monitor.h"
 #include "options.h"
@@ -48,13 +50,20 @@ class JobCleanup {
 int runJob(const Options &options) {
   SignalInbox signals;  // first: a PE that ends at once must find SIGCHLD already watched
   const JobIdentity identity = JobIdentity::generate();
+  // Before anything the PEs hold is opened; destroyed after the PEs are reaped (cleanup below),
+  // so that the daemon outlives every client on every way out of here, exceptions included.
+  std::optional<JobMps> mps;
+  if (options.backend == "cuda")
+    mps.emplace(options, gpusForJob(options), identity.id, signals.childState());
   BootstrapListener listener = BootstrapListener::open(options.host);
   std::optional<OutputTagger> tagger;
   if (options.tag_output) tagger.emplace(options.n_pes);
   StatusChannels status(options.n_pes);
 
   const JobEnvironment job = {.options = &options, .ip_port = listener.ipPort(),
-                              .job_id = identity.id, .job_secret = identity.secret};
+                              .job_id = identity.id, .job_secret = identity.secret,
+                              .extra_variables = mps ? mps->peVariables()
+                                                     : decltype(JobEnvironment::extra_variables){}};
   ProcessGroup pes(signals.childState());
   JobCleanup cleanup(pes);
 
@@ -79,8 +88,11 @@ int runJob(const Options &options) {
     status.closeChildEnd(pe);
   }
 
-  return JobMonitor(pes, signals, status, tagger ? &*tagger : nullptr, options.job_timeout_s)
-      .run();
+  const int exit_status =
+      JobMonitor(pes, signals, status, tagger ? &*tagger : nullptr, options.job_timeout_s).run();
+  pes.reapAll();  // the monitor has; a daemon must never be stopped under a live client
+  if (mps) mps->stop();
+  return exit_status;
 }
 
 int usageError(const std::exception &error) {
@@ -103,6 +115,9 @@ int main(int argc, char **argv) {
     return runJob(options);
   } catch (const UsageError &error) {
     return usageError(error);
+  } catch (const NoGpuError &error) {
+    report(error.what());
+    return kExitNoGpu;
   } catch (const std::exception &error) {
     report(error.what());
     return kExitLauncherError;

@@ -92,8 +92,8 @@ function NAME on a grid of G programs, with arguments described by ARG (tdist-ji
 constexpr const char *kExitStatus =
     R"(Exit status: 0 when every PE exited 0; else the first failing PE's status, or 128+S when it was
 killed by signal S; 99 when a PE exited 0 after init without calling finalize; 124 when the job
-deadline passed; 128+S when tdist-run got signal S; 2 for usage errors; 1 when tdist-run itself
-failed.)";
+deadline passed; 128+S when tdist-run got signal S; 77 when --backend cuda finds no GPU (as a
+skipped test reports it); 2 for usage errors; 1 when tdist-run itself failed.)";
 
 values::Parsed<long long> parsePeCount(std::string_view text) {
   return values::parseInteger(text, {.min = 1, .max = kMaxPes});
@@ -109,6 +109,17 @@ values::Parsed<double> parseWaitTimeout(std::string_view text) {
 
 values::Parsed<double> parseJobTimeout(std::string_view text) {
   return values::parseSeconds(text, values::ZeroSeconds::Allowed);
+}
+
+values::Parsed<long long> parseGpuCount(std::string_view text) {
+  return values::parseInteger(text, {.min = 1, .max = kMaxPes});
+}
+
+values::Parsed<MpsMode> parseMpsMode(std::string_view text) {
+  if (text == "auto") return {.value = MpsMode::Auto, .error = {}};
+  if (text == "on") return {.value = MpsMode::On, .error = {}};
+  if (text == "off") return {.value = MpsMode::Off, .error = {}};
+  return {.value = std::nullopt, .error = "expected auto, on or off, got '" + std::string(text) + "'"};
 }
 
 // CLI11 takes "--host ''" as a value like any other.
@@ -139,6 +150,14 @@ void describeCommandLine(CLI::App &app, Options &options) {
                   "deadline of every wait in the runtime: 30, 1.5, 500ms (TDIST_WAIT_TIMEOUT)");
   addParsedOption(app, "--timeout", "SECS", options.job_timeout_s, parseJobTimeout,
                   "end the job after SECS (30, 2m, 1h); 0 means no deadline (the default)");
+  app.add_option("--backend", options.backend,
+                 "runtime backend: cpu, cuda, ... (TDIST_BACKEND, also the default)")
+      ->type_name("NAME")
+      ->check(nonEmpty("expected a backend name, got ''"));
+  addParsedOption(app, "--gpus", "N", options.assumed_gpus, parseGpuCount,
+                  "cuda: GPUs to assume instead of asking the driver");
+  addParsedOption(app, "--mps", "MODE", options.mps, parseMpsMode,
+                  "cuda: auto (default) starts an MPS daemon when PEs outnumber GPUs; on, off");
   addFlag(app, "--tag-output", options.tag_output,
           "prefix each line the PEs print with \"[pe N] \"");
   app.add_option("--host", options.host,
@@ -166,6 +185,16 @@ Options parseCommandLine(int argc, char **argv) {
     throw UsageError(error.what());
   }
   if (options.show_help) return options;
+  if (options.backend.empty()) {
+    const char *inherited = std::getenv("TDIST_BACKEND");
+    options.backend = inherited ? inherited : "";
+  }
+  // The GPU options mean nothing to other backends; accepting them silently would hide a
+  // forgotten --backend cuda.
+  for (const char *gpu_option : {"--gpus", "--mps"}) {
+    if (app.count(gpu_option) != 0 && options.backend != "cuda")
+      throw UsageError(std::string(gpu_option) + " is for --backend cuda");
+  }
 
   // What is not tdist-run's is left over: a "--", options it does not know, and from the program
   // on every word.

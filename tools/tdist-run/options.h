@@ -26,6 +26,10 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// --mps: Auto starts a daemon for the job when its PEs outnumber the GPUs; On starts one whatever
+// the count, and failing to is an error; Off never starts one.
+enum class MpsMode { Auto, On, Off };
+
 struct Options {
   bool show_help = false;
   int n_pes = 0;
@@ -36,6 +40,13 @@ struct Options {
   std::optional<double> wait_timeout_s;                // TDIST_WAIT_TIMEOUT
   double job_timeout_s = 0;                            // 0: the job has no deadline
   bool tag_output = false;
+  // The PEs' TDIST_BACKEND: --backend, else the TDIST_BACKEND tdist-run was started with; "" lets
+  // the runtime choose.
+  std::string backend;
+  // --backend cuda only (gpu_sharing.h): the GPUs to assume instead of asking the driver, and
+  // whether the job gets an MPS daemon of its own.
+  std::optional<int> assumed_gpus;
+  MpsMode mps = MpsMode::Auto;
   std::string host = "127.0.0.1";           // where PE 0 serves the bootstrap store
   std::string kernel_entry;                 // --entry: the kernel function of a .mlir program
   std::string kernel_grid;                  // --grid: programs per PE, checked by tdist-jit

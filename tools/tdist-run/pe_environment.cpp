@@ -13,12 +13,17 @@ std::vector<std::string> peEnvironment(const JobEnvironment &job, int pe,
   std::vector<std::pair<std::string_view, std::string>> job_variables = {
       {"TDIST_PE", std::to_string(pe)},
       {"TDIST_N_PES", std::to_string(options.n_pes)},
-      {"TDIST_LOCAL_PES", std::to_string(options.n_pes)},  // every PE runs on this host
+      // Every PE runs on this host, so its index here is its PE number; the cuda backend drives
+      // GPU TDIST_LOCAL_PE modulo the visible count.
+      {"TDIST_LOCAL_PE", std::to_string(pe)},
+      {"TDIST_LOCAL_PES", std::to_string(options.n_pes)},
       {"TDIST_IP_PORT", job.ip_port},
       {"TDIST_JOB_SECRET", job.job_secret},
       {"TDIST_JOB_ID", job.job_id},
       {"TDIST_STATUS_FD", std::to_string(descriptors.status_fd)},
   };
+  if (!options.backend.empty()) job_variables.emplace_back("TDIST_BACKEND", options.backend);
+  for (const auto &[name, value] : job.extra_variables) job_variables.emplace_back(name, value);
   if (descriptors.bootstrap_fd)
     job_variables.emplace_back("TDIST_BOOTSTRAP_FD", std::to_string(*descriptors.bootstrap_fd));
   if (options.heap_bytes)

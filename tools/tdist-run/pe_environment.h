@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "options.h"
@@ -16,6 +17,8 @@ struct JobEnvironment {
   std::string ip_port;     // TDIST_IP_PORT
   std::string job_id;      // TDIST_JOB_ID
   std::string job_secret;  // TDIST_JOB_SECRET
+  // Set for every PE as they are, replacing inherited ones: the job's MPS folders (gpu_sharing.h).
+  std::vector<std::pair<std::string, std::string>> extra_variables;
 };
 
 // The descriptors one PE inherits, by number.
