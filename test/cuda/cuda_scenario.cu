@@ -1,0 +1,121 @@
+// tdist_cuda_scenario NAME: PE programs on the cuda backend that end badly on purpose;
+// cuda_scenario_test.cpp runs them under tdist-run and checks how the job ends.
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "tdist/cuda.h"
+#include "tdist/device/shmem.cuh"
+#include "tdist/runtime.h"
+#include "tdist/shmem.h"
+
+namespace {
+
+namespace dev = tdist::device;
+namespace sh = tdist::shmem;
+
+void initOnCuda() {
+  tdist::InitAttr attr = tdist::attrFromEnvironment();
+  attr.backend = "cuda";
+  tdist::init(attr);
+}
+
+// The device wait traps, and this PE's watchdog, not the program, ends the job: after the
+// kernel's error this program only stays alive (bounded) until the watchdog has done so.
+// Returning instead says that it did not.
+int awaitTheWatchdog(cudaError_t status) {
+  std::fprintf(stderr, "scenario: PE %d: the stream ended with '%s'; waiting for the watchdog\n", tdist::myPe(),
+               cudaGetErrorString(status));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::fprintf(stderr, "scenario: PE %d: the watchdog did not end the job\n", tdist::myPe());
+  return 3;
+}
+
+__global__ void waitForOne(std::uint64_t *sig) { dev::wait(sig, 1, std::uint64_t{1}); }
+
+// Spins until the signal reaches 1 (the deadline is set far away by the test).
+__global__ void spinForOne(std::uint64_t *sig) { dev::signal_wait_until(sig, sh::Cmp::EQ, std::uint64_t{1}); }
+
+// PE 0 waits in a kernel for a signal that nobody sends; the others go on to finalize, whose
+// store barrier has a much longer deadline, so PE 0's diagnostic is the one that ends the job.
+int deviceWaitForever() {
+  initOnCuda();
+  auto *sig = static_cast<std::uint64_t *>(tdist::allocateZeroed(8, sizeof(std::uint64_t)));
+  sh::barrier_all();
+  if (tdist::myPe() == 0) {
+    waitForOne<<<1, 1>>>(sig);
+    cudaError_t status = cudaDeviceSynchronize();
+    return awaitTheWatchdog(status);
+  }
+  tdist::finalize();
+  return 0;
+}
+
+// The same with the host's stream form of the wait.
+int streamWaitForever() {
+  initOnCuda();
+  auto *sig = static_cast<std::uint64_t *>(tdist::allocateZeroed(8, sizeof(std::uint64_t)));
+  sh::barrier_all();
+  if (tdist::myPe() == 0) {
+    cudaStream_t stream = nullptr;
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    tdist::cuda::signal_wait_until_on_stream(sig, sh::Cmp::EQ, std::uint64_t{1}, stream);
+    cudaError_t status = cudaStreamSynchronize(stream);
+    return awaitTheWatchdog(status);
+  }
+  tdist::finalize();
+  return 0;
+}
+
+// The last PE aborts while the others spin in a kernel for its signal; their waits' deadline is
+// far away, so only the launcher noticing the death can end the job quickly.
+int crashWhilePeersSpin() {
+  initOnCuda();
+  auto *sig = static_cast<std::uint64_t *>(tdist::allocateZeroed(8, sizeof(std::uint64_t)));
+  sh::barrier_all();
+  if (tdist::myPe() == tdist::nPes() - 1) std::abort();
+  spinForOne<<<1, 1>>>(sig);
+  cudaError_t status = cudaDeviceSynchronize();
+  std::fprintf(stderr, "scenario: PE %d: the spinning kernel ended with '%s'\n", tdist::myPe(),
+               cudaGetErrorString(status));
+  return 4;
+}
+
+__global__ void deviceBarrier() { dev::barrier_all(); }
+
+// Every PE but the last enters a device barrier that the last never enters.
+int deviceBarrierMissingPe() {
+  initOnCuda();
+  sh::barrier_all();
+  if (tdist::myPe() != tdist::nPes() - 1) {
+    deviceBarrier<<<1, 1>>>();
+    cudaError_t status = cudaDeviceSynchronize();
+    return awaitTheWatchdog(status);
+  }
+  tdist::finalize();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    std::fprintf(stderr,
+                 "usage: tdist_cuda_scenario device-wait-forever|stream-wait-forever|crash-while-peers-spin|"
+                 "device-barrier-missing-pe\n");
+    return 2;
+  }
+  const std::string name = argv[1];
+  if (name == "device-wait-forever") return deviceWaitForever();
+  if (name == "stream-wait-forever") return streamWaitForever();
+  if (name == "crash-while-peers-spin") return crashWhilePeersSpin();
+  if (name == "device-barrier-missing-pe") return deviceBarrierMissingPe();
+  std::fprintf(stderr, "tdist_cuda_scenario: unknown scenario '%s'\n", name.c_str());
+  return 2;
+}

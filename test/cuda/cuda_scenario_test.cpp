@@ -1,0 +1,81 @@
+// Jobs on the cuda backend that end badly end quickly, with the status and the message that
+// name the PE and the cause: a device wait or a stream wait that can never be satisfied, a
+// device barrier that a PE never enters, a PE that dies while its peers spin in kernels.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "test/launcher/launcher_harness.h"
+
+namespace tdist {
+namespace {
+
+using launcher::test::contains;
+using launcher::test::LauncherResult;
+using launcher::test::runLauncher;
+using launcher::test::scenarioJob;
+using namespace std::chrono_literals;
+
+constexpr int kExitWaitTimeout = 97;  // tdist/exit_codes.h
+
+LauncherResult runScenario(int n_pes, const std::string &name, std::vector<std::string> options) {
+  return runLauncher(scenarioJob(TDIST_CUDA_SCENARIO_PATH, n_pes, name, options));
+}
+
+bool matches(const std::string &text, const char *pattern) { return std::regex_search(text, std::regex(pattern)); }
+
+TEST(CudaScenario, UnsatisfiableDeviceWaitEndsWithTheDiagnostic) {
+  for (int n : {1, 2}) {
+    LauncherResult r = runScenario(n, "device-wait-forever", {"--wait-timeout", "2"});
+    EXPECT_FALSE(r.hung) << n;
+    EXPECT_EQ(r.exit_status, kExitWaitTimeout) << n << "\n" << r.err;
+    EXPECT_LT(r.elapsed, 20s) << n;
+    // The cpu wait's words, and where on the GPU the wait ran.
+    EXPECT_TRUE(matches(r.err, "PE [0-9]+: tdist::device::wait.*wait passed its deadline.*"
+                               "waiting for EQ .*observed .*block \\("))
+        << r.err;
+    EXPECT_TRUE(contains(r.err, "PE 0: tdist::device::wait: wait passed its deadline of 2.000 s")) << r.err;
+    EXPECT_TRUE(contains(r.err, "waiting for EQ 1, observed 0")) << r.err;
+    EXPECT_TRUE(contains(r.err, "block (0,0,0) thread (0,0,0)")) << r.err;
+    EXPECT_FALSE(contains(r.err, "the watchdog did not end the job")) << r.err;
+  }
+}
+
+TEST(CudaScenario, UnsatisfiableStreamWaitEndsWithTheDiagnostic) {
+  LauncherResult r = runScenario(2, "stream-wait-forever", {"--wait-timeout", "2"});
+  EXPECT_FALSE(r.hung);
+  EXPECT_EQ(r.exit_status, kExitWaitTimeout) << r.err;
+  EXPECT_LT(r.elapsed, 20s);
+  EXPECT_TRUE(matches(r.err, "PE 0: [^\n]*signal_wait_until_on_stream[^\n]*wait passed its deadline of 2.000 s"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "symmetric offset 0x")) << r.err;
+  EXPECT_TRUE(contains(r.err, "waiting for EQ 1, observed 0")) << r.err;
+  EXPECT_FALSE(contains(r.err, "the watchdog did not end the job")) << r.err;
+}
+
+TEST(CudaScenario, DeviceBarrierThatAPeNeverEntersEndsWithTheDiagnostic) {
+  LauncherResult r = runScenario(3, "device-barrier-missing-pe", {"--wait-timeout", "2"});
+  EXPECT_FALSE(r.hung);
+  EXPECT_EQ(r.exit_status, kExitWaitTimeout) << r.err;
+  EXPECT_LT(r.elapsed, 20s);
+  // A waiter names the slot of the missing PE 2: its barrier word, on its heap.
+  EXPECT_TRUE(matches(r.err, "PE [01]: [^\n]*barrier_all[^\n]*wait passed its deadline[^\n]*of PE 2")) << r.err;
+}
+
+TEST(CudaScenario, CrashedPeEndsPeersSpinningInKernels) {
+  for (int n : {2, 3}) {
+    // The waits' own deadline is far beyond the bound below: the crash must end the job.
+    LauncherResult r = runScenario(n, "crash-while-peers-spin", {"--wait-timeout", "120", "--timeout", "50"});
+    EXPECT_FALSE(r.hung) << n;
+    EXPECT_NE(r.exit_status, 0) << n;
+    EXPECT_NE(r.exit_status, kExitWaitTimeout) << n << "\n" << r.err;
+    EXPECT_LT(r.elapsed, 20s) << n;
+    EXPECT_TRUE(contains(r.err, "PE " + std::to_string(n - 1))) << r.err;
+    EXPECT_TRUE(contains(r.err, "signal 6")) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace tdist
