@@ -10,7 +10,7 @@
 namespace tdist::runtime {
 namespace {
 
-std::int64_t readLine(const void *address) {
+std::int64_t readLine(const void *address, void *) {
   return static_cast<const std::atomic<std::int64_t> *>(address)->load(std::memory_order_relaxed);
 }
 

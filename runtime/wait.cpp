@@ -110,7 +110,7 @@ void WaitLoop::expire() {
   const RuntimeState *state = g_state;
   const int me = state != nullptr ? state->my_pe : -1;
   const int owner = site_.owner_pe >= 0 ? site_.owner_pe : me;
-  std::int64_t observed = site_.read != nullptr ? site_.read(site_.address) : 0;
+  std::int64_t observed = site_.read != nullptr ? site_.read(site_.address, site_.read_context) : 0;
   char where[160];
   const std::byte *owner_base =
       (state != nullptr && owner >= 0 && owner < state->n_pes) ? state->heap.peers().p2p_base[owner]

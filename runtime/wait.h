@@ -28,7 +28,10 @@ struct WaitSite {
   int owner_pe = -1;                  // PE whose heap holds it; -1 = this PE
   const char *predicate = "EQ";       // how the observed value is compared
   std::int64_t expected = 0;
-  std::int64_t (*read)(const void *) = nullptr;  // reads the observed value
+  // Reads the observed value: read(address, read_context). The context is what the reader needs
+  // besides the address (a backend that reads the heap for the host needs the PE's state).
+  std::int64_t (*read)(const void *address, void *context) = nullptr;
+  void *read_context = nullptr;
   int slot = 0;                       // multi-slot waits: which slot is not ready
   int slots = 1;
 };

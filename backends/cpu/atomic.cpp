@@ -1,8 +1,10 @@
-// backends/cpu/atomic.cpp - remote atomics: std::atomic_ref on the peer's mapped word.
+// backends/cpu/atomic.cpp - remote atomics: std::atomic_ref on the peer's mapped word, or the
+// backend's word_op where the host cannot load the heap.
 #include <atomic>
 #include <cstdio>
 
 #include "backends/cpu/device_api.h"
+#include "backends/cpu/host_access.h"
 #include "runtime/runtime_state.h"
 #include "tdist/shmem.h"
 
@@ -19,56 +21,90 @@ void throwMisaligned(const void *address, std::size_t alignment, std::size_t byt
 
 namespace {
 
+// pe's copy of the word at address, after the checks of every atomic.
 template <class T>
-std::atomic_ref<T> remoteWord(const T *address, int pe, const char *call, const char *what = "dest") {
+struct RemoteWord {
+  runtime::RuntimeState &state;
+  T *address;
+
+  bool hostLoads() const { return hostLoadsHeap(state); }
+  std::atomic_ref<T> ref() const { return std::atomic_ref<T>(*address); }
+  T apply(runtime::WordOp op, T operand, const char *call, T compare = T{}) const {
+    return backendWordOp(state, op, address, operand, compare, call);
+  }
+};
+
+template <class T>
+RemoteWord<T> remoteWord(const T *address, int pe, const char *call, const char *what = "dest") {
   auto &state = runtime::requireState(call);
   requireAtomicAlignment<T>(address, call, what);
   auto *remote = reinterpret_cast<T *>(runtime::peerAddress(state, address, sizeof(T), pe, call, what));
-  return std::atomic_ref<T>(*remote);
+  return {state, remote};
 }
 
 }  // namespace
 
+// Where the host cannot load the heap, each atomic is the backend's word_op of the same name
+// (inc is ADD 1; float and double move by their bits).
+using runtime::WordOp;
+
 template <class T>
 T atomicFetch(const T *source, int pe, const char *call) {
-  return remoteWord(source, pe, call, "source").load(std::memory_order_acquire);
+  auto word = remoteWord(source, pe, call, "source");
+  if (!word.hostLoads()) [[unlikely]] return word.apply(WordOp::Fetch, T{}, call);
+  return word.ref().load(std::memory_order_acquire);
 }
 
 template <class T>
 void atomicSet(T *dest, T value, int pe, const char *call) {
-  remoteWord(dest, pe, call).store(value, std::memory_order_release);
+  auto word = remoteWord(dest, pe, call);
+  if (!word.hostLoads()) [[unlikely]] {
+    word.apply(WordOp::Set, value, call);
+    return;
+  }
+  word.ref().store(value, std::memory_order_release);
 }
 
 template <class T>
 T atomicSwap(T *dest, T value, int pe, const char *call) {
-  return remoteWord(dest, pe, call).exchange(value, std::memory_order_acq_rel);
+  auto word = remoteWord(dest, pe, call);
+  if (!word.hostLoads()) [[unlikely]] return word.apply(WordOp::Swap, value, call);
+  return word.ref().exchange(value, std::memory_order_acq_rel);
 }
 
 template <class T>
 T atomicCompareSwap(T *dest, T cond, T value, int pe, const char *call) {
-  remoteWord(dest, pe, call).compare_exchange_strong(cond, value, std::memory_order_acq_rel,
-                                                     std::memory_order_acquire);
+  auto word = remoteWord(dest, pe, call);
+  if (!word.hostLoads()) [[unlikely]] return word.apply(WordOp::CompareSwap, value, call, cond);
+  word.ref().compare_exchange_strong(cond, value, std::memory_order_acq_rel, std::memory_order_acquire);
   return cond;  // the old value, whether or not it was swapped
 }
 
 template <class T>
 void atomicAdd(T *dest, T value, int pe, const char *call) {
-  remoteWord(dest, pe, call).fetch_add(value, std::memory_order_acq_rel);
+  auto word = remoteWord(dest, pe, call);
+  if (!word.hostLoads()) [[unlikely]] {
+    word.apply(WordOp::Add, value, call);
+    return;
+  }
+  word.ref().fetch_add(value, std::memory_order_acq_rel);
 }
 
 template <class T>
 void atomicInc(T *dest, int pe, const char *call) {
-  remoteWord(dest, pe, call).fetch_add(T{1}, std::memory_order_acq_rel);
+  atomicAdd(dest, T{1}, pe, call);
 }
 
 template <class T>
 T atomicFetchAdd(T *dest, T value, int pe, const char *call) {
-  return remoteWord(dest, pe, call).fetch_add(value, std::memory_order_acq_rel);
+  auto word = remoteWord(dest, pe, call);
+  if (!word.hostLoads()) [[unlikely]] return word.apply(WordOp::FetchAdd, value, call);
+  return word.ref().fetch_add(value, std::memory_order_acq_rel);
 }
 
 template <class T>
 T atomicFetchInc(T *dest, int pe, const char *call) {
-  return remoteWord(dest, pe, call).fetch_add(T{1}, std::memory_order_acq_rel);
+  return atomicFetchAdd(dest, T{1}, pe, call);
 }
 
 }  // namespace tdist::device

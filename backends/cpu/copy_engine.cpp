@@ -57,7 +57,7 @@ void CopyEngine::run() {
 }
 
 namespace {
-std::int64_t readCompleted(const void *counter) {
+std::int64_t readCompleted(const void *counter, void *) {
   return static_cast<std::int64_t>(static_cast<const std::atomic<std::uint64_t> *>(counter)->load());
 }
 }  // namespace

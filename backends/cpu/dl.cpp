@@ -71,14 +71,14 @@ namespace detail {
 // over n slots ends at its deadline, not at n of them.
 template <class S>
 Token waitSlots(S *sig, int n, S value, const char *call) {
-  runtime::requireState(call);
+  auto &state = runtime::requireState(call);
   if (n < 1 || n > kMaxWaitSlots) [[unlikely]] {
     throw Error(ErrorCode::InvalidParam, std::string(call) + ": the number of signal slots must be in 1.." +
                                              std::to_string(kMaxWaitSlots) + ", got " + std::to_string(n));
   }
   device::requireAtomicAlignment<S>(sig, call, "sig");
   std::uint64_t seen = 0;
-  device::waitWords(sig, n, kSignalSlotStride<S>, shmem::Cmp::EQ, value, call,
+  device::waitWords(state, sig, n, kSignalSlotStride<S>, shmem::Cmp::EQ, value, call,
                     [&](S ready) { seen ^= tokenBits(ready); });
   return Token{seen};
 }

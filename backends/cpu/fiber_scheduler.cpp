@@ -292,7 +292,7 @@ bool launchAborted() {
 
 namespace {
 
-std::int64_t readArrived(const void *address) {
+std::int64_t readArrived(const void *address, void *) {
   return static_cast<const std::atomic<int> *>(address)->load(std::memory_order_relaxed);
 }
 

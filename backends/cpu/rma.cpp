@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "backends/cpu/device_api.h"
+#include "backends/cpu/host_access.h"
 #include "backends/cpu/transfer.h"
 #include "runtime/runtime_state.h"
 #include "tdist/runtime.h"
@@ -46,12 +47,14 @@ void get(void *dest, const void *source, std::size_t nbytes, int pe, bool blocki
 }
 
 // A point put is a release store, like aclshmem's (a store and a cache-line write-back): it
-// serves as a 64-bit signal SET.
+// serves as a 64-bit signal SET. Where the host cannot load the heap, words of 4 and 8 bytes are
+// word_op SET and FETCH (the same order); narrower ones are blocking transfers.
 template <class T>
 void pointPut(T *dest, T value, int pe, const char *call) {
   auto &state = requireState(call);
   requireAtomicAlignment<T>(dest, call, "dest");
   auto *remote = reinterpret_cast<T *>(peerAddress(state, dest, sizeof(T), pe, call, "dest"));
+  if (!hostLoadsHeap(state)) [[unlikely]] return backendStore(state, remote, value, call);
   std::atomic_ref<T>(*remote).store(value, std::memory_order_release);
 }
 
@@ -60,6 +63,7 @@ T pointGet(const T *source, int pe, const char *call) {
   auto &state = requireState(call);
   requireAtomicAlignment<T>(source, call, "source");
   auto *remote = reinterpret_cast<T *>(peerAddress(state, source, sizeof(T), pe, call, "source"));
+  if (!hostLoadsHeap(state)) [[unlikely]] return backendLoad(state, remote, call);
   return std::atomic_ref<T>(*remote).load(std::memory_order_acquire);
 }
 

@@ -1,12 +1,14 @@
 // backends/cpu/signal.cpp - signals and point-to-point waits.
 //
 // SET is a release store and ADD an atomic add on the peer's word; a wait is an acquire load
-// that the runtime's WaitLoop repeats (spin, yield, sleep, deadline).
+// that the runtime's WaitLoop repeats (spin, yield, sleep, deadline). Where the host cannot load
+// the heap, they are the backend's word_op SET, ADD and FETCH (backends/cpu/host_access.h).
 #include <atomic>
 #include <cstring>
 #include <string>
 
 #include "backends/cpu/device_api.h"
+#include "backends/cpu/host_access.h"
 #include "backends/cpu/transfer.h"
 #include "backends/cpu/wait_value.h"
 #include "runtime/runtime_state.h"
@@ -55,28 +57,37 @@ void signalOp(S *sig_addr, S signal, SignalOp op, int pe, const char *call) {
   auto &state = requireState(call);
   checkSignalOp(op, call);
   requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
-  void *remote = peerAddress(state, sig_addr, sizeof(S), pe, call, "sig_addr");
+  auto *remote = reinterpret_cast<S *>(peerAddress(state, sig_addr, sizeof(S), pe, call, "sig_addr"));
+  if (!hostLoadsHeap(state)) [[unlikely]] {
+    backendWordOp(state, op == SignalOp::Set ? runtime::WordOp::Set : runtime::WordOp::Add, remote, signal,
+                  S{}, call);
+    return;
+  }
   device::applySignal(remote, sizeof(S), static_cast<std::uint64_t>(signal), op);
 }
 
 template <class S>
 S signalWaitUntil(S *sig_addr, Cmp cmp, S value, const char *call) {
-  requireState(call);
+  auto &state = requireState(call);
   requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
-  return device::waitValue(sig_addr, cmp, value, call);
+  return device::waitValue(state, sig_addr, cmp, value, call);
 }
 
 template <class T>
 void waitUntil(T *ivar, Cmp cmp, T value, const char *call) {
-  requireState(call);
+  auto &state = requireState(call);
   requireAtomicAlignment<T>(ivar, call, "ivar");
-  device::waitValue(ivar, cmp, value, call);
+  device::waitValue(state, ivar, cmp, value, call);
 }
 
 template <class T>
 bool test(T *ivar, Cmp cmp, T value, const char *call) {
   device::checkCmp(cmp, call);
   requireAtomicAlignment<T>(ivar, call, "ivar");
+  // test needs no state on the cpu: it stays a plain load there, even before init.
+  if (runtime::RuntimeState *state = runtime::g_state; state != nullptr && !hostLoadsHeap(*state)) [[unlikely]] {
+    return device::satisfies(backendLoad(*state, ivar, call), cmp, value);
+  }
   return device::satisfies(std::atomic_ref<T>(*ivar).load(std::memory_order_acquire), cmp, value);
 }
 

@@ -11,7 +11,8 @@
 
 namespace tdist::device {
 
-inline void carry(runtime::RuntimeState &state, const CopyTask &task, bool blocking, const char *call) {
+// The cpu backend's submit.
+inline void carryOnCpu(runtime::RuntimeState &state, const CopyTask &task, bool blocking, const char *call) {
   CopyEngine *engine = cpu::cpuState(state).copy_engine.get();
   const bool use_engine = engine != nullptr && (!blocking || !(state.attr.engines & kEngineMte));
   if (!use_engine) {
@@ -21,6 +22,16 @@ inline void carry(runtime::RuntimeState &state, const CopyTask &task, bool block
   }
   std::uint64_t ticket = engine->submit(task);
   if (blocking) engine->waitFor(ticket, call);
+}
+
+// Every transfer of a host call: carried here when the host can load the heap, else handed to
+// the backend, whose engines can reach it (the cuda backend's copy engine).
+inline void carry(runtime::RuntimeState &state, const CopyTask &task, bool blocking, const char *call) {
+  if (!state.backend->host_loads_heap) [[unlikely]] {
+    state.backend->submit(state, task, blocking, call);
+    return;
+  }
+  carryOnCpu(state, task, blocking, call);
 }
 
 }  // namespace tdist::device

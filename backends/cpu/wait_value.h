@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 
+#include "backends/cpu/host_access.h"
 #include "runtime/runtime_state.h"
 #include "runtime/wait.h"
 #include "tdist/shmem.h"
@@ -41,49 +43,83 @@ inline void checkCmp(shmem::Cmp cmp, const char *call) {
   }
 }
 
+// One poll of a word: an acquire load by the host, or a read through the backend. Each also
+// reads the observed value for the deadline diagnostic (WaitSite::read), the same way.
 template <class T>
-std::int64_t readAs64(const void *address) {
+std::int64_t readAs64(const void *address, void *) {
   return static_cast<std::int64_t>(
       std::atomic_ref<T>(*const_cast<T *>(static_cast<const T *>(address))).load(std::memory_order_relaxed));
 }
 
-// Waits until each of `count` words of this PE, `stride` elements apart, satisfies cmp value
-// with an acquire load, in order, under one deadline for the whole call; calls on_ready(value)
-// with the value that satisfied each word.
-template <class T, class OnReady>
-void waitWords(T *first, int count, std::size_t stride, shmem::Cmp cmp, T value, const char *call,
-               OnReady &&on_ready) {
-  checkCmp(cmp, call);
+template <class T>
+struct HostLoad {
+  T operator()(T *address) const { return std::atomic_ref<T>(*address).load(std::memory_order_acquire); }
+  static constexpr auto reader = readAs64<T>;
+  void *context() const { return nullptr; }
+};
+
+template <class T>
+struct BackendLoad {
+  runtime::RuntimeState &state;
+  const char *call;
+  T operator()(T *address) const { return backendLoad(state, address, call); }
+  // The context is this load, which outlives the wait loop.
+  static std::int64_t read(const void *address, void *context) {
+    const auto &load = *static_cast<const BackendLoad *>(context);
+    return static_cast<std::int64_t>(load(static_cast<T *>(const_cast<void *>(address))));
+  }
+  static constexpr auto reader = read;
+  void *context() const { return const_cast<BackendLoad *>(this); }
+};
+
+template <class T, class Load, class OnReady>
+void waitWordsWith(const Load &load, T *first, int count, std::size_t stride, shmem::Cmp cmp, T value,
+                   const char *call, OnReady &on_ready) {
   std::optional<runtime::WaitLoop> loop;  // made at the first word that is not ready
   for (int slot = 0; slot < count; ++slot) {
     T *address = first + slot * stride;
-    std::atomic_ref<T> word(*address);
-    T seen = word.load(std::memory_order_acquire);
+    T seen = load(address);
     while (!satisfies(seen, cmp, value)) {
       if (!loop) {
         runtime::WaitSite site;
         site.call = call;
         site.predicate = cmpName(cmp);
         site.expected = static_cast<std::int64_t>(value);
-        site.read = readAs64<T>;
+        site.read = Load::reader;
+        site.read_context = load.context();
         site.slots = count;
         loop.emplace(site);
       }
       loop->site().address = address;
       loop->site().slot = slot;
       loop->pause();
-      seen = word.load(std::memory_order_acquire);
+      seen = load(address);
     }
     on_ready(seen);
   }
   if (loop) loop->finish();
 }
 
+// Waits until each of `count` words of this PE, `stride` elements apart, satisfies cmp value
+// with an acquire load, in order, under one deadline for the whole call; calls on_ready(value)
+// with the value that satisfied each word. Where the host cannot load the heap, each poll reads
+// the word through the backend.
+template <class T, class OnReady>
+void waitWords(runtime::RuntimeState &state, T *first, int count, std::size_t stride, shmem::Cmp cmp,
+               T value, const char *call, OnReady &&on_ready) {
+  checkCmp(cmp, call);
+  if (!hostLoadsHeap(state)) [[unlikely]] {
+    waitWordsWith(BackendLoad<T>{state, call}, first, count, stride, cmp, value, call, on_ready);
+    return;
+  }
+  waitWordsWith(HostLoad<T>{}, first, count, stride, cmp, value, call, on_ready);
+}
+
 // Waits until *address (a word of this PE) satisfies cmp value; returns the value that did.
 template <class T>
-T waitValue(T *address, shmem::Cmp cmp, T value, const char *call) {
+T waitValue(runtime::RuntimeState &state, T *address, shmem::Cmp cmp, T value, const char *call) {
   T seen{};
-  waitWords(address, 1, 0, cmp, value, call, [&](T ready) { seen = ready; });
+  waitWords(state, address, 1, 0, cmp, value, call, [&](T ready) { seen = ready; });
   return seen;
 }
 

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "test/integration/backend_runs.h"
 #include "test/launcher/launcher_harness.h"
 
 namespace tdist {
@@ -37,21 +38,24 @@ void expectEndedAtOnce(const LauncherResult &r, int failing_pe, const std::strin
   EXPECT_FALSE(contains(r.err, "passed its deadline")) << r.err;
 }
 
-TEST(PeSuiteFailure, FatalFailureInABarrierLoopEndsTheJob) {
+// Skipped where the suite's backend cannot run (backend_runs.h).
+class PeSuiteFailure : public testing::OnTheSuiteBackend {};
+
+TEST_F(PeSuiteFailure, FatalFailureInABarrierLoopEndsTheJob) {
   for (int n : {2, 4}) {
     SCOPED_TRACE(std::to_string(n) + " PEs");
     expectEndedAtOnce(runFailingTest(n, "FatalInABarrierLoop"), n - 1, "FatalInABarrierLoop");
   }
 }
 
-TEST(PeSuiteFailure, NonFatalFailureInASignalRingEndsTheJob) {
+TEST_F(PeSuiteFailure, NonFatalFailureInASignalRingEndsTheJob) {
   for (int n : {2, 4}) {
     SCOPED_TRACE(std::to_string(n) + " PEs");
     expectEndedAtOnce(runFailingTest(n, "NonFatalInASignalRing"), 1, "NonFatalInASignalRing");
   }
 }
 
-TEST(PeSuiteFailure, FailureInAProgramOfALaunchEndsTheJob) {
+TEST_F(PeSuiteFailure, FailureInAProgramOfALaunchEndsTheJob) {
   for (int n : {2, 4}) {
     SCOPED_TRACE(std::to_string(n) + " PEs");
     expectEndedAtOnce(runFailingTest(n, "InAProgramOfALaunch"), n - 1, "InAProgramOfALaunch");
@@ -59,7 +63,7 @@ TEST(PeSuiteFailure, FailureInAProgramOfALaunchEndsTheJob) {
 }
 
 // On one PE nobody waits for the failing one: GoogleTest reports every failure as usual.
-TEST(PeSuiteFailure, OnOnePeTheTestRunsToItsEnd) {
+TEST_F(PeSuiteFailure, OnOnePeTheTestRunsToItsEnd) {
   LauncherResult r = runFailingTest(1, "FatalInABarrierLoop");
   EXPECT_EQ(r.exit_status, 1) << r.err;
   EXPECT_FALSE(contains(r.err, "failed; ending the job")) << r.err;

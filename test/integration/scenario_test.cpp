@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "test/integration/backend_runs.h"
 #include "test/launcher/launcher_harness.h"
 
 namespace tdist {
@@ -19,7 +20,10 @@ LauncherResult runScenario(int n_pes, const std::string &name, std::vector<std::
   return runLauncher(scenarioJob(TDIST_SCENARIO_PATH, n_pes, name, options));
 }
 
-TEST(Scenario, UnsatisfiableWaitEndsWithADiagnostic) {
+// Skipped where the suite's backend cannot run (backend_runs.h).
+class Scenario : public testing::OnTheSuiteBackend {};
+
+TEST_F(Scenario, UnsatisfiableWaitEndsWithADiagnostic) {
   for (int n : {1, 2, 4}) {
     LauncherResult r = runScenario(n, "wait-forever", {"--wait-timeout", "1"});
     EXPECT_FALSE(r.hung);
@@ -34,7 +38,7 @@ TEST(Scenario, UnsatisfiableWaitEndsWithADiagnostic) {
   }
 }
 
-TEST(Scenario, DlWaitNamesTheMissingSlot) {
+TEST_F(Scenario, DlWaitNamesTheMissingSlot) {
   LauncherResult r = runScenario(2, "dl-wait-missing-notify", {"--wait-timeout", "0.5"});
   EXPECT_NE(r.exit_status, 0);
   EXPECT_TRUE(contains(r.err, "dl.wait: wait passed its deadline")) << r.err;
@@ -42,14 +46,14 @@ TEST(Scenario, DlWaitNamesTheMissingSlot) {
   EXPECT_TRUE(contains(r.err, "waiting for EQ 5, observed 0")) << r.err;
 }
 
-TEST(Scenario, DlWaitHasOneDeadlineForAllItsSlots) {
+TEST_F(Scenario, DlWaitHasOneDeadlineForAllItsSlots) {
   LauncherResult r = runScenario(2, "dl-wait-one-deadline", {"--wait-timeout", "1"});
   EXPECT_EQ(r.exit_status, 97) << r.err;
   EXPECT_TRUE(contains(r.err, "PE 0: dl.wait: wait passed its deadline of 1.000 s")) << r.err;
   EXPECT_TRUE(contains(r.err, " of 4)")) << r.err;
 }
 
-TEST(Scenario, CrashedPeEndsTheJob) {
+TEST_F(Scenario, CrashedPeEndsTheJob) {
   for (int n : {2, 3, 4}) {
     LauncherResult r = runScenario(n, "crash");
     EXPECT_FALSE(r.hung);
@@ -60,7 +64,7 @@ TEST(Scenario, CrashedPeEndsTheJob) {
   }
 }
 
-TEST(Scenario, PeerWithTheWrongSecretIsRefused) {
+TEST_F(Scenario, PeerWithTheWrongSecretIsRefused) {
   LauncherResult r = runScenario(2, "wrong-secret", {"--timeout", "30"});
   EXPECT_NE(r.exit_status, 0);
   EXPECT_LT(r.elapsed, 20s);
@@ -68,7 +72,7 @@ TEST(Scenario, PeerWithTheWrongSecretIsRefused) {
   EXPECT_TRUE(contains(r.err, "PE 1")) << r.err;
 }
 
-TEST(Scenario, GlobalExitEndsEveryPeWithItsStatus) {
+TEST_F(Scenario, GlobalExitEndsEveryPeWithItsStatus) {
   LauncherResult r = runScenario(3, "global-exit");
   EXPECT_EQ(r.exit_status, 7) << r.err;
   EXPECT_LT(r.elapsed, 10s);

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "runtime/runtime_state.h"
 #include "tdist/exit_codes.h"
@@ -15,6 +16,12 @@ void exitFatally(const char *symbol, const char *message) {
   else std::fprintf(stderr, "tdist: %s: %s\n", symbol, message);
   std::fflush(nullptr);
   std::_Exit(kExitFatalError);
+}
+
+void refuseHeapTheHostCannotLoad(const runtime::RuntimeState &state) {
+  throw Error(ErrorCode::NotSupported, std::string("the template library runs on the cpu backend only (this job "
+                                                   "runs on the ") +
+                                           state.backend->name + " backend, whose heap the host cannot load)");
 }
 
 }  // namespace tdist::device::template_library

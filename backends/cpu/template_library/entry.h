@@ -9,14 +9,25 @@
 #include <exception>
 #include <utility>
 
+#include "runtime/runtime_state.h"
+
 namespace tdist::device::template_library {
 
 [[noreturn]] void exitFatally(const char *symbol, const char *message);
+
+// Compiled kernels load and store the heap's memrefs themselves, on the host: the library serves
+// only backends whose heap the host can load. Elsewhere every entry point throws
+// Error(NotSupported) (refuseHeapTheHostCannotLoad).
+[[noreturn, gnu::cold]] void refuseHeapTheHostCannotLoad(const runtime::RuntimeState &state);
 
 // Runs fn and returns what it returns; any std::exception (tdist::Error among them) ends the PE.
 template <class Fn>
 decltype(auto) runOrExit(const char *symbol, Fn &&fn) {
   try {
+    if (const runtime::RuntimeState *state = runtime::g_state;
+        state != nullptr && !state->backend->host_loads_heap) [[unlikely]] {
+      refuseHeapTheHostCannotLoad(*state);
+    }
     return std::forward<Fn>(fn)();
   } catch (const std::exception &error) {
     exitFatally(symbol, error.what());

@@ -4,10 +4,12 @@
 #include <chrono>
 #include <random>
 #include <thread>
+#include <vector>
 
 #include "aclshmem.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
+#include "test/integration/pe/heap_access.h"
 
 namespace tdist {
 namespace {
@@ -57,7 +59,8 @@ TEST(Barrier, BarrierCompletesEarlierPuts) {
     const std::int32_t value = round * 10 + sh::my_pe();
     for (int pe = 0; pe < sh::n_pes(); ++pe) aclshmem_putmem_nbi(slots + sh::my_pe(), &value, sizeof value, pe);
     aclshmem_barrier_all();
-    for (int pe = 0; pe < sh::n_pes(); ++pe) ASSERT_EQ(slots[pe], round * 10 + pe);
+    const std::vector<std::int32_t> seen = testing::heapReadArray(slots, sh::n_pes());
+    for (int pe = 0; pe < sh::n_pes(); ++pe) ASSERT_EQ(seen[pe], round * 10 + pe);
     aclshmemx_barrier_all_vec();
   }
   aclshmem_sync_all();

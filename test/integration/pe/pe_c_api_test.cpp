@@ -5,11 +5,13 @@
 #include <string>
 
 #include "aclshmem.h"
+#include "test/integration/pe/heap_access.h"
 #include "test/integration/pe/ring.h"
 
 namespace tdist {
 namespace {
 
+using testing::heapRead;
 using testing::next;
 using testing::prev;
 
@@ -52,7 +54,7 @@ void pointAndSwap(const TypedSymbols<T> &s, T *words) {
   s.p(words + kPut, static_cast<T>(10 + me), next(me));
   s.atomic_set(words + kSwap, static_cast<T>(7), next(me));
   aclshmem_barrier_all();
-  EXPECT_EQ(words[kPut], static_cast<T>(10 + prev(me))) << s.name("p");
+  EXPECT_EQ(heapRead(words + kPut), static_cast<T>(10 + prev(me))) << s.name("p");
   EXPECT_EQ(s.g(words + kPut, next(me)), static_cast<T>(10 + me)) << s.name("g");
   EXPECT_EQ(s.atomic_fetch(words + kSwap, prev(me)), static_cast<T>(7)) << s.name("atomic_fetch");
   aclshmem_barrier_all();
@@ -60,7 +62,7 @@ void pointAndSwap(const TypedSymbols<T> &s, T *words) {
   EXPECT_EQ(s.atomic_swap(words + kSwap, static_cast<T>(20 + me), next(me)), static_cast<T>(7))
       << s.name("atomic_swap");
   aclshmem_barrier_all();
-  EXPECT_EQ(words[kSwap], static_cast<T>(20 + prev(me))) << s.name("atomic_swap");
+  EXPECT_EQ(heapRead(words + kSwap), static_cast<T>(20 + prev(me))) << s.name("atomic_swap");
 }
 
 template <class T>
@@ -95,7 +97,7 @@ template <class T>
 void errorsNameTheSymbol(const TypedSymbols<T> &s, T *words) {
   const int bad = aclshmem_n_pes();
   const char *range = "is out of range";
-  const T before = words[kPut];
+  const T before = heapRead(words + kPut);
   s.p(words + kPut, static_cast<T>(99), bad);
   expectNamedError(s, "p", range);
   s.g(words + kPut, bad);
@@ -123,7 +125,7 @@ void errorsNameTheSymbol(const TypedSymbols<T> &s, T *words) {
     expectNamedError(s, "atomic_fetch_inc", range);
   }
   aclshmem_barrier_all();
-  EXPECT_EQ(words[kPut], before) << s.type;
+  EXPECT_EQ(heapRead(words + kPut), before) << s.type;
 }
 
 template <class T>

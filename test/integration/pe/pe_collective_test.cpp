@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "aclshmem.h"
 #include "tdist/dl.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
+#include "test/integration/pe/heap_access.h"
 
 namespace tdist {
 namespace {
@@ -24,7 +26,8 @@ void expectSymmetric(const void *p) {
   ASSERT_NE(offsets, nullptr);
   for (int pe = 0; pe < sh::n_pes(); ++pe) sh::p<std::int64_t>(offsets + sh::my_pe(), offsetOf(p), pe);
   aclshmem_barrier_all();
-  for (int pe = 0; pe < sh::n_pes(); ++pe) EXPECT_EQ(offsets[pe], offsetOf(p)) << "PE " << pe;
+  const std::vector<std::int64_t> published = testing::heapReadArray(offsets, sh::n_pes());
+  for (int pe = 0; pe < sh::n_pes(); ++pe) EXPECT_EQ(published[pe], offsetOf(p)) << "PE " << pe;
   aclshmem_barrier_all();
   aclshmem_free(offsets);
 }

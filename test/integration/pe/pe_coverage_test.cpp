@@ -67,8 +67,10 @@ TEST(Coverage, DeviceFunctionsFromPrograms) {
     sh::putmem_signal(inbox + p * kTile, outbox.data() + p * kTile, kTile * sizeof(std::int32_t),
                       sigs + p * 16, 1, sh::SignalOp::Set, next(sh::my_pe()));
     sh::signal_wait_until(sigs + p * 16, sh::Cmp::EQ, 1);
+    std::vector<std::int32_t> tile(kTile);
+    sh::getmem(tile.data(), inbox + p * kTile, kTile * sizeof(std::int32_t), sh::my_pe());
     for (int i = 0; i < kTile; ++i) {
-      if (inbox[p * kTile + i] != prev(sh::my_pe()) * 100000 + p * kTile + i) ++bad;
+      if (tile[i] != prev(sh::my_pe()) * 100000 + p * kTile + i) ++bad;
     }
   }, options);
   EXPECT_EQ(bad.load(), 0);

@@ -7,6 +7,7 @@
 #include "aclshmem.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
+#include "test/integration/pe/heap_access.h"
 
 namespace tdist {
 namespace {
@@ -22,7 +23,8 @@ void expectSameOffsetEverywhere(const void *p) {
   auto *offsets = static_cast<std::int64_t *>(allocateZeroed(sh::n_pes(), sizeof(std::int64_t)));
   for (int pe = 0; pe < sh::n_pes(); ++pe) sh::p<std::int64_t>(offsets + sh::my_pe(), offsetOf(p), pe);
   sh::barrier_all();
-  for (int pe = 0; pe < sh::n_pes(); ++pe) EXPECT_EQ(offsets[pe], offsetOf(p)) << "PE " << pe;
+  const std::vector<std::int64_t> published = testing::heapReadArray(offsets, sh::n_pes());
+  for (int pe = 0; pe < sh::n_pes(); ++pe) EXPECT_EQ(published[pe], offsetOf(p)) << "PE " << pe;
   sh::barrier_all();
   deallocate(offsets);
 }

@@ -21,6 +21,7 @@
 #include "aclshmem.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
+#include "test/integration/pe/heap_access.h"
 #include "test/integration/pe/ring.h"
 
 namespace tdist {
@@ -110,24 +111,29 @@ std::uint64_t waitForSignal(std::uint64_t *sig, std::uint64_t value) {
   return aclshmemx_signal64_wait_until(sig, ACLSHMEM_CMP_EQ, value);
 }
 
-// Where each round's data lands: at the round's offset in a buffer of kBufferBytes.
+// Where each round's data lands: at the round's offset in a buffer of kBufferBytes, on this PE's
+// heap or in private memory. A heap inbox is written and read through the API (the host may not
+// load the heap on every backend): each round's window, guards included, in one copy.
 class Inbox {
  public:
-  explicit Inbox(std::uint8_t *buffer) : buffer_(buffer) {}
+  explicit Inbox(std::uint8_t *buffer) : buffer_(buffer), on_heap_(testing::onHeap(buffer)) {}
 
   std::uint8_t *at(const Round &r) const { return buffer_ + kGuard + r.offset; }
 
   // Before anyone may send round r from src here: no byte of it is what src will send.
   void prepare(const Round &r, int src) const {
-    std::uint8_t *data = at(r);
-    std::memset(data - kGuard, kGuardByte, kGuard);
-    std::memset(data + r.bytes, kGuardByte, kGuard);
-    std::memcpy(data, pattern().notSent(r.number, src), r.bytes);
+    window_.assign(kGuard + r.bytes + kGuard, kGuardByte);
+    std::memcpy(window_.data() + kGuard, pattern().notSent(r.number, src), r.bytes);
+    if (on_heap_) testing::heapWriteBytes(at(r) - kGuard, window_.data(), window_.size());
+    else std::memcpy(at(r) - kGuard, window_.data(), window_.size());
   }
 
   // "" if round r from src is all there and nothing around it changed, else what is wrong.
   std::string check(const Round &r, int src) const {
-    const std::uint8_t *data = at(r);
+    window_.resize(kGuard + r.bytes + kGuard);
+    if (on_heap_) testing::heapReadBytes(window_.data(), at(r) - kGuard, window_.size());
+    else std::memcpy(window_.data(), at(r) - kGuard, window_.size());
+    const std::uint8_t *data = window_.data() + kGuard;
     const std::uint8_t *sent = pattern().sent(r.number, src);
     // The end first, byte by byte: a forward copy writes it last.
     const std::size_t tail = r.bytes < 64 ? r.bytes : 64;
@@ -156,6 +162,8 @@ class Inbox {
   }
 
   std::uint8_t *buffer_;
+  bool on_heap_;
+  mutable std::vector<std::uint8_t> window_;  // the round's bytes with their guards, in private memory
 };
 
 // Round after round, every PE sends to the next PE on the ring with deliver(round, dest,
@@ -243,7 +251,7 @@ TEST(Ordering, QuietCompletesNonBlockingGets) {
   for (std::int64_t number = 1; number <= kRounds; ++number) {
     const Round r = round(number);
     sh::signal_wait_until<std::int64_t>(checked, sh::Cmp::GE, number - 1);
-    std::memcpy(exposed + r.source_offset, pattern().sent(number, me), r.bytes);
+    testing::heapWriteBytes(exposed + r.source_offset, pattern().sent(number, me), r.bytes);
     sh::signal_op<std::int64_t>(ready, number, sh::SignalOp::Set, next(me));
     sh::signal_wait_until<std::int64_t>(ready, sh::Cmp::EQ, number);
     aclshmem_getmem_nbi(inbox.at(r), exposed + r.source_offset, r.bytes, prev(me));

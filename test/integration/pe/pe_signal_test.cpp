@@ -6,11 +6,15 @@
 #include "aclshmem.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
+#include "test/integration/pe/heap_access.h"
 
 namespace tdist {
 namespace {
 
 namespace sh = tdist::shmem;
+
+using testing::heapRead;
+using testing::heapWrite;
 
 TEST(Signal, AddAccumulatesAndSetReplaces) {
   auto *sig = static_cast<std::int32_t *>(allocateZeroed(1, sizeof(std::int32_t)));
@@ -32,7 +36,7 @@ TEST(Signal, AddAccumulatesAndSetReplaces) {
   EXPECT_NE(std::string(aclshmemx_last_error()).find("neither SET"), std::string::npos);
   sh::barrier_all();
   if (sh::my_pe() == 0) {
-    EXPECT_EQ(*sig, -7);
+    EXPECT_EQ(heapRead(sig), -7);
   }
   sh::barrier_all();
   deallocate(sig);
@@ -67,7 +71,7 @@ TEST(Signal, AllSixPredicates) {
   // test() is false when the predicate does not hold. (A waiter may pass a step whose value is
   // already there before PE 0 stores it again: the barrier puts PE 0's last store behind us.)
   sh::barrier_all();
-  *sig = 4;
+  heapWrite(sig, 4);
   EXPECT_EQ(aclshmem_int32_test(sig, ACLSHMEM_CMP_EQ, 5), 0);
   EXPECT_EQ(aclshmem_int32_test(sig, ACLSHMEM_CMP_NE, 4), 0);
   EXPECT_EQ(aclshmem_int32_test(sig, ACLSHMEM_CMP_GT, 4), 0);
@@ -94,7 +98,7 @@ void signalRing() {
       sh::signal_op<S>(sig, S{1}, sh::SignalOp::Add, (me + 1) % n);
     }
   }
-  EXPECT_EQ(*sig, static_cast<S>(20));
+  EXPECT_EQ(heapRead(sig), static_cast<S>(20));
   sh::barrier_all();
   deallocate(sig);
 }
@@ -148,9 +152,9 @@ TEST(Atomic, CompareSwapElectsExactlyOneWinner) {
     if (old == round - 1) aclshmem_int_atomic_add(wins, 1, 0);
     sh::barrier_all();
     if (sh::my_pe() == 0) {
-      EXPECT_EQ(*wins, 1) << "round " << round;
-      *wins = 0;
-      *owner = round;
+      EXPECT_EQ(heapRead(wins), 1) << "round " << round;
+      heapWrite(wins, 0);
+      heapWrite(owner, round);
     }
     sh::barrier_all();
   }
@@ -170,7 +174,7 @@ TEST(Atomic, SwapSetFetchAndFloats) {
   for (int pe = 0; pe < n; ++pe) aclshmem_ulong_p(seen + sh::my_pe(), got, pe);
   sh::barrier_all();
   unsigned long sum = aclshmem_ulong_atomic_fetch(word, target);
-  for (int pe = 0; pe < n; ++pe) sum += seen[pe];
+  for (unsigned long value : testing::heapReadArray(seen, n)) sum += value;
   EXPECT_EQ(sum, static_cast<unsigned long>(n * (n + 1) / 2));  // 0 + every value exactly once
   sh::barrier_all();
   if (sh::my_pe() == 0) aclshmem_double_atomic_set(real, 1.25, target);
