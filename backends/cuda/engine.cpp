@@ -15,7 +15,7 @@
 namespace tdist::cuda {
 namespace {
 
-std::int64_t readCompleted(const void *counter) {
+std::int64_t readCompleted(const void *counter, void *) {
   return static_cast<std::int64_t>(static_cast<const std::atomic<std::uint64_t> *>(counter)->load());
 }
 

@@ -119,14 +119,19 @@ void mapHeap(runtime::RuntimeState &state, std::span<const int> fds) {
     check(cu.memSetAccess(at, stride, &access, 1), ("cuMemSetAccess of " + whose).c_str(), ErrorCode::SharedMemory);
   }
 
-  // Loads and stores (MTE) and the copy engines (SDMA) reach every PE through the same mapping.
+  // Loads and stores (MTE) and the copy engines (SDMA, when enabled) reach every PE through the
+  // same mapping.
   runtime::PeerTable peers;
   peers.reset(n);
   auto *base = reinterpret_cast<std::byte *>(cuda.base);
+  const bool sdma = (state.attr.engines & kEngineSdma) != 0;
   for (int pe = 0; pe < n; ++pe) {
     peers.p2p_base[pe] = base + static_cast<std::size_t>(pe) * stride;
-    peers.sdma_base[pe] = peers.p2p_base[pe];
-    peers.transports[pe] = ACLSHMEM_TRANSPORT_MTE | ACLSHMEM_TRANSPORT_SDMA;
+    peers.transports[pe] = ACLSHMEM_TRANSPORT_MTE;
+    if (sdma) {
+      peers.sdma_base[pe] = peers.p2p_base[pe];
+      peers.transports[pe] |= ACLSHMEM_TRANSPORT_SDMA;
+    }
   }
   state.heap.assign(peers.p2p_base[state.my_pe], cuda.layout.heap_bytes, std::move(peers));
 }
