@@ -50,7 +50,7 @@ TEST(BenchOptions, BadValuesNameTheirFlag) {
   LauncherResult unknown = runBench(1, {"barier"});
   EXPECT_EQ(unknown.exit_status, 2);
   EXPECT_THAT(unknown.err, HasSubstr("tdist-bench: CASE: unknown case 'barier' (known: put, "
-                                     "pingpong, ring, barrier, switch, all)"));
+                                     "pingpong, ring, barrier, switch, all"));
 }
 
 TEST(BenchOptions, HelpIsPrintedOnceAndExitsZero) {
