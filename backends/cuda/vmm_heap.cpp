@@ -133,7 +133,8 @@ void mapHeap(runtime::RuntimeState &state, std::span<const int> fds) {
       peers.transports[pe] |= ACLSHMEM_TRANSPORT_SDMA;
     }
   }
-  state.heap.assign(peers.p2p_base[state.my_pe], cuda.layout.heap_bytes, std::move(peers));
+  std::byte *own = peers.p2p_base[state.my_pe];  // read before peers is moved from
+  state.heap.assign(own, cuda.layout.heap_bytes, std::move(peers));
 }
 
 void releaseHeap(runtime::RuntimeState &state) {
