@@ -36,6 +36,14 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "tdist-demo: elements must be a positive multiple of %d\n", config.tile_elements);
     return 2;
   }
+  // Its programs load and store the heap from the host: the cpu backend's model. On a GPU the
+  // device library does this from kernels (examples/cuda_ring.cu).
+  if (const char *backend = std::getenv("TDIST_BACKEND"); backend != nullptr && *backend != '\0' &&
+                                                         std::strcmp(backend, "cpu") != 0) {
+    std::fprintf(stderr, "tdist-demo: runs on the cpu backend only (TDIST_BACKEND=%s); on a GPU run "
+                 "tdist-cuda-ring\n", backend);
+    return 2;
+  }
   try {
     tdist::init(tdist::attrFromEnvironment());
   } catch (const tdist::Error &error) {

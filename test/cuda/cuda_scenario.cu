@@ -102,13 +102,56 @@ int deviceBarrierMissingPe() {
   return 0;
 }
 
+// Each PE sends the round's pattern to the next PE and checks what the previous one sent it.
+__global__ void ringRound(std::uint32_t *inbox, std::uint64_t *sig, int round, int *errors) {
+  const int me = dev::rank();
+  const int n = dev::num_ranks();
+  __shared__ std::uint32_t mine[256];
+  mine[threadIdx.x] = static_cast<std::uint32_t>(round * 1000 + me * 256 + threadIdx.x);
+  __syncthreads();
+  dev::putmem_signal_block(inbox, mine, sizeof mine, sig, std::uint64_t{1}, sh::SignalOp::Add, (me + 1) % n);
+  if (threadIdx.x == 0) dev::signal_wait_until(sig, sh::Cmp::EQ, std::uint64_t{1});
+  __syncthreads();
+  const int from = (me + n - 1) % n;
+  const std::uint32_t expected = static_cast<std::uint32_t>(round * 1000 + from * 256 + threadIdx.x);
+  if (inbox[threadIdx.x] != expected) atomicAdd(errors, 1);
+}
+
+// init -> finalize -> init: every round maps a fresh heap, publishes a fresh device state, and
+// the kernels of the round see only that round's heap.
+int initFinalizeInit() {
+  int *errors = nullptr;
+  if (cudaMallocManaged(&errors, sizeof *errors) != cudaSuccess) return 5;
+  for (int round = 1; round <= 3; ++round) {
+    initOnCuda();
+    auto *inbox = static_cast<std::uint32_t *>(tdist::allocateZeroed(256, sizeof(std::uint32_t)));
+    auto *sig = static_cast<std::uint64_t *>(tdist::allocateZeroed(1, sizeof(std::uint64_t)));
+    sh::barrier_all();
+    *errors = 0;
+    ringRound<<<1, 256>>>(inbox, sig, round, errors);
+    cudaError_t status = cudaDeviceSynchronize();
+    if (status != cudaSuccess || *errors != 0) {
+      std::fprintf(stderr, "scenario: PE %d: round %d: %s, %d wrong words\n", tdist::myPe(), round,
+                   cudaGetErrorString(status), *errors);
+      return 6;
+    }
+    sh::barrier_all();
+    tdist::deallocate(sig);
+    tdist::deallocate(inbox);
+    std::printf("PE %d: round %d ok\n", tdist::myPe(), round);
+    tdist::finalize();
+  }
+  cudaFree(errors);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   if (argc != 2) {
     std::fprintf(stderr,
                  "usage: tdist_cuda_scenario device-wait-forever|stream-wait-forever|crash-while-peers-spin|"
-                 "device-barrier-missing-pe\n");
+                 "device-barrier-missing-pe|init-finalize-init\n");
     return 2;
   }
   const std::string name = argv[1];
@@ -116,6 +159,7 @@ int main(int argc, char **argv) {
   if (name == "stream-wait-forever") return streamWaitForever();
   if (name == "crash-while-peers-spin") return crashWhilePeersSpin();
   if (name == "device-barrier-missing-pe") return deviceBarrierMissingPe();
+  if (name == "init-finalize-init") return initFinalizeInit();
   std::fprintf(stderr, "tdist_cuda_scenario: unknown scenario '%s'\n", name.c_str());
   return 2;
 }

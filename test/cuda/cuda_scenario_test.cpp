@@ -77,5 +77,16 @@ TEST(CudaScenario, CrashedPeEndsPeersSpinningInKernels) {
   }
 }
 
+TEST(CudaScenario, InitFinalizeInitMapsAFreshHeapEachRound) {
+  for (int n : {1, 2, 4}) {
+    LauncherResult r = runScenario(n, "init-finalize-init", {"--wait-timeout", "20"});
+    EXPECT_FALSE(r.hung) << n;
+    EXPECT_EQ(r.exit_status, 0) << n << "\n" << r.err;
+    for (int pe = 0; pe < n; ++pe) {
+      EXPECT_TRUE(contains(r.out, "PE " + std::to_string(pe) + ": round 3 ok")) << r.out << r.err;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tdist
