@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "backends/cuda/cuda_state.h"
+#include "backends/cuda/driver_api.h"
 #include "runtime/launcher_channel.h"
 #include "tdist/exit_codes.h"
 
@@ -91,15 +92,41 @@ Watchdog::Watchdog(runtime::RuntimeState &state, CudaState &cuda)
 Watchdog::~Watchdog() {
   stopping_.store(true, std::memory_order_relaxed);
   thread_.join();
-  for (Watched &w : waits_) {
-    cudaEventDestroy(w.wait.started);
-    cudaEventDestroy(w.wait.satisfied);
+  for (StreamQueue &queue : queues_) {
+    for (Watched &w : queue.waits) {
+      cudaEventDestroy(w.wait.started);
+      cudaEventDestroy(w.wait.satisfied);
+    }
   }
+  for (cudaEvent_t event : free_events_) cudaEventDestroy(event);
+}
+
+void Watchdog::takeEvents(cudaEvent_t *started, cudaEvent_t *satisfied, const char *call) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_events_.size() >= 2) {
+      *started = free_events_.back();
+      free_events_.pop_back();
+      *satisfied = free_events_.back();
+      free_events_.pop_back();
+      return;
+    }
+  }
+  check(cudaEventCreateWithFlags(started, cudaEventDisableTiming), call);
+  cudaError_t status = cudaEventCreateWithFlags(satisfied, cudaEventDisableTiming);
+  if (status != cudaSuccess) cudaEventDestroy(*started);
+  check(status, call);
 }
 
 void Watchdog::watch(StreamWait wait) {
   std::lock_guard<std::mutex> lock(mutex_);
-  waits_.push_back(Watched{.wait = std::move(wait)});
+  for (StreamQueue &queue : queues_) {
+    if (queue.stream == wait.stream) {
+      queue.waits.push_back(Watched{.wait = wait});
+      return;
+    }
+  }
+  queues_.push_back(StreamQueue{.stream = wait.stream, .waits = {Watched{.wait = wait}}});
 }
 
 void Watchdog::run() {
@@ -124,21 +151,26 @@ void Watchdog::run() {
 void Watchdog::checkStreamWaits() {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto now = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < waits_.size();) {
-    Watched &w = waits_[i];
-    if (cudaEventQuery(w.wait.satisfied) == cudaSuccess) {
-      cudaEventDestroy(w.wait.started);
-      cudaEventDestroy(w.wait.satisfied);
-      waits_[i] = std::move(waits_.back());
-      waits_.pop_back();
+  for (std::size_t q = 0; q < queues_.size();) {
+    std::deque<Watched> &waits = queues_[q].waits;
+    while (!waits.empty() && cudaEventQuery(waits.front().wait.satisfied) == cudaSuccess) {
+      free_events_.push_back(waits.front().wait.started);
+      free_events_.push_back(waits.front().wait.satisfied);
+      waits.pop_front();
+    }
+    if (waits.empty()) {
+      // Forget the stream: the user may destroy it, and a new one may get its handle.
+      queues_[q] = std::move(queues_.back());
+      queues_.pop_back();
       continue;
     }
-    if (!w.running && cudaEventQuery(w.wait.started) == cudaSuccess) {
-      w.running = true;
-      w.deadline = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(state_.wait_timeout);
+    Watched &oldest = waits.front();
+    if (!oldest.running && cudaEventQuery(oldest.wait.started) == cudaSuccess) {
+      oldest.running = true;
+      oldest.deadline = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(state_.wait_timeout);
     }
-    if (w.running && now >= w.deadline && claimReport()) expire(w.wait);
-    ++i;
+    if (oldest.running && now >= oldest.deadline && claimReport()) expire(oldest.wait);
+    ++q;
   }
 }
 
@@ -168,7 +200,7 @@ void Watchdog::expire(const StreamWait &wait) {
   std::fprintf(stderr,
                "tdist: PE %d: %s: wait passed its deadline of %.3f s: value at symmetric offset 0x%zx of PE %d, "
                "waiting for %s %" PRId64 ", observed %s\n",
-               state_.my_pe, wait.call.c_str(), timeoutSeconds(state_), offset, state_.my_pe, wait.predicate,
+               state_.my_pe, wait.call, timeoutSeconds(state_), offset, state_.my_pe, wait.predicate,
                wait.expected, observed);
   endJob(kExitWaitTimeout);
 }

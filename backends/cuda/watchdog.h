@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -28,9 +29,10 @@ struct CudaState;
 // A wait carried by a stream: `started` is recorded before it, `satisfied` after it; its
 // deadline counts from when `started` completes (the wait's first unsatisfied moment).
 struct StreamWait {
+  cudaStream_t stream = nullptr;
   cudaEvent_t started = nullptr;
   cudaEvent_t satisfied = nullptr;
-  std::string call;
+  const char *call = "";  // a string literal: the API function
   const void *word = nullptr;  // on this PE's heap, device memory
   unsigned bytes = 4;
   const char *predicate = "EQ";
@@ -44,6 +46,9 @@ class Watchdog {
   Watchdog(const Watchdog &) = delete;
   Watchdog &operator=(const Watchdog &) = delete;
 
+  // Two events for a wait's `started` and `satisfied`, reused once a watched wait is satisfied:
+  // creating and destroying them per wait would cost more than the wait's enqueue.
+  void takeEvents(cudaEvent_t *started, cudaEvent_t *satisfied, const char *call);
   // Takes ownership of the wait's events.
   void watch(StreamWait wait);
 
@@ -53,6 +58,13 @@ class Watchdog {
     std::chrono::steady_clock::time_point deadline{};  // set once `started` completed
     bool running = false;
   };
+  // The waits of one stream, oldest first. A stream reaches them in order, so only the oldest can
+  // be the one it is blocked in: a check costs one or two event queries per stream, however many
+  // waits are enqueued behind it.
+  struct StreamQueue {
+    cudaStream_t stream = nullptr;
+    std::deque<Watched> waits;
+  };
 
   void run();
   void checkStreamWaits();
@@ -61,7 +73,8 @@ class Watchdog {
   runtime::RuntimeState &state_;
   CudaState &cuda_;
   std::mutex mutex_;
-  std::vector<Watched> waits_;
+  std::vector<StreamQueue> queues_;
+  std::vector<cudaEvent_t> free_events_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 };
