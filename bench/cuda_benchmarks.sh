@@ -17,7 +17,7 @@ OUT=""
 REPEATS=5
 MAX_SIZE=1G
 TORCH=1
-JOB_TIMEOUT=240   # seconds per launch: a hung wait ends the job, not the session
+JOB_TIMEOUT=240   # seconds per launch: a hung wait ends that launch, not the whole comparison
 
 usage() {
   cat <<USAGE
