@@ -95,6 +95,7 @@ const char *apiName(CollectiveApi api) {
     case CollectiveApi::Deallocate: return "tdist::deallocate";
     case CollectiveApi::CreateTensor: return "tdist::createTensor";
     case CollectiveApi::FreeTensor: return "tdist::freeTensor";
+    case CollectiveApi::LibraryCall: return "a library call";
   }
   return "a collective call";
 }

@@ -33,6 +33,7 @@ enum class CollectiveOp : std::uint8_t {
   TeamSplit = 6,   // arg0 start, arg1 stride << 32 | size, arg2 free team indices
   TeamEpoch = 7,   // arg0 this PE's line for the new index, arg1 the index
   TeamDestroy = 8,
+  LibraryCall = 9, // a collective call of a library on the runtime (tdist::exchangeCallArgs)
 };
 
 // The API function the user called, for messages (not compared: aclshmem_malloc(n) and
@@ -42,6 +43,7 @@ enum class CollectiveApi : std::uint8_t {
   AclshmemBarrierAll, AclshmemSyncAll, AclshmemBarrier, AclshmemTeamSync,
   AclshmemTeamSplitStrided, AclshmemTeamDestroy,
   Allocate, AllocateZeroed, Deallocate, CreateTensor, FreeTensor,
+  LibraryCall,
 };
 
 // A team line: the sequence of the PE's last step, its operation, and the operation of the step

@@ -266,6 +266,29 @@ void *peerPointer(const void *ptr, int pe) {
   return base == nullptr ? nullptr : base + state.heap.offsetOf(ptr);
 }
 
+const char *backendName() { return runtime::requireState("tdist::backendName").backend->name; }
+
+std::vector<CallArgs> exchangeCallArgs(const char *call, const CallArgs &mine) {
+  RuntimeState &state = runtime::requireState(call);
+  runtime::requireHostThread(state, call);
+  runtime::CollectiveRecord record{};
+  record.op = runtime::CollectiveOp::LibraryCall;
+  record.api = runtime::CollectiveApi::LibraryCall;
+  record.status = mine.status;
+  record.arg0 = mine.value[0];
+  record.arg1 = mine.value[1];
+  record.arg2 = mine.value[2];
+  auto all = runtime::agreeOnStep(state, state.teams.teams[shmem::kTeamWorld], record, call);
+  std::vector<CallArgs> result(all.size());
+  for (std::size_t pe = 0; pe < all.size(); ++pe) {
+    result[pe].value[0] = all[pe].arg0;
+    result[pe].value[1] = all[pe].arg1;
+    result[pe].value[2] = all[pe].arg2;
+    result[pe].status = all[pe].status;
+  }
+  return result;
+}
+
 unsigned transportMask(int pe) {
   RuntimeState &state = runtime::requireState("transport_mask");
   if (pe < 0 || pe >= state.n_pes) return 0;

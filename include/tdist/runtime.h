@@ -83,6 +83,20 @@ std::size_t heapSize();
 void *peerPointer(const void *ptr, int pe);
 unsigned transportMask(int pe);
 
+// The backend this PE runs on ("cpu", "cuda"), after init.
+const char *backendName();
+
+// For libraries built on the runtime (the kernel library): a collective call's arguments, agreed
+// across the world team in the sequence of collective calls (like malloc's). Every PE passes
+// its call's three values and its local verdict (0, or an ErrorCode it found in its own
+// arguments); returns every PE's (index = PE). Throws Error(CollectiveMismatch) on every PE
+// when some PE is in another collective call at this step.
+struct CallArgs {
+  std::uint64_t value[3] = {0, 0, 0};
+  std::int32_t status = 0;
+};
+std::vector<CallArgs> exchangeCallArgs(const char *call, const CallArgs &mine);
+
 // ---- tensors on the heap --------------------------------------------------------------------
 
 enum class DType { I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64 };

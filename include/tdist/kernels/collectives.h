@@ -1,0 +1,54 @@
+// tdist/kernels/collectives.h - AllGather, ReduceScatter and AllReduce on the symmetric heap.
+//
+// Tensors are contiguous row-major tdist::Tensor on the symmetric heap, f32 or bf16 (f16 where
+// the backend has it); input and output of one call have the same dtype. Reductions are sums,
+// deterministic: every output element is summed in PE order (PE 0 + PE 1 + ...), whatever order
+// the tiles arrive in, so results are bitwise identical from run to run and across configs.
+#pragma once
+
+#include <cstddef>
+
+#include "tdist/kernels/context.h"
+
+#pragma GCC visibility push(default)
+
+namespace tdist::kernels {
+
+// output (n_pes * numel(input) elements) = the inputs of PE 0, 1, ... concatenated.
+struct AllGatherConfig {
+  std::size_t chunk_bytes = 256u << 10;  // unit of transfer and of its signal; 4 KiB .. 1 GiB
+  int programs = 0;                      // cpu: programs (0 = one per chunk up to 64); cuda: SMs (0 = auto)
+  enum class Engine { Auto, Sm, CopyEngine } engine = Engine::Auto;  // cuda only
+};
+void all_gather(Context &ctx, const Tensor &input, Tensor &output, const AllGatherConfig &config = {});
+
+// output (numel(input) / n_pes elements) on PE p = sum over PEs of block p of their inputs;
+// numel(input) must be a multiple of n_pes.
+struct ReduceScatterConfig {
+  std::size_t chunk_bytes = 256u << 10;
+  int programs = 0;
+  enum class Engine { Auto, Sm, CopyEngine } engine = Engine::Auto;
+};
+void reduce_scatter(Context &ctx, const Tensor &input, Tensor &output, const ReduceScatterConfig &config = {});
+
+// output = sum over PEs of input (same numel; output may be input).
+enum class AllReduceAlgorithm {
+  Auto,     // by size and PE count
+  OneShot,  // every PE pushes its whole input to every peer; each reduces all
+  TwoShot,  // reduce-scatter, then all-gather of the reduced blocks
+  Ring,     // 2 (n - 1) steps around the ring, one block a step
+};
+struct AllReduceConfig {
+  AllReduceAlgorithm algorithm = AllReduceAlgorithm::Auto;
+  std::size_t chunk_bytes = 256u << 10;  // 4 KiB .. 1 GiB
+  int programs = 0;                      // cpu: programs; cuda: blocks (0 = auto, at most 32)
+};
+void all_reduce(Context &ctx, const Tensor &input, Tensor &output, const AllReduceConfig &config = {});
+
+// The algorithm Auto picks for this many bytes on this many PEs (for benchmarks and docs).
+AllReduceAlgorithm chooseAllReduce(const Context &ctx, std::size_t bytes);
+const char *algorithmName(AllReduceAlgorithm algorithm);
+
+}  // namespace tdist::kernels
+
+#pragma GCC visibility pop

@@ -1,0 +1,66 @@
+// tdist/kernels/context.h - what every kernel of the library shares: the context that owns its
+// symmetric signals and scratch, and the checks every entry point makes.
+//
+// A Context is created collectively (every PE, same options) after init and lives across calls.
+// Its signals are never reset: every call of a kernel takes the next epoch of the context, and
+// waits for that epoch (or past it), so a fast PE already in its next call can never confuse a
+// slow one. Every kernel call is collective over the world team, in the same order on every PE,
+// with the same shapes, dtypes and config; a PE whose call differs gets an error on every PE.
+//
+// On the cpu backend a call runs to completion before it returns (its programs are fibers). On
+// the cuda backend a call only enqueues work on `stream` (or the context's stream) and returns:
+// it does no host synchronisation, so it can be captured in a CUDA graph.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "tdist/runtime.h"
+
+#pragma GCC visibility push(default)
+
+namespace tdist::kernels {
+
+struct ContextOptions {
+  std::size_t scratch_bytes = 64u << 20;  // symmetric scratch per PE (staging, gathered tiles)
+  int max_signals = 4096;                 // symmetric signal slots per PE (64 bytes each)
+  void *stream = nullptr;                 // cuda: the cudaStream_t calls use by default (null: the PE's own)
+};
+
+class Context {
+ public:
+  // Collective. Allocates the signals and the scratch on the symmetric heap.
+  explicit Context(const ContextOptions &options = {});
+  ~Context();  // collective: frees them
+  Context(const Context &) = delete;
+  Context &operator=(const Context &) = delete;
+
+  // The epoch of the next call: incremented by every kernel call on every PE alike.
+  std::uint64_t nextEpoch();
+
+  // Symmetric signal slots (uint64, 64 bytes apart): slot(i) is the same offset on every PE.
+  std::uint64_t *slot(int index) const;
+  int maxSignals() const;
+  // Symmetric scratch: the same offset on every PE.
+  void *scratch() const;
+  std::size_t scratchBytes() const;
+  void *stream() const;  // cuda: the default stream of calls (cudaStream_t), null on cpu
+  // Waits until every call made so far is complete (cuda: the stream; cpu: nothing to wait for).
+  void synchronize();
+  const std::string &backend() const;  // "cpu", "cuda"
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Thrown (tdist::Error, InvalidParam) when a tensor is not contiguous row-major, not on the heap,
+// of a dtype the kernel does not take, or of a shape the kernel does not accept; (NotSupported)
+// for a dtype the backend lacks; (CollectiveMismatch) when PEs called with different shapes,
+// dtypes or configs. The message names the kernel, the argument and what was expected.
+
+}  // namespace tdist::kernels
+
+#pragma GCC visibility pop

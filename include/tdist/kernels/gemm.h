@@ -1,0 +1,39 @@
+// tdist/kernels/gemm.h - the seeds' overlap patterns: AllGather + GEMM and GEMM + ReduceScatter.
+//
+// Row-major, C = A x B. f32 on cpu (OpenBLAS); bf16 (f32 accumulation, bf16 output) and f32 on
+// cuda (cuBLASLt). Every PE starts on its own rows (the seeds' swizzle), so the first tiles need
+// no communication and later ones overlap the transfers.
+#pragma once
+
+#include "tdist/kernels/context.h"
+
+#pragma GCC visibility push(default)
+
+namespace tdist::kernels {
+
+// a: this PE's rows of A, [m_local, K]; b: [K, N], the same on every PE (each PE's own copy);
+// c: [n_pes * m_local, N], the full C = gather(A) x B on every PE. gathered, when given, receives
+// gather(A) [n_pes * m_local, K]; otherwise the context's scratch holds it (checked for size).
+struct AllGatherGemmConfig {
+  int chunks_per_pe = 1;   // row chunks of each PE's A, each with its own signal; 1 .. 64
+  int tile_m = 128;        // cpu: rows of C per program tile; 1 .. 4096
+  int tile_n = 256;        // cpu: columns of C per program tile; 1 .. 4096
+  int programs = 0;        // cpu: programs (0 = one per core); cuda: unused
+};
+void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor *gathered = nullptr,
+                     const AllGatherGemmConfig &config = {});
+
+// a: [M, k_local] (this PE's columns of A), b: [k_local, N] (this PE's rows of B);
+// c: [M / n_pes, N] on PE p = rows p*M/n_pes .. of sum over PEs of a x b. M a multiple of n_pes.
+struct GemmReduceScatterConfig {
+  int chunks_per_pe = 1;   // row chunks of each PE's output block; 1 .. 64
+  int tile_m = 128;
+  int tile_n = 256;
+  int programs = 0;
+};
+void gemm_reduce_scatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
+                         const GemmReduceScatterConfig &config = {});
+
+}  // namespace tdist::kernels
+
+#pragma GCC visibility pop
