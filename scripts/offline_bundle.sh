@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Packs, from this Debian machine's packages, the build dependencies that a GPU host without
-# network may lack: Boost.Context (headers it includes, static library, CMake package) and
-# GoogleTest. Layout mirrors /usr, so that the bundle is a CMake prefix:
+# network may lack: Boost.Context (headers it includes, static library, CMake package),
+# GoogleTest and OpenBLAS (with the Fortran runtime it needs: put usr/lib/<arch> of the bundle on
+# LD_LIBRARY_PATH there). Layout mirrors /usr, so that the bundle is a CMake prefix:
 #   scripts/offline_bundle.sh .offline
 #   (on the GPU host) cmake -DCMAKE_PREFIX_PATH="$PWD/.offline/usr" -DBoost_USE_STATIC_LIBS=ON ...
 # CLI11, nvcc and CMake are expected there already (scripts/gpu_build.sh checks).
@@ -28,4 +29,10 @@ cp -r "$lib"/cmake/Boost-1.74.0 "$lib"/cmake/BoostDetectToolset-1.74.0.cmake \
 cp -r /usr/include/gtest /usr/include/gmock "$out/usr/include/"
 cp -a "$lib"/libgtest.a "$lib"/libgtest_main.a "$lib"/libgmock.a "$lib"/libgmock_main.a "$out/usr/lib/$multiarch/"
 cp -r "$lib"/cmake/GTest "$out/usr/lib/$multiarch/cmake/"
+openblas=$(dirname "$(readlink -f "$lib/libopenblas.so.0")")
+cp -L "$openblas/libopenblas.so.0" "$out/usr/lib/$multiarch/"
+ln -s libopenblas.so.0 "$out/usr/lib/$multiarch/libopenblas.so"
+cp -L "$lib/libgfortran.so.5" "$lib/libquadmath.so.0" "$out/usr/lib/$multiarch/"
+mkdir -p "$out/usr/include/openblas"
+cp /usr/include/"$multiarch"/openblas-pthread/*.h "$out/usr/include/openblas/"
 du -sh "$out"
