@@ -1,0 +1,167 @@
+// kernels/collectives.cpp - the public entry points of AllGather, ReduceScatter and AllReduce:
+// check the tensors and the config on this PE, agree with every PE on the call, take the
+// context's next epoch, run the backend's body (kernels/bodies.h).
+#include "tdist/kernels/collectives.h"
+
+#include <functional>
+
+#include "kernels/bodies.h"
+#include "kernels/checks.h"
+
+namespace tdist::kernels {
+namespace {
+
+constexpr long long kMinChunkBytes = 4096;
+constexpr long long kMaxChunkBytes = 1ll << 30;
+constexpr long long kMaxPrograms = 1024;
+// Auto: one-shot (one step, n - 1 times the bytes out of every PE) up to this size, and at any
+// size on two PEs, where two-shot moves as many bytes in two steps; two-shot above it.
+constexpr std::size_t kOneShotMaxBytes = 256u << 10;
+
+// The call's signature: value[0] packs dtype, algorithm, engine, programs and chunk_bytes;
+// value[1] and value[2] are the numel of input and output.
+struct Packed {
+  DType dtype;
+  int algorithm;
+  int engine;
+  int programs;
+  std::size_t chunk_bytes;
+};
+
+std::uint64_t pack(const Packed &p) {
+  return std::uint64_t(static_cast<int>(p.dtype)) << 58 | std::uint64_t(p.algorithm & 7) << 55 |
+         std::uint64_t(p.engine & 3) << 53 | std::uint64_t(p.programs & 0x7ff) << 42 |
+         std::uint64_t(p.chunk_bytes & ((1ull << 42) - 1));
+}
+
+std::string describe(const std::uint64_t value[3]) {
+  const auto dtype = static_cast<DType>(value[0] >> 58);
+  const int algorithm = static_cast<int>(value[0] >> 55 & 7);
+  const int programs = static_cast<int>(value[0] >> 42 & 0x7ff);
+  const std::uint64_t chunk = value[0] & ((1ull << 42) - 1);
+  std::string text = "input [" + std::to_string(value[1]) + "] " + dtypeName(dtype) + ", output [" +
+                     std::to_string(value[2]) + "]";
+  if (algorithm != 0) text += std::string(", algorithm ") + algorithmName(static_cast<AllReduceAlgorithm>(algorithm));
+  return text + ", chunk_bytes " + std::to_string(chunk) + ", programs " + std::to_string(programs);
+}
+
+// Runs check(); returns its error as (code, message) for the agreement instead of throwing.
+std::pair<int, std::string> localError(const std::function<void()> &check) {
+  try {
+    check();
+  } catch (const Error &e) {
+    return {static_cast<int>(e.code()), e.what()};
+  }
+  return {0, {}};
+}
+
+void requireDtypes(const Context &ctx, const char *kernel, const Tensor &input, const Tensor &output) {
+  detail::requireHeapTensor(kernel, "input", input, -1, {DType::F32, DType::BF16, DType::F16});
+  detail::requireHeapTensor(kernel, "output", output, -1, {DType::F32, DType::BF16, DType::F16});
+  if (output.dtype != input.dtype) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": output has dtype " + dtypeName(output.dtype) +
+                                             "; expected the dtype of input, " + dtypeName(input.dtype));
+  }
+  if (input.dtype == DType::F16 && ctx.backend() != "cpu") {
+    throw Error(ErrorCode::NotSupported,
+                std::string(kernel) + ": input has dtype f16, which the " + ctx.backend() + " backend lacks");
+  }
+}
+
+void requireNumel(const char *kernel, const char *what, const Tensor &t, std::int64_t expected,
+                  const char *because) {
+  if (t.numel() != expected) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": " + what + " has " + std::to_string(t.numel()) +
+                                             " elements; expected " + std::to_string(expected) + " (" + because + ")");
+  }
+}
+
+void requireChunking(const char *kernel, std::size_t chunk_bytes, int programs) {
+  detail::requireRange(kernel, "chunk_bytes", static_cast<long long>(chunk_bytes), kMinChunkBytes, kMaxChunkBytes);
+  detail::requireRange(kernel, "programs", programs, 0, kMaxPrograms);
+}
+
+detail::CallSignature signatureOf(const Tensor &input, const Tensor &output, const Packed &packed) {
+  detail::CallSignature signature;
+  signature.value[0] = pack(packed);
+  signature.value[1] = static_cast<std::uint64_t>(input.numel());
+  signature.value[2] = static_cast<std::uint64_t>(output.numel());
+  signature.describe = describe;
+  return signature;
+}
+
+}  // namespace
+
+void all_gather(Context &ctx, const Tensor &input, Tensor &output, const AllGatherConfig &config) {
+  constexpr const char *kName = "tdist::kernels::all_gather";
+  const auto [code, error] = localError([&] {
+    requireDtypes(ctx, kName, input, output);
+    requireChunking(kName, config.chunk_bytes, config.programs);
+    requireNumel(kName, "output", output, input.numel() * nPes(), "n_pes x the elements of input");
+  });
+  const Packed packed{input.dtype, 0, static_cast<int>(config.engine), config.programs, config.chunk_bytes};
+  detail::agree(kName, signatureOf(input, output, packed), code, error);
+  const std::uint64_t epoch = ctx.nextEpoch();
+#ifdef TDIST_KERNELS_HAVE_CUDA
+  if (ctx.backend() == "cuda") return cuda::allGather(ctx, input, output, config, epoch);
+#endif
+  cpu::allGather(ctx, input, output, config, epoch);
+}
+
+void reduce_scatter(Context &ctx, const Tensor &input, Tensor &output, const ReduceScatterConfig &config) {
+  constexpr const char *kName = "tdist::kernels::reduce_scatter";
+  const auto [code, error] = localError([&] {
+    requireDtypes(ctx, kName, input, output);
+    requireChunking(kName, config.chunk_bytes, config.programs);
+    if (input.numel() % nPes() != 0) {
+      throw Error(ErrorCode::InvalidParam, std::string(kName) + ": input has " + std::to_string(input.numel()) +
+                                               " elements; expected a multiple of n_pes = " + std::to_string(nPes()));
+    }
+    requireNumel(kName, "output", output, input.numel() / nPes(), "the elements of input / n_pes");
+  });
+  const Packed packed{input.dtype, 0, static_cast<int>(config.engine), config.programs, config.chunk_bytes};
+  detail::agree(kName, signatureOf(input, output, packed), code, error);
+  const std::uint64_t epoch = ctx.nextEpoch();
+#ifdef TDIST_KERNELS_HAVE_CUDA
+  if (ctx.backend() == "cuda") return cuda::reduceScatter(ctx, input, output, config, epoch);
+#endif
+  cpu::reduceScatter(ctx, input, output, config, epoch);
+}
+
+void all_reduce(Context &ctx, const Tensor &input, Tensor &output, const AllReduceConfig &config) {
+  constexpr const char *kName = "tdist::kernels::all_reduce";
+  const auto [code, error] = localError([&] {
+    requireDtypes(ctx, kName, input, output);
+    requireChunking(kName, config.chunk_bytes, config.programs);
+    detail::requireRange(kName, "algorithm", static_cast<int>(config.algorithm),
+                         static_cast<int>(AllReduceAlgorithm::Auto), static_cast<int>(AllReduceAlgorithm::Ring));
+    requireNumel(kName, "output", output, input.numel(), "the elements of input");
+  });
+  const Packed packed{input.dtype, static_cast<int>(config.algorithm), 0, config.programs, config.chunk_bytes};
+  detail::agree(kName, signatureOf(input, output, packed), code, error);
+  // Every PE agreed on the size, so every PE picks the same algorithm.
+  AllReduceAlgorithm algorithm = config.algorithm;
+  if (algorithm == AllReduceAlgorithm::Auto) algorithm = chooseAllReduce(ctx, input.nbytes());
+  const std::uint64_t epoch = ctx.nextEpoch();
+#ifdef TDIST_KERNELS_HAVE_CUDA
+  if (ctx.backend() == "cuda") return cuda::allReduce(ctx, input, output, algorithm, config, epoch);
+#endif
+  cpu::allReduce(ctx, input, output, algorithm, config, epoch);
+}
+
+AllReduceAlgorithm chooseAllReduce(const Context &ctx, std::size_t bytes) {
+  if (bytes <= kOneShotMaxBytes || nPes() <= 2) return AllReduceAlgorithm::OneShot;
+  return AllReduceAlgorithm::TwoShot;
+}
+
+const char *algorithmName(AllReduceAlgorithm algorithm) {
+  switch (algorithm) {
+    case AllReduceAlgorithm::Auto: return "auto";
+    case AllReduceAlgorithm::OneShot: return "one-shot";
+    case AllReduceAlgorithm::TwoShot: return "two-shot";
+    case AllReduceAlgorithm::Ring: return "ring";
+  }
+  return "?";
+}
+
+}  // namespace tdist::kernels

@@ -1,0 +1,152 @@
+// kernels/moe.cpp - the public entry points of the MoE all-to-all: check the tensors and the
+// config on this PE, agree with every PE on the call, take the context's next epoch, run the
+// backend's body (kernels/bodies.h). The token count T may differ between PEs, so it is not
+// part of the agreement; everything else is.
+#include "tdist/kernels/moe.h"
+
+#include <functional>
+
+#include "kernels/bodies.h"
+#include "kernels/checks.h"
+
+namespace tdist::kernels {
+namespace {
+
+constexpr long long kMaxExperts = 1 << 16;
+constexpr long long kMaxTopK = 16;
+constexpr long long kMaxCapacity = (1ll << 31) - 1;
+constexpr long long kMaxPrograms = 1024;
+
+std::string describe(const std::uint64_t value[3]) {
+  return std::string("x [*, ") + std::to_string(value[2]) + "] " + dtypeName(static_cast<DType>(value[0] >> 56)) +
+         ", top_k " + std::to_string(value[0] >> 40 & 0xffff) + ", experts " + std::to_string(value[1] >> 32) +
+         ", capacity " + std::to_string(value[1] & 0xffffffffu) + ", programs " +
+         std::to_string(value[0] & 0xffffffffu);
+}
+
+detail::CallSignature signatureOf(DType dtype, std::int64_t hidden, const MoeConfig &config) {
+  detail::CallSignature signature;
+  signature.value[0] = std::uint64_t(static_cast<int>(dtype)) << 56 | std::uint64_t(config.top_k & 0xffff) << 40 |
+                       static_cast<std::uint32_t>(config.programs);
+  signature.value[1] = std::uint64_t(static_cast<std::uint32_t>(config.experts)) << 32 |
+                       static_cast<std::uint32_t>(config.capacity);
+  signature.value[2] = static_cast<std::uint64_t>(hidden);
+  signature.describe = describe;
+  return signature;
+}
+
+std::pair<int, std::string> localError(const std::function<void()> &check) {
+  try {
+    check();
+  } catch (const Error &e) {
+    return {static_cast<int>(e.code()), e.what()};
+  }
+  return {0, {}};
+}
+
+void requireConfig(const char *kernel, const MoeConfig &config) {
+  detail::requireRange(kernel, "experts", config.experts, 1, kMaxExperts);
+  if (config.experts % nPes() != 0) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": config.experts = " +
+                                             std::to_string(config.experts) + " is not a multiple of n_pes = " +
+                                             std::to_string(nPes()));
+  }
+  detail::requireRange(kernel, "top_k", config.top_k, 1, kMaxTopK);
+  detail::requireRange(kernel, "capacity", config.capacity, 0, kMaxCapacity);
+  detail::requireRange(kernel, "programs", config.programs, 0, kMaxPrograms);
+}
+
+void requireShape(const char *kernel, const char *what, const Tensor &t, std::int64_t rows, std::int64_t cols,
+                  const char *because) {
+  if (t.shape[0] != rows || t.shape[1] != cols) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": " + what + " has shape [" +
+                                             std::to_string(t.shape[0]) + ", " + std::to_string(t.shape[1]) +
+                                             "]; expected [" + std::to_string(rows) + ", " + std::to_string(cols) +
+                                             "] (" + because + ")");
+  }
+}
+
+void requireSameDtype(const char *kernel, const char *what, const Tensor &t, const char *of, const Tensor &other) {
+  if (t.dtype != other.dtype) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": " + what + " has dtype " + dtypeName(t.dtype) +
+                                             "; expected the dtype of " + of + ", " + dtypeName(other.dtype));
+  }
+}
+
+// The layout must be one a dispatch returns on this PE: prefix sums of its counts in
+// (local expert, source PE) order.
+void requireLayout(const char *kernel, const DispatchLayout &layout, const MoeConfig &config) {
+  const std::size_t cells = static_cast<std::size_t>(config.experts / nPes()) * nPes();
+  if (layout.counts.size() != cells || layout.offsets.size() != cells) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": layout has " +
+                                             std::to_string(layout.counts.size()) + " counts and " +
+                                             std::to_string(layout.offsets.size()) + " offsets; expected " +
+                                             std::to_string(cells) + " (local experts x n_pes) of each");
+  }
+  std::int64_t next = 0;
+  for (std::size_t i = 0; i < cells; ++i) {
+    if (layout.counts[i] < 0 || layout.offsets[i] != next) {
+      throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": layout is not one of moe_dispatch: cell " +
+                                               std::to_string(i) + " has count " + std::to_string(layout.counts[i]) +
+                                               " at offset " + std::to_string(layout.offsets[i]) +
+                                               "; expected offset " + std::to_string(next));
+    }
+    next += layout.counts[i];
+  }
+  if (layout.rows != next || next > config.capacity) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": layout has " + std::to_string(layout.rows) +
+                                             " rows for counts summing to " + std::to_string(next) +
+                                             " (config.capacity = " + std::to_string(config.capacity) + ")");
+  }
+}
+
+}  // namespace
+
+DispatchLayout moe_dispatch(Context &ctx, const Tensor &x, const Tensor &topk_ids, Tensor &recv,
+                            const MoeConfig &config) {
+  constexpr const char *kName = "tdist::kernels::moe_dispatch";
+  const auto [code, error] = localError([&] {
+    requireConfig(kName, config);
+    detail::requireHeapTensor(kName, "x", x, 2, {DType::F32, DType::BF16});
+    detail::requireHeapTensor(kName, "topk_ids", topk_ids, 2, {DType::I32});
+    detail::requireHeapTensor(kName, "recv", recv, 2, {DType::F32, DType::BF16});
+    requireSameDtype(kName, "recv", recv, "x", x);
+    requireShape(kName, "topk_ids", topk_ids, x.shape[0], config.top_k, "the tokens of x by config.top_k");
+    requireShape(kName, "recv", recv, config.capacity, x.shape[1], "config.capacity by the hidden size of x");
+  });
+  const std::int64_t hidden = x.shape.size() == 2 ? x.shape[1] : -1;
+  detail::agree(kName, signatureOf(x.dtype, hidden, config), code, error);
+  const std::uint64_t epoch = ctx.nextEpoch();
+#ifdef TDIST_KERNELS_HAVE_CUDA
+  if (ctx.backend() == "cuda") return cuda::moeDispatch(ctx, x, topk_ids, recv, config, epoch);
+#endif
+  return cpu::moeDispatch(ctx, x, topk_ids, recv, config, epoch);
+}
+
+void moe_combine(Context &ctx, const Tensor &expert_out, const DispatchLayout &layout, const Tensor &topk_ids,
+                 const Tensor &topk_weights, Tensor &out, const MoeConfig &config) {
+  constexpr const char *kName = "tdist::kernels::moe_combine";
+  const auto [code, error] = localError([&] {
+    requireConfig(kName, config);
+    detail::requireHeapTensor(kName, "expert_out", expert_out, 2, {DType::F32, DType::BF16});
+    detail::requireHeapTensor(kName, "topk_ids", topk_ids, 2, {DType::I32});
+    detail::requireHeapTensor(kName, "topk_weights", topk_weights, 2, {DType::F32});
+    detail::requireHeapTensor(kName, "out", out, 2, {DType::F32, DType::BF16});
+    requireSameDtype(kName, "out", out, "expert_out", expert_out);
+    requireShape(kName, "expert_out", expert_out, config.capacity, out.shape[1],
+                 "config.capacity by the hidden size of out");
+    requireShape(kName, "topk_ids", topk_ids, out.shape[0], config.top_k, "the tokens of out by config.top_k");
+    requireShape(kName, "topk_weights", topk_weights, out.shape[0], config.top_k,
+                 "the tokens of out by config.top_k");
+    requireLayout(kName, layout, config);
+  });
+  const std::int64_t hidden = out.shape.size() == 2 ? out.shape[1] : -1;
+  detail::agree(kName, signatureOf(out.dtype, hidden, config), code, error);
+  const std::uint64_t epoch = ctx.nextEpoch();
+#ifdef TDIST_KERNELS_HAVE_CUDA
+  if (ctx.backend() == "cuda") return cuda::moeCombine(ctx, expert_out, layout, topk_ids, topk_weights, out, config, epoch);
+#endif
+  cpu::moeCombine(ctx, expert_out, layout, topk_ids, topk_weights, out, config, epoch);
+}
+
+}  // namespace tdist::kernels

@@ -1,0 +1,183 @@
+// Bad calls of the kernel library: every PE gets an error (the same kind of it), that names the
+// kernel, the argument and what was expected; afterwards the context still works, so no PE
+// was left a step behind.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tdist/kernels/collectives.h"
+#include "tdist/kernels/moe.h"
+#include "test/kernels/tensor_io.h"
+
+namespace tdist::kernels::testing {
+namespace {
+
+ContextOptions smallContext() {
+  ContextOptions options;
+  options.scratch_bytes = 256u << 10;
+  options.max_signals = 256;
+  return options;
+}
+
+// Runs call, which must throw Error(code); returns its message.
+std::string errorOf(const std::function<void()> &call, ErrorCode code) {
+  try {
+    call();
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "PE " << myPe() << ": the call did not fail";
+  return {};
+}
+
+// A good all_reduce after an error: every PE is still in step.
+void expectContextStillWorks(Context &ctx) {
+  HeapTensor t({100}, DType::F32);
+  writeTensor(*t, std::vector<float>(100, 1.0f));
+  all_reduce(ctx, *t, *t);
+  EXPECT_EQ(readTensor<float>(ctx, *t), std::vector<float>(100, static_cast<float>(nPes())));
+}
+
+TEST(KernelErrors, ShapesThatDifferBetweenPesAreAMismatchOnEveryPe) {
+  if (nPes() < 2) GTEST_SKIP() << "needs two PEs";
+  Context ctx(smallContext());
+  HeapTensor t({128}, DType::F32);
+  Tensor view = *t;
+  if (myPe() == 1) view.shape = {64};
+  const std::string message =
+      errorOf([&] { all_reduce(ctx, view, view); }, ErrorCode::CollectiveMismatch);
+  EXPECT_NE(message.find("tdist::kernels::all_reduce"), std::string::npos) << message;
+  EXPECT_NE(message.find("PE 0 passed input [128] f32"), std::string::npos) << message;
+  EXPECT_NE(message.find("PE 1 passed input [64] f32"), std::string::npos) << message;
+  expectContextStillWorks(ctx);
+}
+
+TEST(KernelErrors, ConfigsThatDifferBetweenPesAreAMismatchOnEveryPe) {
+  if (nPes() < 2) GTEST_SKIP() << "needs two PEs";
+  Context ctx(smallContext());
+  HeapTensor input({64}, DType::F32);
+  HeapTensor output({64 * nPes()}, DType::F32);
+  AllGatherConfig config;
+  if (myPe() == nPes() - 1) config.chunk_bytes = 8192;
+  const std::string message =
+      errorOf([&] { all_gather(ctx, *input, *output, config); }, ErrorCode::CollectiveMismatch);
+  EXPECT_NE(message.find("chunk_bytes 8192"), std::string::npos) << message;
+  expectContextStillWorks(ctx);
+}
+
+TEST(KernelErrors, ATensorOffTheHeapFailsOnItsPeAndNamesItOnTheOthers) {
+  Context ctx(smallContext());
+  HeapTensor heap({256}, DType::F32);
+  std::vector<float> host(256);
+  Tensor input = *heap;
+  const int bad = nPes() - 1;
+  if (myPe() == bad) input.data = host.data();
+  const std::string message = errorOf([&] { all_reduce(ctx, input, *heap); }, ErrorCode::InvalidParam);
+  if (myPe() == bad) {
+    EXPECT_NE(message.find("tdist::kernels::all_reduce: input"), std::string::npos) << message;
+    EXPECT_NE(message.find("not on this PE's symmetric heap"), std::string::npos) << message;
+  } else {
+    EXPECT_NE(message.find("failed on PE " + std::to_string(bad)), std::string::npos) << message;
+  }
+  expectContextStillWorks(ctx);
+}
+
+TEST(KernelErrors, AnUnsupportedDtypeNamesTheDtypesTaken) {
+  Context ctx(smallContext());
+  HeapTensor t({64}, DType::I32);
+  const std::string message = errorOf([&] { all_reduce(ctx, *t, *t); }, ErrorCode::InvalidParam);
+  EXPECT_NE(message.find("tdist::kernels::all_reduce: input has dtype i32; expected f32, bf16 or f16"),
+            std::string::npos)
+      << message;
+  expectContextStillWorks(ctx);
+}
+
+TEST(KernelErrors, ATensorThatIsNotContiguousRowMajorIsRefused) {
+  Context ctx(smallContext());
+  HeapTensor t({8, 8}, DType::F32);
+  Tensor transposed = *t;
+  transposed.strides = {1, 8};
+  const std::string message = errorOf([&] { all_reduce(ctx, transposed, *t); }, ErrorCode::InvalidParam);
+  EXPECT_NE(message.find("expected contiguous row-major strides [8, 1]"), std::string::npos) << message;
+}
+
+TEST(KernelErrors, ConfigValuesOutOfRangeNameTheFieldAndItsLimits) {
+  Context ctx(smallContext());
+  HeapTensor input({64}, DType::F32);
+  HeapTensor output({64 * nPes()}, DType::F32);
+  std::string message = errorOf([&] { all_gather(ctx, *input, *output, {0}); }, ErrorCode::InvalidParam);
+  EXPECT_NE(message.find("tdist::kernels::all_gather: config.chunk_bytes = 0 is outside 4096 .. 1073741824"),
+            std::string::npos)
+      << message;
+  message = errorOf([&] { all_reduce(ctx, *input, *input, {AllReduceAlgorithm::Ring, 4096, -1}); },
+                    ErrorCode::InvalidParam);
+  EXPECT_NE(message.find("config.programs = -1 is outside 0 .. 1024"), std::string::npos) << message;
+  message = errorOf([&] { reduce_scatter(ctx, *output, *input, {1ull << 31}); }, ErrorCode::InvalidParam);
+  EXPECT_NE(message.find("config.chunk_bytes = 2147483648"), std::string::npos) << message;
+  expectContextStillWorks(ctx);
+}
+
+TEST(KernelErrors, ReduceScatterNeedsAMultipleOfThePes) {
+  if (nPes() < 2) GTEST_SKIP() << "every size is a multiple of one PE";
+  Context ctx(smallContext());
+  HeapTensor input({nPes() * 10 + 1}, DType::F32);
+  HeapTensor output({10}, DType::F32);
+  const std::string message = errorOf([&] { reduce_scatter(ctx, *input, *output); }, ErrorCode::InvalidParam);
+  EXPECT_NE(message.find("expected a multiple of n_pes"), std::string::npos) << message;
+}
+
+TEST(KernelErrors, ARecvTooSmallFailsOnEveryPeNamingTheReceiver) {
+  Context ctx(smallContext());
+  const int n = nPes();
+  MoeConfig config;
+  config.experts = 2 * n;
+  config.top_k = 1;
+  config.capacity = 2;
+  // Every PE sends 3 tokens to expert 0 (on PE 0): PE 0 would receive 3 n rows.
+  HeapTensor x({3, 4}, DType::F32);
+  HeapTensor ids({3, 1}, DType::I32);
+  HeapTensor recv({config.capacity, 4}, DType::F32);
+  writeTensor(*ids, std::vector<std::int32_t>(3, 0));
+  const std::string message =
+      errorOf([&] { moe_dispatch(ctx, *x, *ids, *recv, config); }, ErrorCode::InvalidParam);
+  EXPECT_NE(message.find("PE 0 receives " + std::to_string(3 * n) + " rows, more than config.capacity = 2"),
+            std::string::npos)
+      << message;
+  // Expert ids outside 0 .. E-1 fail alike.
+  writeTensor(*ids, std::vector<std::int32_t>{0, 2 * n, 0});
+  config.capacity = 2;
+  const std::string bad_id = errorOf([&] { moe_dispatch(ctx, *x, *ids, *recv, config); }, ErrorCode::InvalidParam);
+  EXPECT_NE(bad_id.find("topk_ids of PE 0 has 1 values outside 0 .. " + std::to_string(2 * n - 1)),
+            std::string::npos)
+      << bad_id;
+  expectContextStillWorks(ctx);
+}
+
+TEST(KernelErrors, MoeExpertsMustBeAMultipleOfThePes) {
+  if (nPes() < 2) GTEST_SKIP() << "every count is a multiple of one PE";
+  Context ctx(smallContext());
+  MoeConfig config;
+  config.experts = 2 * nPes() + 1;
+  config.capacity = 4;
+  HeapTensor x({3, 4}, DType::F32);
+  HeapTensor ids({3, 1}, DType::I32);
+  HeapTensor recv({4, 4}, DType::F32);
+  const std::string message =
+      errorOf([&] { moe_dispatch(ctx, *x, *ids, *recv, config); }, ErrorCode::InvalidParam);
+  EXPECT_NE(message.find("config.experts = " + std::to_string(2 * nPes() + 1) + " is not a multiple of n_pes"),
+            std::string::npos)
+      << message;
+}
+
+TEST(KernelErrors, AContextOfNoSignalsIsRefusedOnEveryPe) {
+  ContextOptions options = smallContext();
+  options.max_signals = 0;
+  const std::string message = errorOf([&] { Context ctx(options); }, ErrorCode::InvalidParam);
+  EXPECT_NE(message.find("config.max_signals = 0 is outside 1 .. "), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace tdist::kernels::testing
