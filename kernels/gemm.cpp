@@ -1,0 +1,217 @@
+// kernels/gemm.cpp - the public entry points of the overlap GEMMs: AllGather + GEMM and
+// GEMM + ReduceScatter. Each checks its tensors and config on this PE, agrees with every PE on
+// the call (shapes, dtype, config, and where a symmetric buffer lies), takes the context's next
+// epoch and runs its backend's body (kernels/cpu/gemm.cpp, kernels/cuda/gemm.cu).
+#include "tdist/kernels/gemm.h"
+
+#include <climits>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+#include "kernels/bodies.h"
+#include "kernels/checks.h"
+#include "tdist/error.h"
+#include "tdist/runtime.h"
+
+namespace tdist::kernels {
+namespace {
+
+constexpr const char *kAllGatherGemm = "all_gather_gemm";
+constexpr const char *kGemmReduceScatter = "gemm_reduce_scatter";
+
+[[noreturn]] void invalid(const char *kernel, const std::string &message) {
+  throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": " + message);
+}
+
+std::string shapeText(const Tensor &t) {
+  std::string text = "[";
+  for (std::size_t d = 0; d < t.shape.size(); ++d) text += (d ? ", " : "") + std::to_string(t.shape[d]);
+  return text + "]";
+}
+
+// A GEMM extent must fit the int of BLAS (and the 32 bits the signature gives it).
+void requireBlasExtent(const char *kernel, const char *what, std::int64_t extent) {
+  if (extent > INT_MAX) invalid(kernel, std::string(what) + " = " + std::to_string(extent) + " exceeds " + std::to_string(INT_MAX));
+}
+
+// The fields of a call's signature. value[0] packs the dtype and the whole config (every PE must
+// pass the same config: on the cpu the tiling of GEMM + ReduceScatter lays out its scratch and
+// its signals); value[1] packs two extents; value[2] one extent and, for AllGather + GEMM, where
+// the gathered buffer lies (its heap offset + 1, low 32 bits; 0 = the context's scratch), since
+// every owner pushes its rows to that offset on its peers (an empty one receives nothing: 0).
+std::uint64_t packConfig(DType dtype, int chunks, int tile_m, int tile_n, int programs) {
+  return static_cast<std::uint64_t>(dtype) | static_cast<std::uint64_t>(chunks & 0x7f) << 8 |
+         static_cast<std::uint64_t>(tile_m & 0x1fff) << 15 | static_cast<std::uint64_t>(tile_n & 0x1fff) << 28 |
+         static_cast<std::uint64_t>(programs & 0x7ff) << 41;
+}
+std::string configText(std::uint64_t v) {
+  std::ostringstream os;
+  os << detail::dtypeText(static_cast<DType>(v & 0xff)) << ", chunks_per_pe " << ((v >> 8) & 0x7f) << ", tile "
+     << ((v >> 15) & 0x1fff) << " x " << ((v >> 28) & 0x1fff) << ", programs " << ((v >> 41) & 0x7ff);
+  return os.str();
+}
+std::string describeAllGatherGemm(const std::uint64_t v[3]) {
+  std::ostringstream os;
+  os << "m_local " << (v[2] >> 32) << ", K " << (v[1] >> 32) << ", N " << (v[1] & 0xffffffffu) << ", "
+     << configText(v[0]) << ", gathered ";
+  if ((v[2] & 0xffffffffu) == 0) os << "in the context's scratch";
+  else os << "at heap offset 0x" << std::hex << ((v[2] & 0xffffffffu) - 1) << " (low 32 bits)";
+  return os.str();
+}
+std::string describeGemmReduceScatter(const std::uint64_t v[3]) {
+  std::ostringstream os;
+  os << "M " << (v[1] >> 32) << ", N " << (v[1] & 0xffffffffu) << ", " << configText(v[0]);
+  return os.str();
+}
+
+std::uint64_t heapOffset(const void *p) {
+  return static_cast<std::uint64_t>(static_cast<const char *>(p) - static_cast<const char *>(heapBase()));
+}
+
+// The checks every config makes (the limits of tdist/kernels/gemm.h).
+template <class Config>
+void requireConfig(const char *kernel, const Config &config) {
+  detail::requireRange(kernel, "chunks_per_pe", config.chunks_per_pe, 1, 64);
+  detail::requireRange(kernel, "tile_m", config.tile_m, 1, 4096);
+  detail::requireRange(kernel, "tile_n", config.tile_n, 1, 4096);
+  detail::requireRange(kernel, "programs", config.programs, 0, 1024);
+}
+
+// The dtypes the backend's body takes: f32 everywhere, bf16 on cuda only.
+void requireBackendDtype(const char *kernel, const Context &ctx, DType dtype) {
+  if (dtype == DType::BF16 && ctx.backend() != "cuda") {
+    throw Error(ErrorCode::NotSupported,
+                std::string(kernel) + ": bf16 is not supported on the " + ctx.backend() + " backend (f32 is)");
+  }
+}
+
+template <class Body>
+void collectLocalError(int &code, std::string &message, Body &&body) {
+  try {
+    body();
+  } catch (const Error &error) {
+    code = static_cast<int>(error.code());
+    message = error.what();
+  }
+}
+
+}  // namespace
+
+void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor *gathered,
+                     const AllGatherGemmConfig &config) {
+  const int n_pes = nPes();
+  detail::CallSignature signature;
+  signature.describe = describeAllGatherGemm;
+  int code = 0;
+  std::string message;
+  collectLocalError(code, message, [&] {
+    detail::requireHeapTensor(kAllGatherGemm, "a", a, 2, {DType::F32, DType::BF16});
+    detail::requireHeapTensor(kAllGatherGemm, "b", b, 2, {a.dtype});
+    detail::requireHeapTensor(kAllGatherGemm, "c", c, 2, {a.dtype});
+    if (gathered) detail::requireHeapTensor(kAllGatherGemm, "gathered", *gathered, 2, {a.dtype});
+    requireConfig(kAllGatherGemm, config);
+    const std::int64_t m_local = a.shape[0], K = a.shape[1], N = b.shape[1];
+    signature.value[0] = packConfig(a.dtype, config.chunks_per_pe, config.tile_m, config.tile_n, config.programs);
+    signature.value[1] = static_cast<std::uint64_t>(K) << 32 | static_cast<std::uint64_t>(N & 0xffffffff);
+    signature.value[2] = static_cast<std::uint64_t>(m_local) << 32 |
+                         (gathered && gathered->numel() > 0 ? ((heapOffset(gathered->data) + 1) & 0xffffffffu) : 0);
+    if (b.shape[0] != K) invalid(kAllGatherGemm, "b is " + shapeText(b) + ", expected [K = " + std::to_string(K) + ", N]");
+    const std::int64_t M = m_local * n_pes;
+    requireBlasExtent(kAllGatherGemm, "n_pes * m_local", M);
+    requireBlasExtent(kAllGatherGemm, "K", K);
+    requireBlasExtent(kAllGatherGemm, "N", N);
+    if (c.shape[0] != M || c.shape[1] != N) {
+      invalid(kAllGatherGemm, "c is " + shapeText(c) + ", expected [n_pes * m_local = " + std::to_string(M) +
+                                  ", N = " + std::to_string(N) + "]");
+    }
+    const std::size_t gathered_bytes = static_cast<std::size_t>(M) * K * dtypeSize(a.dtype);
+    if (gathered) {
+      if (gathered->shape[0] != M || gathered->shape[1] != K) {
+        invalid(kAllGatherGemm, "gathered is " + shapeText(*gathered) + ", expected [n_pes * m_local = " +
+                                    std::to_string(M) + ", K = " + std::to_string(K) + "]");
+      }
+    } else if (gathered_bytes > ctx.scratchBytes()) {
+      invalid(kAllGatherGemm, "the gathered A needs " + std::to_string(gathered_bytes) +
+                                  " bytes and the context's scratch has " + std::to_string(ctx.scratchBytes()) +
+                                  ": pass `gathered` or a larger ContextOptions::scratch_bytes");
+    }
+    const long long signals = static_cast<long long>(n_pes) * config.chunks_per_pe;
+    if (signals > ctx.maxSignals()) {
+      invalid(kAllGatherGemm, "n_pes * chunks_per_pe = " + std::to_string(signals) + " signals exceed the context's " +
+                                  std::to_string(ctx.maxSignals()));
+    }
+    requireBackendDtype(kAllGatherGemm, ctx, a.dtype);
+  });
+  detail::agree(kAllGatherGemm, signature, code, message);
+  const std::uint64_t epoch = ctx.nextEpoch();
+  Tensor scratch_gathered;
+  if (!gathered) {
+    scratch_gathered.data = ctx.scratch();
+    scratch_gathered.dtype = a.dtype;
+    scratch_gathered.shape = {a.shape[0] * n_pes, a.shape[1]};
+    scratch_gathered.strides = {a.shape[1], 1};
+  }
+  Tensor &target = gathered ? *gathered : scratch_gathered;
+#ifdef TDIST_KERNELS_HAVE_CUDA
+  if (ctx.backend() == "cuda") return cuda::allGatherGemm(ctx, a, b, c, target, config, epoch);
+#endif
+  cpu::allGatherGemm(ctx, a, b, c, target, config, epoch);
+}
+
+void gemm_reduce_scatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
+                         const GemmReduceScatterConfig &config) {
+  const int n_pes = nPes();
+  detail::CallSignature signature;
+  signature.describe = describeGemmReduceScatter;
+  int code = 0;
+  std::string message;
+  collectLocalError(code, message, [&] {
+    detail::requireHeapTensor(kGemmReduceScatter, "a", a, 2, {DType::F32, DType::BF16});
+    detail::requireHeapTensor(kGemmReduceScatter, "b", b, 2, {a.dtype});
+    detail::requireHeapTensor(kGemmReduceScatter, "c", c, 2, {a.dtype});
+    requireConfig(kGemmReduceScatter, config);
+    // k_local may differ between PEs (an uneven split of K); M, N and the config may not.
+    const std::int64_t M = a.shape[0], k_local = a.shape[1], N = b.shape[1];
+    signature.value[0] = packConfig(a.dtype, config.chunks_per_pe, config.tile_m, config.tile_n, config.programs);
+    signature.value[1] = static_cast<std::uint64_t>(M) << 32 | static_cast<std::uint64_t>(N & 0xffffffff);
+    if (b.shape[0] != k_local) {
+      invalid(kGemmReduceScatter, "b is " + shapeText(b) + ", expected [k_local = " + std::to_string(k_local) + ", N]");
+    }
+    requireBlasExtent(kGemmReduceScatter, "M", M);
+    requireBlasExtent(kGemmReduceScatter, "k_local", k_local);
+    requireBlasExtent(kGemmReduceScatter, "N", N);
+    if (M % n_pes != 0) {
+      invalid(kGemmReduceScatter, "M = " + std::to_string(M) + " is not a multiple of n_pes = " + std::to_string(n_pes));
+    }
+    const std::int64_t m_block = M / n_pes;
+    if (c.shape[0] != m_block || c.shape[1] != N) {
+      invalid(kGemmReduceScatter, "c is " + shapeText(c) + ", expected [M / n_pes = " + std::to_string(m_block) +
+                                      ", N = " + std::to_string(N) + "]");
+    }
+    // The owner's scratch holds one partial block [M / n_pes, N] from every PE, in f32.
+    const std::size_t partial_bytes = static_cast<std::size_t>(M) * N * sizeof(float);
+    if (partial_bytes > ctx.scratchBytes()) {
+      invalid(kGemmReduceScatter, "the partial blocks need " + std::to_string(partial_bytes) +
+                                      " bytes of scratch and the context has " + std::to_string(ctx.scratchBytes()) +
+                                      ": use a larger ContextOptions::scratch_bytes");
+    }
+    // One signal per (source PE, row chunk, column tile) of the owner's block.
+    const long long column_tiles = (N + config.tile_n - 1) / config.tile_n;
+    const long long signals = static_cast<long long>(n_pes) * config.chunks_per_pe * column_tiles;
+    if (signals > ctx.maxSignals()) {
+      invalid(kGemmReduceScatter, "n_pes * chunks_per_pe * ceil(N / tile_n) = " + std::to_string(signals) +
+                                      " signals exceed the context's " + std::to_string(ctx.maxSignals()) +
+                                      ": raise tile_n or lower chunks_per_pe");
+    }
+    requireBackendDtype(kGemmReduceScatter, ctx, a.dtype);
+  });
+  detail::agree(kGemmReduceScatter, signature, code, message);
+  const std::uint64_t epoch = ctx.nextEpoch();
+#ifdef TDIST_KERNELS_HAVE_CUDA
+  if (ctx.backend() == "cuda") return cuda::gemmReduceScatter(ctx, a, b, c, config, epoch);
+#endif
+  cpu::gemmReduceScatter(ctx, a, b, c, config, epoch);
+}
+
+}  // namespace tdist::kernels

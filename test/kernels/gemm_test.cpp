@@ -1,0 +1,443 @@
+// AllGather + GEMM and GEMM + ReduceScatter against a host reference GEMM (double accumulation),
+// at every PE count of the suite.
+//
+// What is asserted, and why:
+// - Inputs of small integers make every product and every partial sum exact in f32, whatever
+//   the order of summation: there the result must equal the reference bitwise, for every
+//   config (chunks, tiles, programs) and shape. This checks the data movement exactly.
+// - Random floats: within a bound of the rounding of a K-term dot product (BLAS's order of
+//   summation is not ours, and tile GEMMs of other shapes may round differently, so configs
+//   with other tiles are not compared bitwise). With the same chunks and tiles, repeated calls
+//   and other program counts (which change only the order in which tiles are computed and
+//   arrive) must give bitwise the same C: every tile is one GEMM of the same shape, and the
+//   ReduceScatter sums each element's partials in PE order 0, 1, ... whatever their arrival.
+// - Errors are the same on every PE, and the context stays usable after them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "tdist/error.h"
+#include "tdist/kernels/context.h"
+#include "tdist/kernels/gemm.h"
+#include "tdist/runtime.h"
+#include "tdist/shmem.h"
+
+namespace tdist::kernels {
+namespace {
+
+namespace sh = tdist::shmem;
+
+ContextOptions smallContext() {
+  ContextOptions options;
+  options.scratch_bytes = 4u << 20;
+  return options;
+}
+
+// This PE's heap is read and written through the API (backend-neutral).
+void store(Tensor &t, const std::vector<float> &values) {
+  ASSERT_EQ(static_cast<std::int64_t>(values.size()), t.numel());
+  if (!values.empty()) sh::putmem(t.data, values.data(), values.size() * sizeof(float), sh::my_pe());
+}
+std::vector<float> load(const Tensor &t) {
+  std::vector<float> values(static_cast<std::size_t>(t.numel()));
+  if (!values.empty()) sh::getmem(values.data(), t.data, values.size() * sizeof(float), sh::my_pe());
+  return values;
+}
+
+// A matrix [rows, cols] the same on every PE: small integers (exact products and sums) or
+// floats in [-1, 1).
+enum class Values { SmallIntegers, Floats };
+std::vector<float> matrix(std::int64_t rows, std::int64_t cols, std::uint32_t seed, Values kind) {
+  std::vector<float> m(static_cast<std::size_t>(rows * cols));
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    std::uint32_t x = static_cast<std::uint32_t>(i) * 2654435761u + seed * 40503u + 12345u;
+    x ^= x >> 13;
+    x *= 0x5bd1e995u;
+    x ^= x >> 15;
+    m[i] = kind == Values::SmallIntegers ? static_cast<float>(static_cast<int>(x % 7) - 3)
+                                         : static_cast<float>(x % 20001) / 10000.0f - 1.0f;
+  }
+  return m;
+}
+
+// C [m, n] = A [m, k] x B [k, n], accumulated in double; `bound` gets sum |a| |b| per element.
+std::vector<double> referenceGemm(const std::vector<float> &a, const std::vector<float> &b, std::int64_t m,
+                                  std::int64_t k, std::int64_t n, std::vector<double> *bound = nullptr) {
+  std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
+  if (bound) bound->assign(c.size(), 0.0);
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t p = 0; p < k; ++p) {
+      const double av = a[i * k + p];
+      for (std::int64_t j = 0; j < n; ++j) {
+        c[i * n + j] += av * b[p * n + j];
+        if (bound) (*bound)[i * n + j] += std::fabs(av * b[p * n + j]);
+      }
+    }
+  }
+  return c;
+}
+
+void expectExact(const std::vector<float> &got, const std::vector<double> &want, const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (static_cast<double>(got[i]) != want[i] && wrong++ < 5) {
+      ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", expected " << want[i];
+    }
+  }
+  EXPECT_EQ(wrong, 0u) << what;
+}
+
+// |got - want| <= (terms + 2) * 2^-23 * sum |a| |b|: the rounding bound of a sum of `terms`.
+void expectClose(const std::vector<float> &got, const std::vector<double> &want, const std::vector<double> &bound,
+                 std::int64_t terms, const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double tolerance = static_cast<double>(terms + 2) * std::ldexp(1.0, -23) * bound[i] + 1e-30;
+    if (std::fabs(got[i] - want[i]) > tolerance && wrong++ < 5) {
+      ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", expected " << want[i] << " +- " << tolerance;
+    }
+  }
+  EXPECT_EQ(wrong, 0u) << what;
+}
+
+void expectBitwise(const std::vector<float> &got, const std::vector<float> &want, const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (std::memcmp(&got[i], &want[i], sizeof(float)) != 0 && wrong++ < 5) {
+      ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", first run gave " << want[i];
+    }
+  }
+  EXPECT_EQ(wrong, 0u) << what;
+}
+
+template <class Body>
+void expectError(ErrorCode code, const std::string &fragment, Body &&body) {
+  try {
+    body();
+    ADD_FAILURE() << "no error; expected " << toString(code) << " with \"" << fragment << "\"";
+  } catch (const Error &error) {
+    EXPECT_EQ(error.code(), code) << error.what();
+    EXPECT_NE(std::string(error.what()).find(fragment), std::string::npos) << error.what();
+  }
+}
+
+// ---- AllGather + GEMM ---------------------------------------------------------------------
+
+// The tensors of one AllGather + GEMM shape: the global A and B (the same on every PE), this
+// PE's rows of A on the heap, B, C and the gathered A.
+struct AgProblem {
+  std::int64_t m_local, K, N;
+  std::vector<float> global_a, global_b;
+  Tensor a, b, c, gathered;
+
+  AgProblem(std::int64_t m_local_, std::int64_t K_, std::int64_t N_, Values kind)
+      : m_local(m_local_), K(K_), N(N_) {
+    const int n = sh::n_pes(), me = sh::my_pe();
+    global_a = matrix(n * m_local, K, 1, kind);
+    global_b = matrix(K, N, 2, kind);
+    a = createTensor({m_local, K}, DType::F32);
+    b = createTensor({K, N}, DType::F32);
+    c = createTensor({n * m_local, N}, DType::F32);
+    gathered = createTensor({n * m_local, K}, DType::F32);
+    store(a, std::vector<float>(global_a.begin() + me * m_local * K, global_a.begin() + (me + 1) * m_local * K));
+    store(b, global_b);
+  }
+  ~AgProblem() {
+    freeTensor(gathered);
+    freeTensor(c);
+    freeTensor(b);
+    freeTensor(a);
+  }
+  std::vector<double> reference(std::vector<double> *bound = nullptr) const {
+    return referenceGemm(global_a, global_b, sh::n_pes() * m_local, K, N, bound);
+  }
+  void clearC() { store(c, std::vector<float>(static_cast<std::size_t>(c.numel()), -7.0f)); }
+};
+
+std::string agText(const AllGatherGemmConfig &config) {
+  return "chunks " + std::to_string(config.chunks_per_pe) + ", tile " + std::to_string(config.tile_m) + " x " +
+         std::to_string(config.tile_n) + ", programs " + std::to_string(config.programs);
+}
+
+const std::vector<AllGatherGemmConfig> kAgConfigs = {
+    {1, 128, 256, 0},     // the defaults: one tile
+    {3, 5, 7, 2},         // tiles that do not divide the chunks, fewer programs than items
+    {64, 1, 1, 1},        // more chunks than rows (empty chunks), one program
+    {4, 4096, 4096, 1024} // the upper limits
+};
+
+TEST(AllGatherGemm, SmallIntegersEqualTheReferenceForEveryConfig) {
+  Context ctx(smallContext());
+  AgProblem p(13, 17, 29, Values::SmallIntegers);
+  const std::vector<double> want = p.reference();
+  const std::vector<double> want_gathered(p.global_a.begin(), p.global_a.end());
+  for (const AllGatherGemmConfig &config : kAgConfigs) {
+    p.clearC();
+    all_gather_gemm(ctx, p.a, p.b, p.c, &p.gathered, config);
+    expectExact(load(p.c), want, "c, " + agText(config));
+    expectExact(load(p.gathered), want_gathered, "gathered, " + agText(config));
+    p.clearC();
+    all_gather_gemm(ctx, p.a, p.b, p.c, nullptr, config);  // gathered in the context's scratch
+    expectExact(load(p.c), want, "c (scratch), " + agText(config));
+  }
+}
+
+TEST(AllGatherGemm, NonSquareShapes) {
+  Context ctx(smallContext());
+  for (auto [m_local, K, N] : {std::tuple<int, int, int>{1, 1, 1}, {2, 300, 3}, {40, 3, 300}, {7, 0, 5}, {9, 4, 0}}) {
+    AgProblem p(m_local, K, N, Values::SmallIntegers);
+    p.clearC();
+    all_gather_gemm(ctx, p.a, p.b, p.c, &p.gathered, {2, 4, 64, 3});
+    const std::string what = std::to_string(m_local) + " x " + std::to_string(K) + " x " + std::to_string(N);
+    expectExact(load(p.c), p.reference(), "c, " + what);
+    expectExact(load(p.gathered), std::vector<double>(p.global_a.begin(), p.global_a.end()), "gathered, " + what);
+  }
+}
+
+TEST(AllGatherGemm, FloatsWithinRoundingAndBitwiseRepeatable) {
+  Context ctx(smallContext());
+  AgProblem p(37, 64, 50, Values::Floats);
+  std::vector<double> bound;
+  const std::vector<double> want = p.reference(&bound);
+  for (const AllGatherGemmConfig &config : kAgConfigs) {
+    p.clearC();
+    all_gather_gemm(ctx, p.a, p.b, p.c, nullptr, config);
+    const std::vector<float> first = load(p.c);
+    expectClose(first, want, bound, p.K, "c, " + agText(config));
+    // The same tiles, other program counts and repeated calls (new epochs): bitwise the same.
+    for (int programs : {config.programs, 1, 3, 0}) {
+      AllGatherGemmConfig again = config;
+      again.programs = programs;
+      p.clearC();
+      all_gather_gemm(ctx, p.a, p.b, p.c, nullptr, again);
+      expectBitwise(load(p.c), first, "c, " + agText(again));
+    }
+  }
+}
+
+TEST(AllGatherGemm, ErrorsAreTheSameOnEveryPeAndLeaveTheContextUsable) {
+  Context ctx(smallContext());
+  AgProblem p(6, 5, 4, Values::SmallIntegers);
+  Tensor bad_b = createTensor({4, 4}, DType::F32);
+  expectError(ErrorCode::InvalidParam, "b is [4, 4]", [&] { all_gather_gemm(ctx, p.a, bad_b, p.c); });
+  expectError(ErrorCode::InvalidParam, "gathered is", [&] { all_gather_gemm(ctx, p.a, p.b, p.c, &p.c); });
+  expectError(ErrorCode::InvalidParam, "c is", [&] { all_gather_gemm(ctx, p.a, p.b, p.gathered); });
+  for (auto [field, config] : {std::pair<const char *, AllGatherGemmConfig>{"chunks_per_pe", {0, 1, 1, 0}},
+                               {"chunks_per_pe", {65, 1, 1, 0}},
+                               {"tile_m", {1, 0, 1, 0}},
+                               {"tile_n", {1, 1, 4097, 0}},
+                               {"programs", {1, 1, 1, 1025}},
+                               {"programs", {1, 1, 1, -1}}}) {
+    expectError(ErrorCode::InvalidParam, std::string("config.") + field,
+                [&] { all_gather_gemm(ctx, p.a, p.b, p.c, nullptr, config); });
+  }
+  Tensor a16 = createTensor({6, 5}, DType::BF16), b16 = createTensor({5, 4}, DType::BF16);
+  Tensor c16 = createTensor({6 * sh::n_pes(), 4}, DType::BF16);
+  expectError(ErrorCode::NotSupported, "bf16", [&] { all_gather_gemm(ctx, a16, b16, c16); });
+  expectError(ErrorCode::InvalidParam, "b", [&] { all_gather_gemm(ctx, p.a, b16, p.c); });  // mixed dtypes
+  {
+    ContextOptions tiny = smallContext();
+    tiny.scratch_bytes = 64;
+    Context small(tiny);
+    expectError(ErrorCode::InvalidParam, "scratch", [&] { all_gather_gemm(small, p.a, p.b, p.c); });
+    all_gather_gemm(small, p.a, p.b, p.c, &p.gathered);  // fine with its own gathered buffer
+    expectExact(load(p.c), p.reference(), "c, tiny scratch, own gathered");
+  }
+  if (sh::n_pes() > 1) {
+    AllGatherGemmConfig config;
+    config.chunks_per_pe = sh::my_pe() == 1 ? 2 : 1;
+    expectError(ErrorCode::CollectiveMismatch, "differs", [&] { all_gather_gemm(ctx, p.a, p.b, p.c, nullptr, config); });
+  }
+  p.clearC();
+  all_gather_gemm(ctx, p.a, p.b, p.c);
+  expectExact(load(p.c), p.reference(), "c after the errors");
+  freeTensor(c16);
+  freeTensor(b16);
+  freeTensor(a16);
+  freeTensor(bad_b);
+}
+
+// ---- GEMM + ReduceScatter -----------------------------------------------------------------
+
+// The global A [M, K] and B [K, N]; PE p holds columns and rows k_begin(p) .. k_begin(p + 1)
+// of them (an uneven split: PE p has 3 + 2p, or `k_each` each).
+struct RsProblem {
+  std::int64_t M, N, K = 0;
+  std::vector<std::int64_t> k_begin;
+  std::vector<float> global_a, global_b;
+  Tensor a_storage, b_storage, a, b, c;
+
+  RsProblem(std::int64_t M_, std::int64_t N_, Values kind, int k_each = -1) : M(M_), N(N_) {
+    const int n = sh::n_pes(), me = sh::my_pe();
+    for (int pe = 0; pe <= n; ++pe) {
+      k_begin.push_back(K);
+      if (pe < n) K += k_each >= 0 ? k_each : 3 + 2 * pe;
+    }
+    global_a = matrix(M, K, 3, kind);
+    global_b = matrix(K, N, 4, kind);
+    const std::int64_t k0 = k_begin[me], k_local = k_begin[me + 1] - k0;
+    // Heap allocations are the same size on every PE: the largest k_local's, viewed as this
+    // PE's shape.
+    std::int64_t k_max = 0;
+    for (int pe = 0; pe < n; ++pe) k_max = std::max(k_max, k_begin[pe + 1] - k_begin[pe]);
+    a_storage = createTensor({M, k_max}, DType::F32);
+    b_storage = createTensor({k_max, N}, DType::F32);
+    a = view(a_storage, {M, k_local});
+    b = view(b_storage, {k_local, N});
+    c = createTensor({M / n, N}, DType::F32);
+    std::vector<float> my_a(static_cast<std::size_t>(M * k_local));
+    for (std::int64_t i = 0; i < M; ++i) {
+      for (std::int64_t p = 0; p < k_local; ++p) my_a[i * k_local + p] = global_a[i * K + k0 + p];
+    }
+    store(a, my_a);
+    store(b, std::vector<float>(global_b.begin() + k0 * N, global_b.begin() + (k0 + k_local) * N));
+  }
+  ~RsProblem() {
+    freeTensor(c);
+    freeTensor(b_storage);
+    freeTensor(a_storage);
+  }
+  static Tensor view(const Tensor &storage, std::vector<std::int64_t> shape) {
+    Tensor t;
+    t.data = storage.data;
+    t.dtype = storage.dtype;
+    t.strides = {shape[1], 1};
+    t.shape = std::move(shape);
+    return t;
+  }
+  // This PE's block of the full product.
+  std::vector<double> reference(std::vector<double> *bound = nullptr) const {
+    std::vector<double> all_bound;
+    const std::vector<double> all = referenceGemm(global_a, global_b, M, K, N, bound ? &all_bound : nullptr);
+    const std::int64_t rows = M / sh::n_pes(), first = sh::my_pe() * rows * N;
+    if (bound) bound->assign(all_bound.begin() + first, all_bound.begin() + first + rows * N);
+    return std::vector<double>(all.begin() + first, all.begin() + first + rows * N);
+  }
+  void clearC() { store(c, std::vector<float>(static_cast<std::size_t>(c.numel()), -7.0f)); }
+};
+
+std::string rsText(const GemmReduceScatterConfig &config) {
+  return "chunks " + std::to_string(config.chunks_per_pe) + ", tile " + std::to_string(config.tile_m) + " x " +
+         std::to_string(config.tile_n) + ", programs " + std::to_string(config.programs);
+}
+
+const std::vector<GemmReduceScatterConfig> kRsConfigs = {
+    {1, 128, 256, 0},
+    {3, 2, 5, 2},
+    {64, 1, 4, 1},  // more chunks than rows of a block
+    {2, 4096, 4096, 1024},
+};
+
+TEST(GemmReduceScatter, SmallIntegersEqualTheReferenceForEveryConfig) {
+  Context ctx(smallContext());
+  RsProblem p(11 * sh::n_pes(), 23, Values::SmallIntegers);
+  const std::vector<double> want = p.reference();
+  for (const GemmReduceScatterConfig &config : kRsConfigs) {
+    p.clearC();
+    gemm_reduce_scatter(ctx, p.a, p.b, p.c, config);
+    expectExact(load(p.c), want, "c, " + rsText(config));
+  }
+}
+
+TEST(GemmReduceScatter, NonSquareShapes) {
+  Context ctx(smallContext());
+  const int n = sh::n_pes();
+  for (auto [M, N, k_each] : {std::tuple<int, int, int>{n, 1, 1}, {2 * n, 300, 2}, {40 * n, 3, 50}, {3 * n, 5, 0},
+                              {5 * n, 0, 3}}) {
+    RsProblem p(M, N, Values::SmallIntegers, k_each);
+    p.clearC();
+    gemm_reduce_scatter(ctx, p.a, p.b, p.c, {2, 3, 64, 3});
+    expectExact(load(p.c), p.reference(),
+                std::to_string(M) + " x " + std::to_string(N) + ", k_local " + std::to_string(k_each));
+  }
+}
+
+TEST(GemmReduceScatter, FloatsWithinRoundingAndBitwiseRepeatable) {
+  Context ctx(smallContext());
+  RsProblem p(19 * sh::n_pes(), 45, Values::Floats);
+  std::vector<double> bound;
+  const std::vector<double> want = p.reference(&bound);
+  for (const GemmReduceScatterConfig &config : kRsConfigs) {
+    p.clearC();
+    gemm_reduce_scatter(ctx, p.a, p.b, p.c, config);
+    const std::vector<float> first = load(p.c);
+    expectClose(first, want, bound, p.K + sh::n_pes(), "c, " + rsText(config));
+    for (int programs : {config.programs, 1, 5, 0}) {
+      GemmReduceScatterConfig again = config;
+      again.programs = programs;
+      p.clearC();
+      gemm_reduce_scatter(ctx, p.a, p.b, p.c, again);
+      expectBitwise(load(p.c), first, "c, " + rsText(again));
+    }
+  }
+}
+
+TEST(GemmReduceScatter, ErrorsAreTheSameOnEveryPeAndLeaveTheContextUsable) {
+  Context ctx(smallContext());
+  const int n = sh::n_pes();
+  RsProblem p(4 * n, 6, Values::SmallIntegers, 3);
+  Tensor bad_b = createTensor({2, 6}, DType::F32);
+  expectError(ErrorCode::InvalidParam, "b is [2, 6]", [&] { gemm_reduce_scatter(ctx, p.a, bad_b, p.c); });
+  Tensor bad_c = createTensor({4 * n, 6}, DType::F32);
+  if (n > 1) expectError(ErrorCode::InvalidParam, "c is", [&] { gemm_reduce_scatter(ctx, p.a, p.b, bad_c); });
+  if (n > 1) {
+    Tensor odd_a = createTensor({4 * n + 1, 3}, DType::F32), odd_c = createTensor({4, 6}, DType::F32);
+    expectError(ErrorCode::InvalidParam, "multiple of n_pes", [&] { gemm_reduce_scatter(ctx, odd_a, p.b, odd_c); });
+    freeTensor(odd_c);
+    freeTensor(odd_a);
+  }
+  expectError(ErrorCode::InvalidParam, "config.tile_m", [&] { gemm_reduce_scatter(ctx, p.a, p.b, p.c, {1, 4097, 1, 0}); });
+  expectError(ErrorCode::InvalidParam, "config.chunks_per_pe",
+              [&] { gemm_reduce_scatter(ctx, p.a, p.b, p.c, {0, 1, 1, 0}); });
+  {
+    // 64 chunks x 1000 column tiles of one column: more signals than the context has.
+    RsProblem wide(n, 1000, Values::SmallIntegers, 1);
+    expectError(ErrorCode::InvalidParam, "signals", [&] { gemm_reduce_scatter(ctx, wide.a, wide.b, wide.c, {64, 1, 1, 0}); });
+  }
+  {
+    ContextOptions tiny = smallContext();
+    tiny.scratch_bytes = 64;
+    Context small(tiny);
+    expectError(ErrorCode::InvalidParam, "scratch", [&] { gemm_reduce_scatter(small, p.a, p.b, p.c); });
+  }
+  if (n > 1) {
+    GemmReduceScatterConfig config;
+    config.tile_n = sh::my_pe() == n - 1 ? 8 : 16;
+    expectError(ErrorCode::CollectiveMismatch, "differs", [&] { gemm_reduce_scatter(ctx, p.a, p.b, p.c, config); });
+  }
+  p.clearC();
+  gemm_reduce_scatter(ctx, p.a, p.b, p.c);
+  expectExact(load(p.c), p.reference(), "c after the errors");
+  freeTensor(bad_c);
+  freeTensor(bad_b);
+}
+
+// Both kernels, one after the other on one context: their epochs and signals never confuse
+// each other.
+TEST(OverlapGemms, AlternatingCallsOnOneContext) {
+  Context ctx(smallContext());
+  AgProblem ag(9, 12, 10, Values::SmallIntegers);
+  RsProblem rs(7 * sh::n_pes(), 10, Values::SmallIntegers);
+  const std::vector<double> ag_want = ag.reference(), rs_want = rs.reference();
+  for (int round = 0; round < 4; ++round) {
+    ag.clearC();
+    all_gather_gemm(ctx, ag.a, ag.b, ag.c, nullptr, {1 + round, 4, 4, 0});
+    expectExact(load(ag.c), ag_want, "all_gather_gemm, round " + std::to_string(round));
+    rs.clearC();
+    gemm_reduce_scatter(ctx, rs.a, rs.b, rs.c, {1 + round, 3, 3, 0});
+    expectExact(load(rs.c), rs_want, "gemm_reduce_scatter, round " + std::to_string(round));
+  }
+}
+
+}  // namespace
+}  // namespace tdist::kernels
