@@ -179,11 +179,8 @@ __device__ __forceinline__ void acc_add(Acc<T> &a, const T *p, float scale = 1.0
   const T *e = reinterpret_cast<const T *>(&raw);
 #pragma unroll
   for (int i = 0; i < Acc<T>::kN; ++i) {
-    if (scale == 1.0f) {
-      a.v[i] += to_f32(e[i]);
-    } else {
-      a.v[i] += scale * to_f32(e[i]);
-    }
+    // Rounded product, then rounded sum: never contracted into an FMA, as the host reference.
+    a.v[i] = scale == 1.0f ? __fadd_rn(a.v[i], to_f32(e[i])) : __fadd_rn(a.v[i], __fmul_rn(scale, to_f32(e[i])));
   }
 }
 
