@@ -1,0 +1,304 @@
+// kernels/cuda/common.cuh - what the cuda bodies of the collectives and the MoE all-to-all share:
+// the device epoch of a call, the map of the context's signal slots and scratch, f32 accumulation
+// of f32/bf16/f16 vectors, and the host side's stream, grid and launch checks.
+//
+// THE DEVICE EPOCH. A body enqueues work and returns; a CUDA graph captured from it replays the
+// same kernel arguments every time. An epoch baked into the arguments would make every replay
+// after the first see its waits satisfied by the previous replay's signals. So the epoch a kernel
+// writes and waits for is read on the device: slot kSlotEpoch of this PE (only this PE touches it)
+// holds the epoch of the last finished call; every kernel of a call uses e = that + 1, and the
+// last kernel of the call stores e there when its last block is done (finish_call). Every PE runs
+// the same calls in the same order, so every PE's e is the same for the same call, eager or
+// replayed. The host's `epoch` argument is not used on cuda. The slots must start at zero (the
+// context allocates them zeroed), and they are the library's: nothing else may write them.
+//
+// THE SLOT MAP (uint64 slots, 64 bytes apart, from ctx.slot(0)). Each slot of a peer-written range
+// has ONE writer PE for every kernel that uses it, and it is SET, never reset, to the epoch of
+// the call that writes it; a waiter in call e waits for >= e. A write of a later epoch comes from
+// a writer that has finished call e (its stream is ordered), so it never releases a waiter early.
+//   kSlotEpoch, kSlotArrivals, kSlotLastOneShot+{0,1}: this PE's own words (see above, and
+//     one-shot's ack protocol in collectives.cu);
+//   entry[src]       : src's stream has reached call e: everything it did before is finished,
+//                      so its inputs are ready and its outputs/scratch may be written;
+//   data[src][block] : src's block `block` has finished its part of call e toward this PE;
+//   ack[parity][src] : src has finished reading the one-shot buffer of that parity (its epoch);
+//   moe_counts[src]  : src's expert histogram has arrived (moe.cu);
+//   moe_done[src]    : src has finished reading this PE's expert_out (moe_combine);
+//   moe_rows[src][local expert] : src's rows for that expert have arrived (moe_dispatch).
+// The GEMM bodies must use slots past slotsNeeded() (or the library must give each its range).
+//
+// THE SCRATCH MAP (ctx.scratch(), S bytes):
+//   [0, S/2)          one-shot buffers, written by peers: 2 parities x n sources;
+//   [S/2, S/2 + S/16) MoE counts, written by peers (n rows of E + 1 int32); they stay there until
+//                     the next dispatch, and moe_combine reads them;
+//   [S/2 + S/16, S)   local staging: written only by this PE (its kernels and copy engine).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "kernels/checks.h"
+#include "tdist/cuda.h"
+#include "tdist/device/shmem.cuh"
+#include "tdist/error.h"
+#include "tdist/kernels/context.h"
+
+namespace tdist::kernels::cuda::detail {
+
+// ---- the slot map -------------------------------------------------------------------------------
+
+constexpr int kMaxBlocks = 32;  // blocks of one collective kernel (data slots per source)
+constexpr int kThreads = 512;   // threads of a collective block
+constexpr std::size_t kSlotWords = 64 / sizeof(std::uint64_t);
+
+constexpr int kSlotEpoch = 0;
+constexpr int kSlotArrivals = 1;
+constexpr int kSlotLastOneShot = 2;  // two slots: parity 0 and 1
+constexpr int kSlotEntry = 4;
+
+struct SlotMap {
+  int n = 1;
+  __host__ __device__ int entry(int src) const { return kSlotEntry + src; }
+  __host__ __device__ int data(int src, int block) const { return kSlotEntry + n + src * kMaxBlocks + block; }
+  __host__ __device__ int ack(int parity, int src) const { return kSlotEntry + n * (1 + kMaxBlocks) + parity * n + src; }
+  __host__ __device__ int moeCounts(int src) const { return kSlotEntry + n * (3 + kMaxBlocks) + src; }
+  __host__ __device__ int moeDone(int src) const { return kSlotEntry + n * (4 + kMaxBlocks) + src; }
+  __host__ __device__ int moeRows(int src, int local_expert, int local_experts) const {
+    return kSlotEntry + n * (5 + kMaxBlocks) + src * local_experts + local_expert;
+  }
+  // Slots the collectives need, and the MoE kernels with E experts.
+  __host__ __device__ int collectiveSlots() const { return kSlotEntry + n * (3 + kMaxBlocks); }
+  __host__ __device__ int moeSlots(int experts) const { return kSlotEntry + n * (5 + kMaxBlocks) + experts; }
+};
+
+// A slot of this PE (peers' copies through symm_at / signal_op's pe argument).
+__host__ __device__ inline std::uint64_t *slotAt(std::uint64_t *slot0, int index) {
+  return slot0 + static_cast<std::size_t>(index) * kSlotWords;
+}
+
+// ---- the scratch map ----------------------------------------------------------------------------
+
+struct ScratchMap {
+  std::byte *base = nullptr;
+  std::size_t bytes = 0;
+  std::byte *oneShot() const { return base; }
+  std::size_t oneShotBytes() const { return (bytes / 2) & ~std::size_t{255}; }
+  std::byte *moeCounts() const { return base + oneShotBytes(); }
+  std::size_t moeCountsBytes() const { return (bytes / 16) & ~std::size_t{255}; }
+  std::byte *staging() const { return moeCounts() + moeCountsBytes(); }
+  std::size_t stagingBytes() const { return (bytes - oneShotBytes() - moeCountsBytes()) & ~std::size_t{255}; }
+};
+
+// ---- the device epoch -----------------------------------------------------------------------------
+
+// The epoch of the call this kernel belongs to.
+__device__ __forceinline__ std::uint64_t call_epoch(std::uint64_t *slot0) {
+  return *reinterpret_cast<volatile std::uint64_t *>(slotAt(slot0, kSlotEpoch)) + 1;
+}
+
+// The end of the last kernel of a call, from every thread of every block: the last block to
+// arrive runs last_block() (every thread of it; peers' data read by any block is read by then),
+// then records the call's epoch as finished. The arrival count is this PE's own word, so the
+// last block may reset it.
+template <class LastBlock>
+__device__ __forceinline__ void finish_call(std::uint64_t *slot0, std::uint64_t epoch, LastBlock &&last_block) {
+  __shared__ int is_last;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    std::uint64_t before = device::ptx::atomic_fetch_add(slotAt(slot0, kSlotArrivals), std::uint64_t{1});
+    is_last = before + 1 == gridDim.x;
+  }
+  __syncthreads();
+  if (!is_last) return;
+  last_block();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    *reinterpret_cast<volatile std::uint64_t *>(slotAt(slot0, kSlotArrivals)) = 0;
+    device::ptx::store_release(slotAt(slot0, kSlotEpoch), epoch);
+  }
+}
+
+__device__ __forceinline__ void finish_call(std::uint64_t *slot0, std::uint64_t epoch) {
+  finish_call(slot0, epoch, [] {});
+}
+
+// Block 0 tells every peer that this PE has reached the call; every block then waits until every
+// peer has (thread t waits for PE t).
+__device__ __forceinline__ void announce_and_wait_entry(std::uint64_t *slot0, SlotMap map, std::uint64_t epoch) {
+  const int me = device::rank();
+  const int n = device::num_ranks();
+  for (int pe = threadIdx.x; pe < n; pe += blockDim.x) {
+    if (blockIdx.x == 0 && pe != me) device::signal_op(slotAt(slot0, map.entry(me)), epoch, shmem::SignalOp::Set, pe);
+  }
+  for (int pe = threadIdx.x; pe < n; pe += blockDim.x) {
+    if (pe != me) device::signal_wait_until(slotAt(slot0, map.entry(pe)), shmem::Cmp::GE, epoch);
+  }
+  __syncthreads();
+}
+
+// ---- elements and f32 accumulation ------------------------------------------------------------
+
+__device__ __forceinline__ float to_f32(float v) { return v; }
+__device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
+
+template <class T>
+__device__ __forceinline__ T from_f32(float v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return v;
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __float2bfloat16_rn(v);
+  } else {
+    return __float2half_rn(v);
+  }
+}
+
+// One 16-byte vector of T, accumulated in f32.
+template <class T>
+struct Acc {
+  static constexpr int kN = 16 / sizeof(T);
+  float v[kN];
+};
+
+template <class T>
+__device__ __forceinline__ void acc_zero(Acc<T> &a) {
+#pragma unroll
+  for (int i = 0; i < Acc<T>::kN; ++i) a.v[i] = 0.0f;
+}
+
+// a += the vector at p (16-byte aligned), scaled.
+template <class T>
+__device__ __forceinline__ void acc_add(Acc<T> &a, const T *p, float scale = 1.0f) {
+  uint4 raw = *reinterpret_cast<const uint4 *>(p);
+  const T *e = reinterpret_cast<const T *>(&raw);
+#pragma unroll
+  for (int i = 0; i < Acc<T>::kN; ++i) {
+    // Rounded product, then rounded sum: never contracted into an FMA, as the host reference.
+    a.v[i] = scale == 1.0f ? __fadd_rn(a.v[i], to_f32(e[i])) : __fadd_rn(a.v[i], __fmul_rn(scale, to_f32(e[i])));
+  }
+}
+
+template <class T>
+__device__ __forceinline__ uint4 acc_pack(const Acc<T> &a) {
+  uint4 raw;
+  T *e = reinterpret_cast<T *>(&raw);
+#pragma unroll
+  for (int i = 0; i < Acc<T>::kN; ++i) e[i] = from_f32<T>(a.v[i]);
+  return raw;
+}
+
+// Elements [lo, hi) of a range of `count` cut into `parts` pieces at multiples of `align`.
+struct Span {
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+  __host__ __device__ std::int64_t size() const { return hi - lo; }
+};
+
+__host__ __device__ inline Span piece(std::int64_t count, int parts, int index, std::int64_t align) {
+  std::int64_t units = (count + align - 1) / align;
+  std::int64_t lo = align * (units * index / parts);
+  std::int64_t hi = align * (units * (index + 1) / parts);
+  if (lo > count) lo = count;
+  if (hi > count) hi = count;
+  return Span{lo, hi};
+}
+
+// Sums `count` elements of n sources, in PE order 0, 1, ..., n-1, in f32, and hands each result
+// to store(index, raw16) for a vector of Acc<T>::kN elements or store_one(index, value) for the
+// tail. source(pe) is the first element of PE pe's range. vectorized: every source and every
+// destination is 16-byte aligned at element 0.
+template <class T, class SourceOf, class Store, class StoreOne>
+__device__ __forceinline__ void reduce_span(std::int64_t count, int n, bool vectorized, SourceOf &&source,
+                                            Store &&store, StoreOne &&store_one) {
+  constexpr int kN = Acc<T>::kN;
+  std::int64_t vectors = vectorized ? count / kN : 0;
+  for (std::int64_t i = threadIdx.x; i < vectors; i += blockDim.x) {
+    Acc<T> a;
+    acc_zero(a);
+    for (int pe = 0; pe < n; ++pe) acc_add<T>(a, source(pe) + i * kN);
+    store(i * kN, acc_pack(a));
+  }
+  for (std::int64_t i = vectors * kN + threadIdx.x; i < count; i += blockDim.x) {
+    float a = 0.0f;
+    for (int pe = 0; pe < n; ++pe) a += to_f32(source(pe)[i]);
+    store_one(i, from_f32<T>(a));
+  }
+}
+
+}  // namespace tdist::kernels::cuda::detail
+
+// ---- host side ----------------------------------------------------------------------------------
+
+namespace tdist::kernels::cuda::host {
+
+inline cudaStream_t streamOf(Context &ctx) {
+  auto *s = static_cast<cudaStream_t>(ctx.stream());
+  return s != nullptr ? s : tdist::cuda::stream();
+}
+
+inline void checkLaunch(const char *kernel) {
+  cudaError_t status = cudaGetLastError();
+  if (status != cudaSuccess) {
+    throw Error(ErrorCode::Internal, std::string(kernel) + ": launching a cuda kernel failed: " +
+                                         cudaGetErrorString(status));
+  }
+}
+
+inline void checkCuda(cudaError_t status, const char *kernel, const char *what) {
+  if (status != cudaSuccess) {
+    throw Error(ErrorCode::Internal, std::string(kernel) + ": " + what + " failed: " + cudaGetErrorString(status));
+  }
+}
+
+// The context has the slots the kernel needs, and the slots are 64 bytes apart as slotAt assumes.
+inline void requireSlots(const Context &ctx, int needed, const char *kernel) {
+  if (ctx.maxSignals() < needed) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the context has " +
+                                             std::to_string(ctx.maxSignals()) + " signal slots, the cuda body needs " +
+                                             std::to_string(needed) + " (ContextOptions.max_signals)");
+  }
+  if (needed > 1 && reinterpret_cast<std::byte *>(ctx.slot(1)) - reinterpret_cast<std::byte *>(ctx.slot(0)) != 64) {
+    throw Error(ErrorCode::Internal, std::string(kernel) + ": the context's slots are not 64 bytes apart");
+  }
+}
+
+inline void requireAligned16(const void *p, const char *kernel, const char *what) {
+  if ((reinterpret_cast<std::uintptr_t>(p) & 15) != 0) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": " + what +
+                                             " must start 16-byte aligned on the cuda backend");
+  }
+}
+
+// Blocks of a kernel: config.programs (1 .. kMaxBlocks), or 0 = one per `bytes_per_block` of
+// work, 1 .. kMaxBlocks.
+inline int blocksFor(int programs, std::size_t bytes, std::size_t bytes_per_block, const char *kernel) {
+  if (programs != 0) {
+    kernels::detail::requireRange(kernel, "programs (cuda: blocks)", programs, 0, detail::kMaxBlocks);
+    return programs;
+  }
+  std::size_t blocks = (bytes + bytes_per_block - 1) / bytes_per_block;
+  if (blocks < 1) blocks = 1;
+  if (blocks > static_cast<std::size_t>(detail::kMaxBlocks)) blocks = detail::kMaxBlocks;
+  return static_cast<int>(blocks);
+}
+
+// Calls f with a null pointer of the element type of `dtype`.
+template <class F>
+void withElement(DType dtype, const char *kernel, F &&f) {
+  switch (dtype) {
+    case DType::F32: f(static_cast<float *>(nullptr)); return;
+    case DType::BF16: f(static_cast<__nv_bfloat16 *>(nullptr)); return;
+    case DType::F16: f(static_cast<__half *>(nullptr)); return;
+    default:
+      throw Error(ErrorCode::NotSupported, std::string(kernel) + ": dtype " + kernels::detail::dtypeText(dtype) +
+                                               " is not supported by the cuda backend (f32, bf16, f16)");
+  }
+}
+
+}  // namespace tdist::kernels::cuda::host
