@@ -177,8 +177,8 @@ void describeCommandLine(CLI::App &app, Options &options, std::vector<std::strin
                   "collectives: config.chunk_bytes (256K)");
   addParsedOption(app, "--programs", "P", options.programs, parseInRange<0, 4096>,
                   "kernels: config.programs (0 = the kernel's own choice)");
-  addParsedOption(app, "--m", "M", options.gemm_m, parseCount<1>, "ag-gemm/gemm-rs: rows of C (512)");
-  addParsedOption(app, "--n", "N", options.gemm_n, parseCount<1>, "ag-gemm/gemm-rs: columns of C (512)");
+  addParsedOption(app, "--m", "M", options.gemm_m, parseCount<1>, "ag-gemm/gemm-rs: rows of C (1024)");
+  addParsedOption(app, "--n", "N", options.gemm_n, parseCount<1>, "ag-gemm/gemm-rs: columns of C (1024)");
   addParsedOption(app, "--k", "K", options.gemm_k, parseCount<1>,
                   "ag-gemm/gemm-rs: the inner dimension (512)");
   addParsedOption(app, "--chunks", "C", options.chunks_per_pe, parseInRange<1, 64>,

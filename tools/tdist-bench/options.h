@@ -52,7 +52,7 @@ struct Options {
   int programs = 0;                      // every kernel's config.programs (0 = the kernel's choice)
   // ag-gemm / gemm-rs: the global C [m, n] = A [m, k] x B [k, n]; ag-gemm gathers A's rows
   // (m / PEs per PE), gemm-rs splits k (k / PEs per PE) and reduce-scatters C's rows.
-  long gemm_m = 512, gemm_n = 512, gemm_k = 512;
+  long gemm_m = 1024, gemm_n = 1024, gemm_k = 512;
   int chunks_per_pe = 1;
   int tile_m = 128, tile_n = 256;
   int blas_threads = 1;                  // openblas_set_num_threads for GEMM alone (and the kernels)
