@@ -47,6 +47,12 @@ void runCudaBarrier(const Options &options, Reporter &reporter);
 // alternating, with each put's ratio to the reference.
 void runCudaPutBandwidth(const Options &options, Reporter &reporter);
 
+// The kernel library's cases (kernel_cases.cpp): allreduce, allgather, reducescatter, ag-gemm,
+// gemm-rs, on the job's backend, each size checked against a host reference before it is timed.
+void runKernelCase(Case c, const Options &options, Reporter &reporter);
+// What they need of the heap on top of the other cases (0 without a kernel case).
+std::size_t kernelHeapBytesNeeded(const Options &options, int n_pes);
+
 // Symmetric heap bytes that the cases of options allocate on n_pes PEs, with room to spare.
 std::size_t heapBytesNeeded(const Options &options, int n_pes);
 

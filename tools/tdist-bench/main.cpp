@@ -2,9 +2,12 @@
 //
 //   build/bin/tdist-run -n 2 -- build/bin/tdist-bench all            # cpu backend
 //   build/bin/tdist-run -n 2 -- build/bin/tdist-bench cuda --max-size 1G   # cuda backend
+//   build/bin/tdist-run -n 4 -- build/bin/tdist-bench kernels         # the kernel library
 //
 // bench/openshmem/shmem_bench.c measures the same things against OpenSHMEM and bench/compare.sh
-// puts the two side by side; docs/BENCHMARKS.md explains the cases and records the numbers.
+// puts the two side by side; bench/mpi/ (tdist-mpi-peer) measures the kernel cases with MPI and
+// bench/kernels_compare.sh compares those. docs/BENCHMARKS.md explains the cases and records the
+// numbers.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +49,11 @@ void runCases(const Options &options) {
       case Case::CudaBarrier:
       case Case::CudaPutBw: break;
 #endif
+      case Case::AllReduce:
+      case Case::AllGather:
+      case Case::ReduceScatter:
+      case Case::AgGemm:
+      case Case::GemmRs: runKernelCase(c, options, reporter); break;
     }
   }
   tdist::shmem::barrier_all();

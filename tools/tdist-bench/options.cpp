@@ -46,7 +46,15 @@ values::Parsed<PingOp> parsePingOp(std::string_view text) {
 
 constexpr const char *kCaseNames[] = {"put",          "pingpong",     "ring",        "barrier",
                                       "switch",       "all",          "cuda-pingpong", "cuda-barrier",
-                                      "cuda-put-bw",  "cuda"};
+                                      "cuda-put-bw",  "cuda",         "allreduce",   "allgather",
+                                      "reducescatter", "ag-gemm",     "gemm-rs",     "kernels"};
+
+values::Parsed<std::string> parseAlgorithm(std::string_view text) {
+  for (const char *known : {"all", "auto", "one-shot", "two-shot", "ring"})
+    if (text == known) return {.value = std::string(text), .error = {}};
+  return {.value = std::nullopt,
+          .error = "expected all, auto, one-shot, two-shot or ring, got '" + std::string(text) + "'"};
+}
 
 void addCase(Options &options, const std::string &name) {
   auto add = [&](Case c) {
@@ -66,6 +74,18 @@ void addCase(Options &options, const std::string &name) {
     add(Case::CudaBarrier);
     add(Case::CudaPutBw);
   }
+  else if (name == "allreduce") add(Case::AllReduce);
+  else if (name == "allgather") add(Case::AllGather);
+  else if (name == "reducescatter") add(Case::ReduceScatter);
+  else if (name == "ag-gemm") add(Case::AgGemm);
+  else if (name == "gemm-rs") add(Case::GemmRs);
+  else if (name == "kernels") {
+    add(Case::AllReduce);
+    add(Case::AllGather);
+    add(Case::ReduceScatter);
+    add(Case::AgGemm);
+    add(Case::GemmRs);
+  }
   else if (name == "all") {
     add(Case::Put);
     add(Case::PingPong);
@@ -83,7 +103,8 @@ CLI::Validator knownCase() {
       return "";
     }
     return "unknown case '" + name + "' (known: put, pingpong, ring, barrier, switch, all, "
-           "cuda-pingpong, cuda-barrier, cuda-put-bw, cuda)";
+           "cuda-pingpong, cuda-barrier, cuda-put-bw, cuda, allreduce, allgather, reducescatter, "
+           "ag-gemm, gemm-rs, kernels)";
   }, "");
 }
 
@@ -100,7 +121,16 @@ cuda backend (built with it; not in all; 'cuda' = the three):
                  between their streams (signal_op_on_stream + signal_wait_until_on_stream)
   cuda-barrier   device barrier_all / sync_all from one thread, and barrier_all_on_stream
   cuda-put-bw    PE 0 -> PE 1: SM copies (putmem_block), copy engine (putmem_on_stream), and
-                 cudaMemcpyAsync device to device as the reference (use --max-size 1G))";
+                 cudaMemcpyAsync device to device as the reference (use --max-size 1G)
+kernel library (tdist::kernels, on the job's backend; not in all; 'kernels' = the five):
+  allreduce      f32 sum of S bytes per PE, each algorithm (--algo) and auto; 16K .. 16M
+  allgather      S bytes per PE gathered on every PE
+  reducescatter  S bytes per PE reduced, S / PEs to each
+  ag-gemm        all_gather_gemm of C [m, n] = gather(A) x B, beside GEMM alone (OpenBLAS, the
+                 same local work), all_gather alone of A, and their ideal max(GEMM, comm)
+  gemm-rs        gemm_reduce_scatter (k split over the PEs), beside GEMM alone, reduce_scatter
+                 alone of C, and max(GEMM, comm)
+  Each size / shape is checked against a host reference once before it is timed.)";
 
 // Every flag, described once for parsing and for the help page.
 void describeCommandLine(CLI::App &app, Options &options, std::vector<std::string> &case_names,
@@ -139,6 +169,28 @@ void describeCommandLine(CLI::App &app, Options &options, std::vector<std::strin
                   "cuda-put-bw: threads per block, a multiple of 32 up to 1024 (512)");
   addParsedOption(app, "--gpu-bytes", "B", options.gpu_bytes, parseBenchSize,
                   "cuda-put-bw: bytes per repeat when --iters is not given (4G)");
+  addParsedOption(app, "--kernel-bytes", "B", options.kernel_bytes, parseBenchSize,
+                  "collectives: input bytes per repeat when --iters is not given (32M)");
+  addParsedOption(app, "--algo", "A", options.algorithm, parseAlgorithm,
+                  "allreduce: all (default), auto, one-shot, two-shot or ring");
+  addParsedOption(app, "--chunk", "S", options.chunk_bytes, parseBenchSize,
+                  "collectives: config.chunk_bytes (256K)");
+  addParsedOption(app, "--programs", "P", options.programs, parseInRange<0, 4096>,
+                  "kernels: config.programs (0 = the kernel's own choice)");
+  addParsedOption(app, "--m", "M", options.gemm_m, parseCount<1>, "ag-gemm/gemm-rs: rows of C (1024)");
+  addParsedOption(app, "--n", "N", options.gemm_n, parseCount<1>, "ag-gemm/gemm-rs: columns of C (1024)");
+  addParsedOption(app, "--k", "K", options.gemm_k, parseCount<1>,
+                  "ag-gemm/gemm-rs: the inner dimension (512)");
+  addParsedOption(app, "--chunks", "C", options.chunks_per_pe, parseInRange<1, 64>,
+                  "ag-gemm/gemm-rs: config.chunks_per_pe (1)");
+  addParsedOption(app, "--tile-m", "T", options.tile_m, parseInRange<1, 4096>,
+                  "ag-gemm/gemm-rs: config.tile_m (128)");
+  addParsedOption(app, "--tile-n", "T", options.tile_n, parseInRange<1, 4096>,
+                  "ag-gemm/gemm-rs: config.tile_n (256)");
+  addParsedOption(app, "--blas-threads", "T", options.blas_threads, parseInRange<1, 256>,
+                  "OpenBLAS threads per PE (1)");
+  addParsedOption(app, "--scratch", "S", options.scratch_bytes, parseBenchSize,
+                  "kernels: the context's scratch bytes (0 = enough for the sizes)");
   addFlag(app, "--no-table", no_table, "RESULT lines only");
   addFlag(app, "-h,--help", options.show_help, "show this help");
 }
@@ -159,9 +211,19 @@ Options parseOptions(int argc, char **argv) {
   if (options.show_help) return options;
   for (const std::string &name : case_names) addCase(options, name);
   options.table = !no_table;
+  options.min_size_given = app.count("--min-size") > 0;
+  options.max_size_given = app.count("--max-size") > 0;
   if (options.cases.empty()) throw std::invalid_argument("no case given");
-  if (options.min_size == 0 || options.min_size > options.max_size)
-    throw std::invalid_argument("--min-size must be in 1..--max-size");
+  if (options.min_size == 0 || options.min_size > options.max_size) {
+    // The kernel cases have defaults of their own: only a range that is empty for them counts.
+    const bool only_kernels = std::all_of(options.cases.begin(), options.cases.end(), [](Case c) {
+      return c >= Case::AllReduce;
+    });
+    if (!only_kernels || options.min_size == 0 || kernelSizes(options).empty())
+      throw std::invalid_argument("--min-size must be in 1..--max-size");
+  }
+  if (hasKernelCase(options) && kernelSizes(options).empty())
+    throw std::invalid_argument("the kernel cases' --min-size must be in 1..--max-size (16K..16M)");
   return options;
 }
 
@@ -184,6 +246,11 @@ const char *caseName(Case c) {
     case Case::CudaPingPong: return "cuda-pingpong";
     case Case::CudaBarrier: return "cuda-barrier";
     case Case::CudaPutBw: return "cuda-put-bw";
+    case Case::AllReduce: return "allreduce";
+    case Case::AllGather: return "allgather";
+    case Case::ReduceScatter: return "reducescatter";
+    case Case::AgGemm: return "ag-gemm";
+    case Case::GemmRs: return "gemm-rs";
   }
   return "?";
 }
@@ -207,6 +274,28 @@ bool hasCudaCase(const Options &options) {
     return c == Case::CudaPingPong || c == Case::CudaBarrier || c == Case::CudaPutBw;
   });
 }
+
+bool hasKernelCase(const Options &options) {
+  return std::any_of(options.cases.begin(), options.cases.end(), [](Case c) {
+    return c == Case::AllReduce || c == Case::AllGather || c == Case::ReduceScatter ||
+           c == Case::AgGemm || c == Case::GemmRs;
+  });
+}
+
+std::vector<std::size_t> kernelSizes(const Options &options) {
+  const std::size_t low = options.min_size_given ? options.min_size : std::size_t{16} << 10;
+  const std::size_t high = options.max_size_given ? options.max_size : std::size_t{16} << 20;
+  std::vector<std::size_t> sizes;
+  for (std::size_t size = low; size <= high; size *= options.size_factor) sizes.push_back(size);
+  return sizes;
+}
+
+long kernelIterations(const Options &options, std::size_t size) {
+  if (options.iters > 0) return options.iters;
+  return std::clamp<long>(static_cast<long>(options.kernel_bytes / size), 2, 1000);
+}
+
+long gemmIterations(const Options &options) { return options.iters > 0 ? options.iters : 2; }
 
 long latencyIterations(const Options &options) {
   return options.iters > 0 ? options.iters : kDefaultLatencyIters;

@@ -10,7 +10,11 @@
 
 namespace tdist::bench {
 
-enum class Case { Put, PingPong, Ring, Barrier, Switch, CudaPingPong, CudaBarrier, CudaPutBw };
+enum class Case {
+  Put, PingPong, Ring, Barrier, Switch, CudaPingPong, CudaBarrier, CudaPutBw,
+  // The kernel library (tdist::kernels, kernel_cases.cpp), on the backend the job runs on.
+  AllReduce, AllGather, ReduceScatter, AgGemm, GemmRs,
+};
 
 // Whether this tdist-bench has the cuda cases (tools/tdist-bench/cuda/, built with the cuda backend).
 #if defined(TDIST_BENCH_HAVE_CUDA)
@@ -38,6 +42,21 @@ struct Options {
   int gpu_blocks = 0;
   int gpu_threads = 512;
   std::size_t gpu_bytes = std::size_t{4} << 30;
+  // The kernel cases. Their sizes are bytes of each PE's input, 16 KiB .. 16 MiB unless
+  // --min-size / --max-size are given (the put's defaults are other ones: min_size_given says).
+  bool min_size_given = false;
+  bool max_size_given = false;
+  std::size_t kernel_bytes = 32u << 20;  // bytes of input per collective repeat when iters == 0
+  std::string algorithm = "all";         // allreduce: all, or auto one-shot two-shot ring
+  std::size_t chunk_bytes = 256u << 10;  // the collectives' config.chunk_bytes
+  int programs = 0;                      // every kernel's config.programs (0 = the kernel's choice)
+  // ag-gemm / gemm-rs: the global C [m, n] = A [m, k] x B [k, n]; ag-gemm gathers A's rows
+  // (m / PEs per PE), gemm-rs splits k (k / PEs per PE) and reduce-scatters C's rows.
+  long gemm_m = 1024, gemm_n = 1024, gemm_k = 512;
+  int chunks_per_pe = 1;
+  int tile_m = 128, tile_n = 256;
+  int blas_threads = 1;                  // openblas_set_num_threads for GEMM alone (and the kernels)
+  std::size_t scratch_bytes = 0;         // the kernel context's scratch; 0 = from the sizes
   bool table = true;                     // the human table after the RESULT lines
   bool show_help = false;
 };
@@ -58,6 +77,13 @@ long putIterations(const Options &options, std::size_t size);
 // The same for cuda-put-bw, from --gpu-bytes.
 long gpuPutIterations(const Options &options, std::size_t size);
 bool hasCudaCase(const Options &options);
+bool hasKernelCase(const Options &options);
+// The kernel cases' sizes: min_size * size_factor^k <= max_size, 16K .. 16M unless given.
+std::vector<std::size_t> kernelSizes(const Options &options);
+// Iterations of one collective repeat of `size` bytes (--kernel-bytes / size, 2 .. 1000), and of
+// one GEMM-case repeat (2).
+long kernelIterations(const Options &options, std::size_t size);
+long gemmIterations(const Options &options);
 long latencyIterations(const Options &options);
 long warmupIterations(const Options &options, long iters);
 

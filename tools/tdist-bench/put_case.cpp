@@ -120,6 +120,7 @@ std::size_t heapBytesNeeded(const Options &options, int n_pes) {
   bytes += static_cast<std::size_t>(n_pes) * options.repeats * sizeof(double);
   for (Case c : options.cases)
     if (c == Case::Put || c == Case::CudaPutBw) bytes += options.max_size;
+  bytes += kernelHeapBytesNeeded(options, n_pes);
   return (bytes + (1u << 20) - 1) & ~std::size_t((1u << 20) - 1);
 }
 

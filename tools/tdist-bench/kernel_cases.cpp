@@ -1,0 +1,485 @@
+// kernel_cases.cpp - the kernel library (tdist::kernels) under tdist-bench: allreduce (every
+// algorithm and auto), allgather, reducescatter, and the overlap GEMMs beside their parts.
+//
+// Every case runs on the job's backend through the library's API; a repeat ends with
+// ctx.synchronize(), so on cuda it times the stream's work, on cpu (where a call runs to completion)
+// it costs nothing. A sample is the slowest PE's time per call in that repeat: every PE times its
+// own repeat from a common barrier, and PE 0 reports the maximum. Variants of one size alternate
+// within each repeat, as put and memcpy do, so that all of them see the same machine.
+//
+// Before a size is timed, each variant's output is checked once against a host reference on every
+// PE. The inputs are small multiples of 1/4 (GEMM: small integers), so every sum is exact in f32
+// whatever its order and the check is an exact comparison.
+//
+// ag-gemm and gemm-rs also time, in the same repeats, the same PE's GEMM alone (OpenBLAS
+// cblas_sgemm of the local work the fused kernel does, on private buffers) and the communication
+// alone (all_gather / reduce_scatter of the same bytes through the library), and report
+// ideal = max(GEMM, comm) and serial = GEMM + comm of each repeat: a fused kernel that overlaps
+// perfectly runs at the ideal. On cuda there is no host GEMM to compare with: those rows are left
+// out there and the fused kernel is reported alone.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cases.h"
+#include "tdist/kernels/collectives.h"
+#include "tdist/kernels/context.h"
+#include "tdist/kernels/gemm.h"
+#include "tdist/runtime.h"
+#include "tdist/shmem.h"
+
+namespace tdist::bench {
+namespace {
+
+namespace shmem = tdist::shmem;
+namespace kn = tdist::kernels;
+
+// ---- data and its checks -----------------------------------------------------------------------
+
+// Collective inputs: multiples of 1/4 in -2 .. 2, different on every PE and element.
+float collectiveValue(int pe, std::size_t i) {
+  return static_cast<float>(static_cast<int>((i * 7 + static_cast<std::size_t>(pe) * 13) % 17) - 8) * 0.25f;
+}
+// GEMM inputs: integers in -2 .. 2 of the global A [m, k] and B [k, n].
+float aValue(long row, long col) { return static_cast<float>((row * 3 + col * 5) % 5 - 2); }
+float bValue(long row, long col) { return static_cast<float>((row * 7 + col * 2) % 5 - 2); }
+
+// Host <-> heap through the runtime, as the library's tests do: on cuda the host cannot load the
+// heap, on cpu these are memcpy.
+void upload(const Tensor &t, const std::vector<float> &host) {
+  shmem::putmem(t.data, host.data(), host.size() * sizeof(float), shmem::my_pe());
+  shmem::quiet();
+}
+std::vector<float> download(const Tensor &t) {
+  std::vector<float> host(static_cast<std::size_t>(t.numel()));
+  shmem::getmem(host.data(), t.data, host.size() * sizeof(float), shmem::my_pe());
+  return host;
+}
+
+// Throws on this PE when got differs from expected anywhere (main then ends the job).
+void requireEqual(const std::string &what, const std::vector<float> &got, const std::vector<float> &expected) {
+  if (got.size() != expected.size())
+    throw std::runtime_error(what + ": output has " + std::to_string(got.size()) + " elements, expected " +
+                             std::to_string(expected.size()));
+  std::size_t wrong = 0, first = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (got[i] == expected[i]) continue;
+    if (wrong++ == 0) first = i;
+  }
+  if (wrong == 0) return;
+  char text[160];
+  std::snprintf(text, sizeof text, ": %zu of %zu elements wrong, the first at %zu: %g, expected %g", wrong,
+                got.size(), first, static_cast<double>(got[first]), static_cast<double>(expected[first]));
+  throw std::runtime_error(what + text);
+}
+
+// ---- timing ------------------------------------------------------------------------------------
+
+// Each PE's samples (one per repeat) -> on PE 0, each repeat's maximum over the PEs. Collective.
+std::vector<double> slowestPe(const std::vector<double> &mine) {
+  const int n = shmem::n_pes();
+  const std::size_t count = mine.size();
+  auto *all = static_cast<double *>(tdist::allocate(sizeof(double) * count * n));
+  shmem::putmem(all + count * shmem::my_pe(), mine.data(), sizeof(double) * count, 0);
+  shmem::barrier_all();  // quiet + barrier: every PE's samples are in PE 0's heap
+  std::vector<double> slowest(mine);
+  if (shmem::my_pe() == 0) {
+    std::vector<double> gathered(count * n);
+    shmem::getmem(gathered.data(), all, sizeof(double) * count * n, 0);
+    for (int pe = 0; pe < n; ++pe)
+      for (std::size_t r = 0; r < count; ++r) slowest[r] = std::max(slowest[r], gathered[pe * count + r]);
+  }
+  shmem::barrier_all();
+  tdist::deallocate(all);
+  return slowest;
+}
+
+// One row of the report: its samples (us per call) and PE 0's context switches.
+struct Row {
+  std::string variant;
+  std::vector<double> us;
+  long vcsw = 0, ivcsw = 0;
+  std::function<void()> call;  // one call of the measured operation (collective)
+};
+
+// Times `iters` calls of row.call between a barrier and ctx.synchronize(); appends this PE's
+// us per call.
+void timeRepeat(kn::Context &ctx, Row &row, long iters) {
+  shmem::barrier_all();
+  Stopwatch watch;
+  watch.start();
+  for (long i = 0; i < iters; ++i) row.call();
+  ctx.synchronize();
+  watch.stop();
+  row.us.push_back(watch.seconds() * 1e6 / static_cast<double>(iters));
+  row.vcsw += watch.voluntarySwitches();
+  row.ivcsw += watch.involuntarySwitches();
+}
+
+Result rowResult(const char *case_name, const std::string &variant, std::size_t size, long iters,
+                 const std::vector<double> &us, long vcsw, long ivcsw) {
+  const double total = static_cast<double>(iters) * static_cast<double>(us.size());
+  return Result{.case_name = case_name, .variant = variant, .pes = shmem::n_pes(), .size = size,
+                .iters = iters, .repeats = static_cast<int>(us.size()), .unit = Unit::Microseconds,
+                .summary = summarize(us), .vcsw_per_iter = vcsw / total, .ivcsw_per_iter = ivcsw / total};
+}
+
+// Warms every row up, times them alternately, reports each (slowest PE per repeat) from PE 0.
+// Returns the reported samples, row by row.
+std::vector<std::vector<double>> timeRows(const Options &options, Reporter &reporter, kn::Context &ctx,
+                                          const char *case_name, std::size_t size, long iters,
+                                          std::vector<Row> &rows) {
+  const long warmup = warmupIterations(options, iters);
+  for (Row &row : rows)
+    for (long i = 0; i < warmup; ++i) row.call();
+  ctx.synchronize();
+  for (int r = 0; r < options.repeats; ++r)
+    for (Row &row : rows) timeRepeat(ctx, row, iters);
+  std::vector<std::vector<double>> reported;
+  for (Row &row : rows) {
+    reported.push_back(slowestPe(row.us));
+    if (shmem::my_pe() == 0)
+      reporter.add(rowResult(case_name, row.variant, size, iters, reported.back(), row.vcsw, row.ivcsw));
+  }
+  return reported;
+}
+
+// The context: scratch enough for what the largest size may stage (every PE's block, twice for
+// double-buffering), unless --scratch says.
+std::size_t scratchFor(const Options &options, int n_pes) {
+  if (options.scratch_bytes > 0) return options.scratch_bytes;
+  std::size_t largest = 0;
+  for (std::size_t size : kernelSizes(options)) largest = std::max(largest, size);
+  const std::size_t a_bytes = sizeof(float) * options.gemm_m * options.gemm_k;
+  const std::size_t c_bytes = sizeof(float) * options.gemm_m * options.gemm_n;
+  const std::size_t need = 2 * std::max({largest * n_pes, a_bytes, c_bytes * 2});
+  return std::max<std::size_t>(need, 64u << 20);
+}
+
+kn::ContextOptions contextOptions(const Options &options) {
+  kn::ContextOptions o;
+  o.scratch_bytes = scratchFor(options, shmem::n_pes());
+  return o;
+}
+
+std::size_t floatsOf(const char *case_name, std::size_t size, int multiple) {
+  if (size % (sizeof(float) * multiple) != 0)
+    throw std::invalid_argument(std::string(case_name) + ": size " + std::to_string(size) +
+                                " is not a multiple of 4 bytes x " + std::to_string(multiple) + " PEs");
+  return size / sizeof(float);
+}
+
+Tensor tensor1d(std::size_t floats) {
+  return tdist::createTensor({static_cast<std::int64_t>(floats)}, DType::F32);
+}
+
+std::string sizeText(std::size_t size) { return formatBytes(size); }
+
+// ---- the collectives ---------------------------------------------------------------------------
+
+void runAllReduceCase(const Options &options, Reporter &reporter) {
+  const int n = shmem::n_pes(), me = shmem::my_pe();
+  kn::Context ctx(contextOptions(options));
+  std::vector<kn::AllReduceAlgorithm> algorithms;
+  for (auto a : {kn::AllReduceAlgorithm::Auto, kn::AllReduceAlgorithm::OneShot, kn::AllReduceAlgorithm::TwoShot,
+                 kn::AllReduceAlgorithm::Ring})
+    if (options.algorithm == "all" || options.algorithm == kn::algorithmName(a)) algorithms.push_back(a);
+  if (algorithms.empty())
+    throw std::invalid_argument("allreduce: the library knows no algorithm '" + options.algorithm + "'");
+
+  for (std::size_t size : kernelSizes(options)) {
+    const std::size_t count = floatsOf("allreduce", size, 1);
+    Tensor input = tensor1d(count), output = tensor1d(count);
+    std::vector<float> host(count), expected(count, 0.0f);
+    for (std::size_t i = 0; i < count; ++i) host[i] = collectiveValue(me, i);
+    for (int pe = 0; pe < n; ++pe)
+      for (std::size_t i = 0; i < count; ++i) expected[i] += collectiveValue(pe, i);
+    upload(input, host);
+
+    std::vector<Row> rows;
+    for (auto algorithm : algorithms) {
+      kn::AllReduceConfig config;
+      config.algorithm = algorithm;
+      config.chunk_bytes = options.chunk_bytes;
+      config.programs = options.programs;
+      std::string variant = std::string("variant=") + kn::algorithmName(algorithm);
+      if (algorithm == kn::AllReduceAlgorithm::Auto)
+        variant += std::string(" picked=") + kn::algorithmName(kn::chooseAllReduce(ctx, size));
+      Row row{.variant = variant, .us = {}, .call = [&ctx, &input, &output, config] {
+                kn::all_reduce(ctx, input, output, config);
+              }};
+      // The check: a zeroed output, one call, every element against the PE-order sum.
+      upload(output, std::vector<float>(count, 0.0f));
+      shmem::barrier_all();
+      row.call();
+      ctx.synchronize();
+      requireEqual("allreduce " + variant + " " + sizeText(size), download(output), expected);
+      rows.push_back(std::move(row));
+    }
+    timeRows(options, reporter, ctx, "allreduce", size, kernelIterations(options, size), rows);
+    tdist::freeTensor(output);
+    tdist::freeTensor(input);
+  }
+}
+
+void runAllGatherCase(const Options &options, Reporter &reporter) {
+  const int n = shmem::n_pes(), me = shmem::my_pe();
+  kn::Context ctx(contextOptions(options));
+  kn::AllGatherConfig config;
+  config.chunk_bytes = options.chunk_bytes;
+  config.programs = options.programs;
+  for (std::size_t size : kernelSizes(options)) {
+    const std::size_t count = floatsOf("allgather", size, 1);
+    Tensor input = tensor1d(count), output = tensor1d(count * n);
+    std::vector<float> host(count), expected(count * n);
+    for (std::size_t i = 0; i < count; ++i) host[i] = collectiveValue(me, i);
+    for (int pe = 0; pe < n; ++pe)
+      for (std::size_t i = 0; i < count; ++i) expected[pe * count + i] = collectiveValue(pe, i);
+    upload(input, host);
+    upload(output, std::vector<float>(count * n, 0.0f));
+    std::vector<Row> rows;
+    rows.push_back(Row{.variant = {}, .us = {}, .call = [&] { kn::all_gather(ctx, input, output, config); }});
+    shmem::barrier_all();
+    rows[0].call();
+    ctx.synchronize();
+    requireEqual("allgather " + sizeText(size), download(output), expected);
+    timeRows(options, reporter, ctx, "allgather", size, kernelIterations(options, size), rows);
+    tdist::freeTensor(output);
+    tdist::freeTensor(input);
+  }
+}
+
+void runReduceScatterCase(const Options &options, Reporter &reporter) {
+  const int n = shmem::n_pes(), me = shmem::my_pe();
+  kn::Context ctx(contextOptions(options));
+  kn::ReduceScatterConfig config;
+  config.chunk_bytes = options.chunk_bytes;
+  config.programs = options.programs;
+  for (std::size_t size : kernelSizes(options)) {
+    const std::size_t count = floatsOf("reducescatter", size, n);
+    const std::size_t block = count / n;
+    Tensor input = tensor1d(count), output = tensor1d(block);
+    std::vector<float> host(count), expected(block, 0.0f);
+    for (std::size_t i = 0; i < count; ++i) host[i] = collectiveValue(me, i);
+    for (int pe = 0; pe < n; ++pe)
+      for (std::size_t i = 0; i < block; ++i) expected[i] += collectiveValue(pe, me * block + i);
+    upload(input, host);
+    upload(output, std::vector<float>(block, 0.0f));
+    std::vector<Row> rows;
+    rows.push_back(Row{.variant = {}, .us = {}, .call = [&] { kn::reduce_scatter(ctx, input, output, config); }});
+    shmem::barrier_all();
+    rows[0].call();
+    ctx.synchronize();
+    requireEqual("reducescatter " + sizeText(size), download(output), expected);
+    timeRows(options, reporter, ctx, "reducescatter", size, kernelIterations(options, size), rows);
+    tdist::freeTensor(output);
+    tdist::freeTensor(input);
+  }
+}
+
+// ---- the overlap GEMMs -------------------------------------------------------------------------
+
+void sgemm(long m, long n, long k, const float *a, const float *b, float *c) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+              static_cast<int>(k), 1.0f, a, static_cast<int>(k), b, static_cast<int>(n), 0.0f, c,
+              static_cast<int>(n));
+}
+
+// Keeps the compiler from dropping a GEMM whose output nothing reads.
+void keepWritten(void *buffer) { asm volatile("" : : "r"(buffer) : "memory"); }
+
+std::string shapeText(const Options &options) {
+  return "m=" + std::to_string(options.gemm_m) + " n=" + std::to_string(options.gemm_n) +
+         " k=" + std::to_string(options.gemm_k);
+}
+
+// Reports ideal = max(GEMM, comm) and serial = GEMM + comm of each repeat (rows 1 and 2 of
+// `reported`: the slowest PE's, repeat by repeat).
+void reportIdeal(Reporter &reporter, const char *case_name, const std::string &shape, std::size_t size,
+                 long iters, const std::vector<std::vector<double>> &reported) {
+  if (shmem::my_pe() != 0) return;
+  std::vector<double> ideal, serial;
+  for (std::size_t r = 0; r < reported[1].size(); ++r) {
+    ideal.push_back(std::max(reported[1][r], reported[2][r]));
+    serial.push_back(reported[1][r] + reported[2][r]);
+  }
+  reporter.add(rowResult(case_name, "variant=ideal " + shape, size, iters, ideal, 0, 0));
+  reporter.add(rowResult(case_name, "variant=serial " + shape, size, iters, serial, 0, 0));
+}
+
+void runAgGemmCase(const Options &options, Reporter &reporter) {
+  const int n = shmem::n_pes(), me = shmem::my_pe();
+  const long m = options.gemm_m, cols = options.gemm_n, k = options.gemm_k;
+  if (m % n != 0) throw std::invalid_argument("ag-gemm: --m " + std::to_string(m) + " is not a multiple of the PEs");
+  const long m_local = m / n;
+  kn::Context ctx(contextOptions(options));
+  kn::AllGatherGemmConfig config;
+  config.chunks_per_pe = options.chunks_per_pe;
+  config.tile_m = options.tile_m;
+  config.tile_n = options.tile_n;
+  config.programs = options.programs;
+
+  // Host copies: the global A (this PE's rows are rows me*m_local ..), B, and the reference C.
+  std::vector<float> a_full(m * k), b(k * cols), reference(m * cols);
+  for (long r = 0; r < m; ++r)
+    for (long c = 0; c < k; ++c) a_full[r * k + c] = aValue(r, c);
+  for (long r = 0; r < k; ++r)
+    for (long c = 0; c < cols; ++c) b[r * cols + c] = bValue(r, c);
+  sgemm(m, cols, k, a_full.data(), b.data(), reference.data());
+
+  Tensor a_t = tdist::createTensor({m_local, k}, DType::F32);
+  Tensor b_t = tdist::createTensor({k, cols}, DType::F32);
+  Tensor c_t = tdist::createTensor({m, cols}, DType::F32);
+  upload(a_t, std::vector<float>(a_full.begin() + me * m_local * k, a_full.begin() + (me + 1) * m_local * k));
+  upload(b_t, b);
+  upload(c_t, std::vector<float>(m * cols, 0.0f));
+  shmem::barrier_all();
+  kn::all_gather_gemm(ctx, a_t, b_t, c_t, nullptr, config);
+  ctx.synchronize();
+  requireEqual("ag-gemm " + shapeText(options), download(c_t), reference);
+
+  // The communication alone: the same bytes gathered by the library.
+  const std::size_t bytes = sizeof(float) * m_local * k;
+  Tensor gather_in = tensor1d(m_local * k), gather_out = tensor1d(m * k);
+  upload(gather_in, std::vector<float>(a_full.begin() + me * m_local * k, a_full.begin() + (me + 1) * m_local * k));
+  kn::AllGatherConfig gather_config;
+  gather_config.chunk_bytes = options.chunk_bytes;
+  gather_config.programs = options.programs;
+  // The GEMM alone: every PE's C = gather(A) x B, on private buffers.
+  std::vector<float> c_private(m * cols);
+
+  const std::string shape = shapeText(options);
+  std::vector<Row> rows;
+  rows.push_back(Row{.variant = "variant=fused " + shape, .us = {},
+                     .call = [&] { kn::all_gather_gemm(ctx, a_t, b_t, c_t, nullptr, config); }});
+  const bool host_gemm = ctx.backend() == "cpu";
+  if (host_gemm) {
+    rows.push_back(Row{.variant = "variant=gemm " + shape, .us = {}, .call = [&] {
+                         sgemm(m, cols, k, a_full.data(), b.data(), c_private.data());
+                         keepWritten(c_private.data());
+                       }});
+    rows.push_back(Row{.variant = "variant=comm " + shape, .us = {},
+                       .call = [&] { kn::all_gather(ctx, gather_in, gather_out, gather_config); }});
+  }
+  const long iters = gemmIterations(options);
+  auto reported = timeRows(options, reporter, ctx, "ag-gemm", bytes, iters, rows);
+  if (host_gemm) reportIdeal(reporter, "ag-gemm", shape, bytes, iters, reported);
+
+  tdist::freeTensor(gather_out);
+  tdist::freeTensor(gather_in);
+  tdist::freeTensor(c_t);
+  tdist::freeTensor(b_t);
+  tdist::freeTensor(a_t);
+}
+
+void runGemmRsCase(const Options &options, Reporter &reporter) {
+  const int n = shmem::n_pes(), me = shmem::my_pe();
+  const long m = options.gemm_m, cols = options.gemm_n, k = options.gemm_k;
+  if (m % n != 0 || k % n != 0)
+    throw std::invalid_argument("gemm-rs: --m and --k must be multiples of the PEs (m=" + std::to_string(m) +
+                                ", k=" + std::to_string(k) + ")");
+  const long k_local = k / n, m_block = m / n;
+  kn::Context ctx(contextOptions(options));
+  kn::GemmReduceScatterConfig config;
+  config.chunks_per_pe = options.chunks_per_pe;
+  config.tile_m = options.tile_m;
+  config.tile_n = options.tile_n;
+  config.programs = options.programs;
+
+  // This PE's columns of A and rows of B; the reference: its rows of the full C = A x B.
+  std::vector<float> a_cols(m * k_local), b_rows(k_local * cols);
+  for (long r = 0; r < m; ++r)
+    for (long c = 0; c < k_local; ++c) a_cols[r * k_local + c] = aValue(r, me * k_local + c);
+  for (long r = 0; r < k_local; ++r)
+    for (long c = 0; c < cols; ++c) b_rows[r * cols + c] = bValue(me * k_local + r, c);
+  std::vector<float> reference(m_block * cols);
+  {
+    std::vector<float> a_block(m_block * k), b_full(k * cols);
+    for (long r = 0; r < m_block; ++r)
+      for (long c = 0; c < k; ++c) a_block[r * k + c] = aValue(me * m_block + r, c);
+    for (long r = 0; r < k; ++r)
+      for (long c = 0; c < cols; ++c) b_full[r * cols + c] = bValue(r, c);
+    sgemm(m_block, cols, k, a_block.data(), b_full.data(), reference.data());
+  }
+
+  Tensor a_t = tdist::createTensor({m, k_local}, DType::F32);
+  Tensor b_t = tdist::createTensor({k_local, cols}, DType::F32);
+  Tensor c_t = tdist::createTensor({m_block, cols}, DType::F32);
+  upload(a_t, a_cols);
+  upload(b_t, b_rows);
+  upload(c_t, std::vector<float>(m_block * cols, 0.0f));
+  shmem::barrier_all();
+  kn::gemm_reduce_scatter(ctx, a_t, b_t, c_t, config);
+  ctx.synchronize();
+  requireEqual("gemm-rs " + shapeText(options), download(c_t), reference);
+
+  // The communication alone: reduce_scatter of a partial C [m, n] per PE.
+  const std::size_t bytes = sizeof(float) * m * cols;
+  Tensor rs_in = tensor1d(m * cols), rs_out = tensor1d(m_block * cols);
+  upload(rs_in, std::vector<float>(m * cols, 1.0f));
+  kn::ReduceScatterConfig rs_config;
+  rs_config.chunk_bytes = options.chunk_bytes;
+  rs_config.programs = options.programs;
+  // The GEMM alone: this PE's partial C = A[:, its k] x B[its k, :], on private buffers.
+  std::vector<float> partial(m * cols);
+
+  const std::string shape = shapeText(options);
+  std::vector<Row> rows;
+  rows.push_back(Row{.variant = "variant=fused " + shape, .us = {},
+                     .call = [&] { kn::gemm_reduce_scatter(ctx, a_t, b_t, c_t, config); }});
+  const bool host_gemm = ctx.backend() == "cpu";
+  if (host_gemm) {
+    rows.push_back(Row{.variant = "variant=gemm " + shape, .us = {}, .call = [&] {
+                         sgemm(m, cols, k_local, a_cols.data(), b_rows.data(), partial.data());
+                         keepWritten(partial.data());
+                       }});
+    rows.push_back(Row{.variant = "variant=comm " + shape, .us = {},
+                       .call = [&] { kn::reduce_scatter(ctx, rs_in, rs_out, rs_config); }});
+  }
+  const long iters = gemmIterations(options);
+  auto reported = timeRows(options, reporter, ctx, "gemm-rs", bytes, iters, rows);
+  if (host_gemm) reportIdeal(reporter, "gemm-rs", shape, bytes, iters, reported);
+
+  tdist::freeTensor(rs_out);
+  tdist::freeTensor(rs_in);
+  tdist::freeTensor(c_t);
+  tdist::freeTensor(b_t);
+  tdist::freeTensor(a_t);
+}
+
+}  // namespace
+
+void runKernelCase(Case c, const Options &options, Reporter &reporter) {
+  openblas_set_num_threads(options.blas_threads);
+  switch (c) {
+    case Case::AllReduce: runAllReduceCase(options, reporter); break;
+    case Case::AllGather: runAllGatherCase(options, reporter); break;
+    case Case::ReduceScatter: runReduceScatterCase(options, reporter); break;
+    case Case::AgGemm: runAgGemmCase(options, reporter); break;
+    case Case::GemmRs: runGemmRsCase(options, reporter); break;
+    default: throw std::logic_error("runKernelCase: not a kernel case");
+  }
+}
+
+std::size_t kernelHeapBytesNeeded(const Options &options, int n_pes) {
+  if (!hasKernelCase(options)) return 0;
+  std::size_t largest = 0;
+  for (std::size_t size : kernelSizes(options)) largest = std::max(largest, size);
+  const std::size_t f = sizeof(float);
+  const std::size_t m = options.gemm_m, n = options.gemm_n, k = options.gemm_k;
+  // One case at a time holds a context (its scratch and signals) and its tensors.
+  const std::size_t collectives = largest * (2 + n_pes);             // allgather's in + out
+  const std::size_t ag = f * (m * k / n_pes + k * n + m * n + m * k / n_pes + m * k);
+  const std::size_t rs = f * (m * k / n_pes + k / n_pes * n + m * n / n_pes + m * n + m * n / n_pes);
+  const std::size_t signals = 4096 * 64;
+  return scratchFor(options, n_pes) + signals + std::max({collectives, ag, rs}) + (16u << 20);
+}
+
+}  // namespace tdist::bench
