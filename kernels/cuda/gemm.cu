@@ -1,0 +1,526 @@
+// kernels/cuda/gemm.cu - the cuda bodies of the overlap GEMMs (kernels/bodies.h): phase 1, a
+// decomposition into cuBLASLt GEMMs per chunk on the call's stream and copy-engine transfers on a
+// side stream, ordered by stream memory operations on the context's signals.
+//
+// AllGather + GEMM (allGatherGemm):
+//   side stream  announce_ready (this PE's gathered buffer may be written), then per peer q in the
+//                order q = me-1, me-2, ... (the order in which each consumer wants us): wait_ready(q),
+//                push_shard: every chunk of our A rows into q's gathered buffer, each put with a
+//                SET-epoch signal on q.
+//   main stream  mma_own: our own rows x B at once, no wait; then per source PE me+1, me+2, ... and
+//                per chunk: wait_chunk (GE epoch), mma_chunk (those gathered rows x B).
+// GEMM + ReduceScatter (gemmReduceScatter):
+//   main stream  per owner q = me+1, me+2, ... (ring order, own block last) and per chunk: mma_partial
+//                (a's rows of q's block x b, f32) into a send buffer; then mma_own into our own
+//                receive slot; then per chunk: wait_partials (every PE's) and reduce_chunk (PE order
+//                0..n-1, f32 accumulation, one rounding).
+//   side stream  announce_ready (our receive slots may be written), then per partial: notify_owner,
+//                the push of the send buffer into q's receive slot [src = me] with a SET-epoch signal.
+//
+// Signal slots (ctx.slot(i), values are epochs, never reset; each slot has one writer PE):
+//   slot(p)                         PE p's "ready" for this call: its buffers may be written
+//   slot(n + p * chunks + c)        chunk c from PE p has arrived
+// Buffer reuse is safe by the entry handshake: a PE announces "ready" on its side stream after an
+// event of the call's stream, i.e. after every earlier call's reads of its buffers, and nobody writes
+// into a peer's buffer before seeing that peer's ready for this epoch. So there is no barrier at the
+// end of a call, and a fast PE is held back only where it would overwrite data still in use.
+//
+// No host synchronisation: every call only enqueues work, so it can be captured in a CUDA graph once
+// the per-process cache (cuBLASLt handle, side stream, events, workspace, plans) exists, i.e. after
+// one uncaptured call of the same shape on that device.
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kernels/bodies.h"
+#include "tdist/cuda.h"
+#include "tdist/error.h"
+#include "tdist/shmem.h"
+
+namespace tdist::kernels::cuda {
+namespace {
+
+namespace tc = tdist::cuda;
+using shmem::Cmp;
+using shmem::SignalOp;
+
+constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;  // cuBLASLt workspace per lane
+constexpr std::size_t kBufferAlign = 256;
+
+void check(cudaError_t status, const char *what) {
+  if (status != cudaSuccess)
+    throw Error(ErrorCode::Internal, std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+void checkLt(cublasStatus_t status, const char *what) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw Error(ErrorCode::Internal, std::string(what) + ": cuBLASLt status " + std::to_string(int(status)) +
+                                         " (" + cublasLtGetStatusString(status) + ")");
+}
+
+// Makes the PE's GPU current for the call and restores the caller's afterwards.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device) {
+    check(cudaGetDevice(&previous_), "cudaGetDevice");
+    if (previous_ != device) check(cudaSetDevice(device), "cudaSetDevice");
+  }
+  ~DeviceGuard() {
+    int current = -1;
+    if (cudaGetDevice(&current) == cudaSuccess && current != previous_) cudaSetDevice(previous_);
+  }
+  DeviceGuard(const DeviceGuard &) = delete;
+  DeviceGuard &operator=(const DeviceGuard &) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+// ---- the per-process cache -------------------------------------------------------------------
+// A Context cannot hold them, so they live here, created on first use and kept for the process
+// (CUDA objects must not be destroyed at static destruction, after the runtime may be gone).
+
+// What the calls on one (device, call stream) share: the side stream, the events of its fork and
+// join, and the cuBLASLt workspace (per call stream, so two streams never share one workspace).
+struct Lane {
+  cudaStream_t side = nullptr;
+  cudaEvent_t entry = nullptr;      // main -> side: the call's start
+  cudaEvent_t side_done = nullptr;  // side -> main: the call's end
+  cudaEvent_t gemm_done[2] = {};    // main -> side: a send buffer is filled
+  cudaEvent_t push_done[2] = {};    // side -> main: a send buffer may be refilled
+  void *workspace = nullptr;
+};
+
+// One GEMM shape, row-major: C[rows, n] = A[rows, k] x B[k, n], with its types, leading dimensions
+// and the alignments of its pointers (which the heuristic's choice depends on).
+struct GemmShape {
+  cudaDataType_t ab = CUDA_R_16BF;  // A and B
+  cudaDataType_t cd = CUDA_R_16BF;  // C (= D)
+  std::int64_t rows = 0, n = 0, k = 0;
+  std::int64_t lda = 0, ldb = 0, ldc = 0;
+  unsigned align_a = 0, align_b = 0, align_c = 0;
+  auto key() const { return std::tie(ab, cd, rows, n, k, lda, ldb, ldc, align_a, align_b, align_c); }
+  bool operator<(const GemmShape &other) const { return key() < other.key(); }
+};
+
+// A cached cuBLASLt matmul of one shape: descriptors and the heuristic's first algorithm.
+struct Plan {
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t layout_a = nullptr;  // column-major view: B^T [n, k]
+  cublasLtMatrixLayout_t layout_b = nullptr;  // A^T [k, rows]
+  cublasLtMatrixLayout_t layout_c = nullptr;  // C^T [n, rows]
+  cublasLtMatmulAlgo_t algo{};
+};
+
+struct DeviceCache {
+  cublasLtHandle_t handle = nullptr;
+  std::map<cudaStream_t, std::unique_ptr<Lane>> lanes;
+  std::map<GemmShape, std::unique_ptr<Plan>> plans;
+};
+
+std::mutex cache_mutex;
+std::map<int, DeviceCache *> &deviceCaches() {
+  static auto *caches = new std::map<int, DeviceCache *>();  // kept for the process
+  return *caches;
+}
+
+// Callers hold cache_mutex.
+DeviceCache &deviceCache(int device) {
+  DeviceCache *&cache = deviceCaches()[device];
+  if (cache == nullptr) {
+    auto fresh = std::make_unique<DeviceCache>();
+    checkLt(cublasLtCreate(&fresh->handle), "cublasLtCreate");
+    cache = fresh.release();
+  }
+  return *cache;
+}
+
+Lane &lane(DeviceCache &cache, cudaStream_t main) {
+  std::unique_ptr<Lane> &slot = cache.lanes[main];
+  if (!slot) {
+    auto fresh = std::make_unique<Lane>();
+    check(cudaStreamCreateWithFlags(&fresh->side, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    for (cudaEvent_t *event : {&fresh->entry, &fresh->side_done, &fresh->gemm_done[0], &fresh->gemm_done[1],
+                               &fresh->push_done[0], &fresh->push_done[1]})
+      check(cudaEventCreateWithFlags(event, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    check(cudaMalloc(&fresh->workspace, kWorkspaceBytes), "cudaMalloc(cuBLASLt workspace)");
+    slot = std::move(fresh);
+  }
+  return *slot;
+}
+
+unsigned alignmentOf(const void *p) {
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  unsigned align = 256;
+  while (align > 1 && address % align != 0) align /= 2;
+  return align;
+}
+
+void setPreference(cublasLtMatmulPreference_t preference, cublasLtMatmulPreferenceAttributes_t attribute,
+                   const void *value, std::size_t size) {
+  checkLt(cublasLtMatmulPreferenceSetAttribute(preference, attribute, value, size),
+          "cublasLtMatmulPreferenceSetAttribute");
+}
+
+// Row-major C = A x B as column-major C^T = B^T A^T: cuBLASLt's (m, n, k) = (n, rows, k), its A is
+// our B (ld ldb), its B our A (ld lda), its C and D our C (ld ldc). f32 accumulation
+// (CUBLAS_COMPUTE_32F) for bf16 and f32 alike, f32 scales.
+const Plan &plan(DeviceCache &cache, const GemmShape &shape) {
+  std::unique_ptr<Plan> &slot = cache.plans[shape];
+  if (slot) return *slot;
+  auto fresh = std::make_unique<Plan>();
+  checkLt(cublasLtMatmulDescCreate(&fresh->op, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+  const cublasOperation_t no_transpose = CUBLAS_OP_N;
+  checkLt(cublasLtMatmulDescSetAttribute(fresh->op, CUBLASLT_MATMUL_DESC_TRANSA, &no_transpose, sizeof no_transpose),
+          "cublasLtMatmulDescSetAttribute(TRANSA)");
+  checkLt(cublasLtMatmulDescSetAttribute(fresh->op, CUBLASLT_MATMUL_DESC_TRANSB, &no_transpose, sizeof no_transpose),
+          "cublasLtMatmulDescSetAttribute(TRANSB)");
+  checkLt(cublasLtMatrixLayoutCreate(&fresh->layout_a, shape.ab, shape.n, shape.k, shape.ldb),
+          "cublasLtMatrixLayoutCreate(B)");
+  checkLt(cublasLtMatrixLayoutCreate(&fresh->layout_b, shape.ab, shape.k, shape.rows, shape.lda),
+          "cublasLtMatrixLayoutCreate(A)");
+  checkLt(cublasLtMatrixLayoutCreate(&fresh->layout_c, shape.cd, shape.n, shape.rows, shape.ldc),
+          "cublasLtMatrixLayoutCreate(C)");
+
+  cublasLtMatmulPreference_t preference = nullptr;
+  checkLt(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
+  const std::uint64_t workspace = kWorkspaceBytes;
+  setPreference(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace);
+  // cuBLASLt's A is our B, its B our A.
+  const std::uint32_t align_a = shape.align_b, align_b = shape.align_a, align_c = shape.align_c;
+  setPreference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a, sizeof align_a);
+  setPreference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b, sizeof align_b);
+  setPreference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof align_c);
+  setPreference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c, sizeof align_c);
+  cublasLtMatmulHeuristicResult_t result{};
+  int found = 0;
+  const cublasStatus_t status =
+      cublasLtMatmulAlgoGetHeuristic(cache.handle, fresh->op, fresh->layout_a, fresh->layout_b, fresh->layout_c,
+                                     fresh->layout_c, preference, 1, &result, &found);
+  cublasLtMatmulPreferenceDestroy(preference);
+  if (status != CUBLAS_STATUS_SUCCESS || found == 0)
+    throw Error(ErrorCode::NotSupported,
+                "cuBLASLt has no algorithm for a GEMM of " + std::to_string(shape.rows) + "x" +
+                    std::to_string(shape.n) + "x" + std::to_string(shape.k) + " (status " +
+                    std::to_string(int(status)) + ")");
+  fresh->algo = result.algo;
+  slot = std::move(fresh);
+  return *slot;
+}
+
+// What one call of a body needs: the stream, its lane and the device's cache.
+struct Streams {
+  DeviceCache *cache = nullptr;
+  Lane *lane = nullptr;
+  cudaStream_t main = nullptr;
+};
+
+Streams streamsFor(Context &ctx) {
+  Streams streams;
+  streams.main = static_cast<cudaStream_t>(ctx.stream());
+  std::lock_guard<std::mutex> hold(cache_mutex);
+  streams.cache = &deviceCache(tc::device());
+  streams.lane = &lane(*streams.cache, streams.main);
+  return streams;
+}
+
+// C[rows, n] (ld ldc) = A[rows, k] (ld lda) x B[k, n] (ld ldb) on stream s; rows == 0 does nothing.
+void mma(const Streams &streams, cudaStream_t s, cudaDataType_t ab, cudaDataType_t cd, const void *a,
+         std::int64_t lda, const void *b, std::int64_t ldb, void *c, std::int64_t ldc, std::int64_t rows,
+         std::int64_t n, std::int64_t k) {
+  if (rows == 0) return;
+  const GemmShape shape{.ab = ab, .cd = cd, .rows = rows, .n = n, .k = k, .lda = lda, .ldb = ldb, .ldc = ldc,
+                        .align_a = alignmentOf(a), .align_b = alignmentOf(b), .align_c = alignmentOf(c)};
+  const Plan *p = nullptr;
+  {
+    std::lock_guard<std::mutex> hold(cache_mutex);
+    p = &plan(*streams.cache, shape);
+  }
+  const float alpha = 1.0f, beta = 0.0f;
+  checkLt(cublasLtMatmul(streams.cache->handle, p->op, &alpha, b, p->layout_a, a, p->layout_b, &beta, c,
+                         p->layout_c, c, p->layout_c, &p->algo, streams.lane->workspace, kWorkspaceBytes, s),
+          "cublasLtMatmul");
+}
+
+cudaDataType_t cudaType(DType dtype) { return dtype == DType::BF16 ? CUDA_R_16BF : CUDA_R_32F; }
+
+// Row boundaries of `chunks` chunks of `rows` rows: balanced, on multiples of 128 rows (a GEMM
+// tile) where every chunk can have at least that many. Chunk c is [bound[c], bound[c + 1]).
+std::vector<std::int64_t> chunkBounds(std::int64_t rows, int chunks) {
+  const std::int64_t unit = rows >= 128 * std::int64_t{chunks} ? 128 : 1;
+  const std::int64_t units = (rows + unit - 1) / unit;
+  std::vector<std::int64_t> bound(chunks + 1);
+  for (int c = 0; c <= chunks; ++c) bound[c] = std::min(rows, c * units / chunks * unit);
+  bound[chunks] = rows;
+  return bound;
+}
+
+std::size_t alignUp(std::size_t bytes) { return (bytes + kBufferAlign - 1) / kBufferAlign * kBufferAlign; }
+
+std::uint64_t *readySlot(Context &ctx, int pe) { return ctx.slot(pe); }
+std::uint64_t *arrivalSlot(Context &ctx, int n_pes, int chunks, int pe, int chunk) {
+  return ctx.slot(n_pes + pe * chunks + chunk);
+}
+
+void requireSignals(const char *kernel, Context &ctx, int n_pes, int chunks) {
+  const long long needed = static_cast<long long>(n_pes) * (chunks + 1);
+  if (needed > ctx.maxSignals())
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": needs " + std::to_string(needed) +
+                                             " signal slots (n_pes * (chunks_per_pe + 1)), the context has " +
+                                             std::to_string(ctx.maxSignals()) + " (ContextOptions.max_signals)");
+}
+
+// The call's stream forks to the side stream; the side stream announces this PE's buffers free to
+// every peer (everything earlier on the call's stream, any reader of them, is behind the fork).
+void forkAndAnnounceReady(Context &ctx, const Streams &streams, int me, int n_pes, std::uint64_t epoch) {
+  Lane &l = *streams.lane;
+  check(cudaEventRecord(l.entry, streams.main), "cudaEventRecord");
+  check(cudaStreamWaitEvent(l.side, l.entry, 0), "cudaStreamWaitEvent");
+  for (int s = 1; s < n_pes; ++s) tc::signal_op_on_stream(readySlot(ctx, me), epoch, SignalOp::Set, (me + s) % n_pes, l.side);
+}
+
+// Side stream: later pushes to q wait until q has announced its buffers free for this epoch.
+void waitReady(Context &ctx, const Streams &streams, int q, std::uint64_t epoch) {
+  tc::signal_wait_until_on_stream(readySlot(ctx, q), Cmp::GE, epoch, streams.lane->side);
+}
+
+// The call's stream waits for the side stream: the call is complete when its stream is.
+void join(const Streams &streams) {
+  check(cudaEventRecord(streams.lane->side_done, streams.lane->side), "cudaEventRecord");
+  check(cudaStreamWaitEvent(streams.main, streams.lane->side_done, 0), "cudaStreamWaitEvent");
+}
+
+// ---- reduce_chunk ------------------------------------------------------------------------------
+// out[i] = ((p_0[i] + p_1[i]) + p_2[i]) + ..., p_j = partial + j * slot_stride: PE order, f32, one
+// rounding to the output type.
+
+__device__ __forceinline__ void store(float *out, std::size_t i, float v) { out[i] = v; }
+__device__ __forceinline__ void store(__nv_bfloat16 *out, std::size_t i, float v) { out[i] = __float2bfloat16_rn(v); }
+// Four results at out + 4 i, in one 16-byte (f32) or 8-byte (bf16) store.
+__device__ __forceinline__ void store4(float *out, std::size_t i, float4 v) { reinterpret_cast<float4 *>(out)[i] = v; }
+__device__ __forceinline__ void store4(__nv_bfloat16 *out, std::size_t i, float4 v) {
+  const __nv_bfloat162 lo = __floats2bfloat162_rn(v.x, v.y), hi = __floats2bfloat162_rn(v.z, v.w);
+  uint2 packed;
+  packed.x = *reinterpret_cast<const unsigned *>(&lo);
+  packed.y = *reinterpret_cast<const unsigned *>(&hi);
+  reinterpret_cast<uint2 *>(out)[i] = packed;
+}
+
+template <class Out>
+__global__ void reduceChunkKernel(Out *out, const float *partial, std::size_t slot_stride, int n_pes,
+                                  std::size_t count) {
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count; i += stride) {
+    float acc = partial[i];
+    for (int p = 1; p < n_pes; ++p) acc += partial[p * slot_stride + i];
+    store(out, i, acc);
+  }
+}
+
+// The same four elements at a time (16-byte loads, one vector store), where the pointers and the
+// stride allow it.
+template <class Out>
+__global__ void reduceChunkKernel4(Out *out, const float4 *partial, std::size_t slot_stride4, int n_pes,
+                                   std::size_t count4) {
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count4; i += stride) {
+    float4 acc = partial[i];
+    for (int p = 1; p < n_pes; ++p) {
+      const float4 v = partial[p * slot_stride4 + i];
+      acc.x += v.x;
+      acc.y += v.y;
+      acc.z += v.z;
+      acc.w += v.w;
+    }
+    store4(out, i, acc);
+  }
+}
+
+template <class Out>
+void reduceChunk(Out *out, const float *partial, std::size_t slot_stride, int n_pes, std::size_t count,
+                 cudaStream_t s) {
+  if (count == 0) return;
+  constexpr int kThreads = 256;
+  constexpr std::size_t kMaxBlocks = 1056;  // 8 per SM of an H200: a memory-bound grid-stride loop
+  const bool vector = count % 4 == 0 && slot_stride % 4 == 0 && alignmentOf(partial) >= 16 &&
+                      alignmentOf(out) >= 4 * sizeof(Out);
+  const std::size_t items = vector ? count / 4 : count;
+  const auto blocks = static_cast<unsigned>(std::min(kMaxBlocks, (items + kThreads - 1) / kThreads));
+  if (vector)
+    reduceChunkKernel4<<<blocks, kThreads, 0, s>>>(out, reinterpret_cast<const float4 *>(partial), slot_stride / 4,
+                                                   n_pes, items);
+  else
+    reduceChunkKernel<<<blocks, kThreads, 0, s>>>(out, partial, slot_stride, n_pes, count);
+  check(cudaGetLastError(), "reduceChunkKernel");
+}
+
+}  // namespace
+
+// ---- AllGather + GEMM ----------------------------------------------------------------------------
+
+void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor &gathered,
+                   const AllGatherGemmConfig &config, std::uint64_t epoch) {
+  constexpr const char *kernel = "all_gather_gemm";
+  const int me = shmem::my_pe(), n_pes = shmem::n_pes();
+  const int chunks = config.chunks_per_pe;
+  const std::int64_t m_local = a.shape[0], k = a.shape[1], n = b.shape[1];
+  const std::size_t es = dtypeSize(a.dtype);
+  const std::size_t row_bytes = static_cast<std::size_t>(k) * es;
+  const cudaDataType_t type = cudaType(a.dtype);
+  requireSignals(kernel, ctx, n_pes, chunks);
+
+  DeviceGuard device(tc::device());
+  const Streams streams = streamsFor(ctx);
+  const std::vector<std::int64_t> bound = chunkBounds(m_local, chunks);
+  auto *gath = static_cast<std::byte *>(gathered.data);
+  const auto *mine = static_cast<const std::byte *>(a.data);
+  auto *out = static_cast<std::byte *>(c.data);
+  const std::size_t c_row_bytes = static_cast<std::size_t>(n) * es;
+
+  // Side stream: announce_ready; later push_shard to q = me-1, me-2, ...: the peer that consumes our
+  // rows at its step s is me - s, so each peer gets ours when it wants them.
+  forkAndAnnounceReady(ctx, streams, me, n_pes, epoch);
+  // Main stream: mma_own, no wait (enqueued first, so that the GPU computes while the host enqueues
+  // the transfers).
+  mma(streams, streams.main, type, type, mine, k, b.data, n, out + me * m_local * c_row_bytes, n, m_local, n, k);
+  cudaStream_t side = streams.lane->side;
+  for (int s = 1; s < n_pes; ++s) {
+    const int q = (me - s + n_pes) % n_pes;
+    waitReady(ctx, streams, q, epoch);
+    for (int ch = 0; ch < chunks; ++ch) {
+      const std::int64_t rows = bound[ch + 1] - bound[ch];
+      if (rows == 0) continue;  // every PE skips it alike: no signal, no wait
+      const std::size_t offset = static_cast<std::size_t>(me * m_local + bound[ch]) * row_bytes;
+      tc::putmem_signal_on_stream(gath + offset, mine + bound[ch] * row_bytes, rows * row_bytes,
+                                  arrivalSlot(ctx, n_pes, chunks, me, ch), epoch, SignalOp::Set, q, side);
+    }
+  }
+  // Our own rows in the gathered output, when the caller asked for it (the scratch needs none: the
+  // GEMM reads them from a). Last, as nobody waits for them within the call.
+  if (gath != ctx.scratch() && m_local > 0)
+    check(cudaMemcpyAsync(gath + me * m_local * row_bytes, mine, m_local * row_bytes, cudaMemcpyDeviceToDevice, side),
+          "cudaMemcpyAsync(own rows)");
+
+  // Main stream: every peer's chunks, from me+1 on: wait_chunk, mma_chunk.
+  for (int s = 1; s < n_pes; ++s) {
+    const int src = (me + s) % n_pes;
+    for (int ch = 0; ch < chunks; ++ch) {
+      const std::int64_t rows = bound[ch + 1] - bound[ch];
+      if (rows == 0) continue;
+      tc::signal_wait_until_on_stream(arrivalSlot(ctx, n_pes, chunks, src, ch), Cmp::GE, epoch, streams.main);
+      const std::int64_t row = src * m_local + bound[ch];
+      mma(streams, streams.main, type, type, gath + row * row_bytes, k, b.data, n, out + row * c_row_bytes, n, rows,
+          n, k);
+    }
+  }
+  join(streams);
+}
+
+// ---- GEMM + ReduceScatter ------------------------------------------------------------------------
+// Determinism over speed: the partials travel in f32 and the owner sums them in PE order in a small
+// kernel after they all arrived. The alternative, a ring whose every GEMM adds the partial received
+// from the neighbour in its epilogue (beta = 1, C = receive buffer), saves that kernel and half the
+// bytes (bf16 partials) but sums in ring order, which differs from owner to owner, and rounds at
+// every hop.
+//
+// Scratch: n_pes receive slots of [M / n_pes, N] f32 (slot p: PE p's partial of our block), then
+// one or two send buffers of a chunk's rows [rows, N] f32, alternating.
+
+void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
+                       const GemmReduceScatterConfig &config, std::uint64_t epoch) {
+  constexpr const char *kernel = "gemm_reduce_scatter";
+  const int me = shmem::my_pe(), n_pes = shmem::n_pes();
+  const int chunks = config.chunks_per_pe;
+  const std::int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+  const std::int64_t block = m / n_pes;
+  const std::size_t es = dtypeSize(a.dtype);
+  const cudaDataType_t type = cudaType(a.dtype);
+  const auto *a_bytes = static_cast<const std::byte *>(a.data);
+  const std::size_t a_row_bytes = static_cast<std::size_t>(k) * es;
+
+  DeviceGuard device(tc::device());
+  if (n_pes == 1) {  // nothing to reduce: one GEMM straight into c
+    const Streams streams = streamsFor(ctx);
+    mma(streams, streams.main, type, type, a.data, k, b.data, n, c.data, n, m, n, k);
+    return;
+  }
+  requireSignals(kernel, ctx, n_pes, chunks);
+
+  const std::vector<std::int64_t> bound = chunkBounds(block, chunks);
+  std::int64_t max_rows = 0;
+  for (int ch = 0; ch < chunks; ++ch) max_rows = std::max(max_rows, bound[ch + 1] - bound[ch]);
+  const std::size_t p_row_bytes = static_cast<std::size_t>(n) * sizeof(float);
+  const std::size_t slot_bytes = static_cast<std::size_t>(block) * p_row_bytes;
+  const int send_buffers = (n_pes - 1) * chunks >= 2 ? 2 : 1;
+  const std::size_t send_offset = alignUp(n_pes * slot_bytes);
+  const std::size_t send_bytes = alignUp(static_cast<std::size_t>(max_rows) * p_row_bytes);
+  const std::size_t needed = send_offset + send_buffers * send_bytes;
+  if (needed > ctx.scratchBytes())
+    throw Error(ErrorCode::InvalidParam,
+                std::string(kernel) + ": the context's scratch holds " + std::to_string(ctx.scratchBytes()) +
+                    " bytes, this call needs " + std::to_string(needed) +
+                    " (n_pes f32 partials of [M / n_pes, N] and the send buffers; ContextOptions.scratch_bytes)");
+
+  const Streams streams = streamsFor(ctx);
+  Lane &l = *streams.lane;
+  auto *scratch = static_cast<std::byte *>(ctx.scratch());
+  auto *receive = scratch;  // receive slot p at p * slot_bytes
+  std::byte *send[2] = {scratch + send_offset, scratch + send_offset + send_bytes};
+
+  forkAndAnnounceReady(ctx, streams, me, n_pes, epoch);
+  // mma_partial + notify_owner for every other owner, in ring order from me+1.
+  int next = 0;
+  bool filled[2] = {false, false};
+  for (int s = 1; s < n_pes; ++s) {
+    const int q = (me + s) % n_pes;
+    waitReady(ctx, streams, q, epoch);  // side stream: before the first push to q
+    for (int ch = 0; ch < chunks; ++ch) {
+      const std::int64_t rows = bound[ch + 1] - bound[ch];
+      if (rows == 0) continue;
+      const int buffer = next;
+      next = (next + 1) % send_buffers;
+      if (filled[buffer]) check(cudaStreamWaitEvent(streams.main, l.push_done[buffer], 0), "cudaStreamWaitEvent");
+      mma(streams, streams.main, type, CUDA_R_32F, a_bytes + (q * block + bound[ch]) * a_row_bytes, k, b.data, n,
+          send[buffer], n, rows, n, k);
+      check(cudaEventRecord(l.gemm_done[buffer], streams.main), "cudaEventRecord");
+      check(cudaStreamWaitEvent(l.side, l.gemm_done[buffer], 0), "cudaStreamWaitEvent");
+      tc::putmem_signal_on_stream(receive + me * slot_bytes + bound[ch] * p_row_bytes, send[buffer],
+                                  rows * p_row_bytes, arrivalSlot(ctx, n_pes, chunks, me, ch), epoch,
+                                  SignalOp::Set, q, l.side);
+      check(cudaEventRecord(l.push_done[buffer], l.side), "cudaEventRecord");
+      filled[buffer] = true;
+    }
+  }
+  // mma_own: our own block's partial straight into our receive slot.
+  mma(streams, streams.main, type, CUDA_R_32F, a_bytes + me * block * a_row_bytes, k, b.data, n,
+      receive + me * slot_bytes, n, block, n, k);
+  // wait_partials + reduce_chunk, chunk by chunk.
+  for (int ch = 0; ch < chunks; ++ch) {
+    const std::int64_t rows = bound[ch + 1] - bound[ch];
+    if (rows == 0) continue;
+    for (int src = 0; src < n_pes; ++src)
+      if (src != me)
+        tc::signal_wait_until_on_stream(arrivalSlot(ctx, n_pes, chunks, src, ch), Cmp::GE, epoch, streams.main);
+    const auto *partial = reinterpret_cast<const float *>(receive + bound[ch] * p_row_bytes);
+    const std::size_t count = static_cast<std::size_t>(rows) * n;
+    const std::size_t slot_stride = static_cast<std::size_t>(block) * n;
+    if (a.dtype == DType::BF16)
+      reduceChunk(static_cast<__nv_bfloat16 *>(c.data) + bound[ch] * n, partial, slot_stride, n_pes, count,
+                  streams.main);
+    else
+      reduceChunk(static_cast<float *>(c.data) + bound[ch] * n, partial, slot_stride, n_pes, count, streams.main);
+  }
+  join(streams);
+}
+
+}  // namespace tdist::kernels::cuda
