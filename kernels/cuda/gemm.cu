@@ -17,9 +17,10 @@
 //   side stream  announce_ready (our receive slots may be written), then per partial: notify_owner,
 //                the push of the send buffer into q's receive slot [src = me] with a SET-epoch signal.
 //
-// Signal slots (ctx.slot(i), values are epochs, never reset; each slot has one writer PE):
-//   slot(p)                         PE p's "ready" for this call: its buffers may be written
-//   slot(n + p * chunks + c)        chunk c from PE p has arrived
+// Signal slots (values are host epochs, never reset; each slot has one writer PE), counted from
+// the top of the context's slots, g(i) = ctx.slot(maxSignals - 1 - i):
+//   g(p)                            PE p's "ready" for this call: its buffers may be written
+//   g(n + p * chunks + c)           chunk c from PE p has arrived
 // Buffer reuse is safe by the entry handshake: a PE announces "ready" on its side stream after an
 // event of the call's stream, i.e. after every earlier call's reads of its buffers, and nobody writes
 // into a peer's buffer before seeing that peer's ready for this epoch. So there is no barrier at the
@@ -267,9 +268,13 @@ std::vector<std::int64_t> chunkBounds(std::int64_t rows, int chunks) {
 
 std::size_t alignUp(std::size_t bytes) { return (bytes + kBufferAlign - 1) / kBufferAlign * kBufferAlign; }
 
-std::uint64_t *readySlot(Context &ctx, int pe) { return ctx.slot(pe); }
+// Counted from the top of the context's slots: the collectives and MoE bodies (common.cuh) count
+// from the bottom, with epochs of their own kept on the device, and must never share a slot with
+// these, whose epochs are the host's.
+std::uint64_t *gemmSlot(Context &ctx, int index) { return ctx.slot(ctx.maxSignals() - 1 - index); }
+std::uint64_t *readySlot(Context &ctx, int pe) { return gemmSlot(ctx, pe); }
 std::uint64_t *arrivalSlot(Context &ctx, int n_pes, int chunks, int pe, int chunk) {
-  return ctx.slot(n_pes + pe * chunks + chunk);
+  return gemmSlot(ctx, n_pes + pe * chunks + chunk);
 }
 
 void requireSignals(const char *kernel, Context &ctx, int n_pes, int chunks) {
