@@ -47,6 +47,12 @@ void runCudaBarrier(const Options &options, Reporter &reporter);
 // alternating, with each put's ratio to the reference.
 void runCudaPutBandwidth(const Options &options, Reporter &reporter);
 
+// PE 0 alone: one bf16 cuBLASLt GEMM of each shape (M 4096, 8192 x N 8192, 14336 x K 8192) against
+// the same product as 2, 4 and 8 GEMMs of row chunks, column chunks and a 2-D grid, with the
+// heuristic's algorithm or the fastest of its first few per chunk shape; efficiency = the whole
+// GEMM's time over the chunks', per repeat. What decomposed overlap (kernels/cuda/gemm.cu) pays.
+void runCudaGemmChunks(const Options &options, Reporter &reporter);
+
 // Symmetric heap bytes that the cases of options allocate on n_pes PEs, with room to spare.
 std::size_t heapBytesNeeded(const Options &options, int n_pes);
 

@@ -46,7 +46,7 @@ values::Parsed<PingOp> parsePingOp(std::string_view text) {
 
 constexpr const char *kCaseNames[] = {"put",          "pingpong",     "ring",        "barrier",
                                       "switch",       "all",          "cuda-pingpong", "cuda-barrier",
-                                      "cuda-put-bw",  "cuda"};
+                                      "cuda-put-bw",  "cuda",         "cuda-gemm-chunks"};
 
 void addCase(Options &options, const std::string &name) {
   auto add = [&](Case c) {
@@ -61,6 +61,7 @@ void addCase(Options &options, const std::string &name) {
   else if (name == "cuda-pingpong") add(Case::CudaPingPong);
   else if (name == "cuda-barrier") add(Case::CudaBarrier);
   else if (name == "cuda-put-bw") add(Case::CudaPutBw);
+  else if (name == "cuda-gemm-chunks") add(Case::CudaGemmChunks);
   else if (name == "cuda") {
     add(Case::CudaPingPong);
     add(Case::CudaBarrier);
@@ -83,7 +84,7 @@ CLI::Validator knownCase() {
       return "";
     }
     return "unknown case '" + name + "' (known: put, pingpong, ring, barrier, switch, all, "
-           "cuda-pingpong, cuda-barrier, cuda-put-bw, cuda)";
+           "cuda-pingpong, cuda-barrier, cuda-put-bw, cuda, cuda-gemm-chunks)";
   }, "");
 }
 
@@ -100,7 +101,10 @@ cuda backend (built with it; not in all; 'cuda' = the three):
                  between their streams (signal_op_on_stream + signal_wait_until_on_stream)
   cuda-barrier   device barrier_all / sync_all from one thread, and barrier_all_on_stream
   cuda-put-bw    PE 0 -> PE 1: SM copies (putmem_block), copy engine (putmem_on_stream), and
-                 cudaMemcpyAsync device to device as the reference (use --max-size 1G))";
+                 cudaMemcpyAsync device to device as the reference (use --max-size 1G)
+  cuda-gemm-chunks  PE 0 alone (not in 'cuda'): bf16 cuBLASLt GEMMs, M 4096 8192 x N 8192 14336 x
+                 K 8192, whole against 2, 4, 8 chunks (rows, columns, 2-D; heuristic or fastest
+                 algorithm); efficiency = whole / chunks (--iters per repeat, default 10))";
 
 // Every flag, described once for parsing and for the help page.
 void describeCommandLine(CLI::App &app, Options &options, std::vector<std::string> &case_names,
@@ -184,6 +188,7 @@ const char *caseName(Case c) {
     case Case::CudaPingPong: return "cuda-pingpong";
     case Case::CudaBarrier: return "cuda-barrier";
     case Case::CudaPutBw: return "cuda-put-bw";
+    case Case::CudaGemmChunks: return "cuda-gemm-chunks";
   }
   return "?";
 }
@@ -204,7 +209,8 @@ long gpuPutIterations(const Options &options, std::size_t size) {
 
 bool hasCudaCase(const Options &options) {
   return std::any_of(options.cases.begin(), options.cases.end(), [](Case c) {
-    return c == Case::CudaPingPong || c == Case::CudaBarrier || c == Case::CudaPutBw;
+    return c == Case::CudaPingPong || c == Case::CudaBarrier || c == Case::CudaPutBw ||
+           c == Case::CudaGemmChunks;
   });
 }
 

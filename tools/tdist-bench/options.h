@@ -10,7 +10,7 @@
 
 namespace tdist::bench {
 
-enum class Case { Put, PingPong, Ring, Barrier, Switch, CudaPingPong, CudaBarrier, CudaPutBw };
+enum class Case { Put, PingPong, Ring, Barrier, Switch, CudaPingPong, CudaBarrier, CudaPutBw, CudaGemmChunks };
 
 // Whether this tdist-bench has the cuda cases (tools/tdist-bench/cuda/, built with the cuda backend).
 #if defined(TDIST_BENCH_HAVE_CUDA)
