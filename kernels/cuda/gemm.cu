@@ -26,9 +26,10 @@
 // into a peer's buffer before seeing that peer's ready for this epoch. So there is no barrier at the
 // end of a call, and a fast PE is held back only where it would overwrite data still in use.
 //
-// No host synchronisation: every call only enqueues work, so it can be captured in a CUDA graph once
-// the per-process cache (cuBLASLt handle, side stream, events, workspace, plans) exists, i.e. after
-// one uncaptured call of the same shape on that device.
+// No host synchronisation: every call only enqueues work, so it can be captured in a CUDA graph. The
+// per-process cache makes its side stream, events and workspace (cudaMalloc) at the first call on a
+// stream: make that one outside a capture. Plans of new shapes (cuBLASLt descriptors, heuristic) are
+// host-only and may be made while capturing.
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
@@ -380,52 +381,60 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
   const int chunks = config.chunks_per_pe;
   const std::int64_t m_local = a.shape[0], k = a.shape[1], n = b.shape[1];
   const std::size_t es = dtypeSize(a.dtype);
-  const std::size_t row_bytes = static_cast<std::size_t>(k) * es;
+  const std::size_t a_row_bytes = static_cast<std::size_t>(k) * es;
+  const std::size_t c_row_bytes = static_cast<std::size_t>(n) * es;
   const cudaDataType_t type = cudaType(a.dtype);
   requireSignals(kernel, ctx, n_pes, chunks);
 
   DeviceGuard device(tc::device());
   const Streams streams = streamsFor(ctx);
+  cudaStream_t side = streams.lane->side;
   const std::vector<std::int64_t> bound = chunkBounds(m_local, chunks);
   auto *gath = static_cast<std::byte *>(gathered.data);
   const auto *mine = static_cast<const std::byte *>(a.data);
   auto *out = static_cast<std::byte *>(c.data);
-  const std::size_t c_row_bytes = static_cast<std::size_t>(n) * es;
+  auto rowsOf = [&](int ch) { return bound[ch + 1] - bound[ch]; };  // 0: every PE skips the chunk alike
 
-  // Side stream: announce_ready; later push_shard to q = me-1, me-2, ...: the peer that consumes our
-  // rows at its step s is me - s, so each peer gets ours when it wants them.
-  forkAndAnnounceReady(ctx, streams, me, n_pes, epoch);
-  // Main stream: mma_own, no wait (enqueued first, so that the GPU computes while the host enqueues
-  // the transfers).
-  mma(streams, streams.main, type, type, mine, k, b.data, n, out + me * m_local * c_row_bytes, n, m_local, n, k);
-  cudaStream_t side = streams.lane->side;
-  for (int s = 1; s < n_pes; ++s) {
-    const int q = (me - s + n_pes) % n_pes;
+  // Side stream: every chunk of our rows into q's gathered buffer, each with its signal.
+  auto push_shard = [&](int q) {
     waitReady(ctx, streams, q, epoch);
     for (int ch = 0; ch < chunks; ++ch) {
-      const std::int64_t rows = bound[ch + 1] - bound[ch];
-      if (rows == 0) continue;  // every PE skips it alike: no signal, no wait
-      const std::size_t offset = static_cast<std::size_t>(me * m_local + bound[ch]) * row_bytes;
-      tc::putmem_signal_on_stream(gath + offset, mine + bound[ch] * row_bytes, rows * row_bytes,
+      if (rowsOf(ch) == 0) continue;
+      const std::size_t row = static_cast<std::size_t>(me * m_local + bound[ch]);
+      tc::putmem_signal_on_stream(gath + row * a_row_bytes, mine + bound[ch] * a_row_bytes, rowsOf(ch) * a_row_bytes,
                                   arrivalSlot(ctx, n_pes, chunks, me, ch), epoch, SignalOp::Set, q, side);
     }
-  }
-  // Our own rows in the gathered output, when the caller asked for it (the scratch needs none: the
-  // GEMM reads them from a). Last, as nobody waits for them within the call.
-  if (gath != ctx.scratch() && m_local > 0)
-    check(cudaMemcpyAsync(gath + me * m_local * row_bytes, mine, m_local * row_bytes, cudaMemcpyDeviceToDevice, side),
-          "cudaMemcpyAsync(own rows)");
+  };
+  // Main stream: our own rows x B at once, from a itself: no wait.
+  auto mma_own = [&] {
+    mma(streams, streams.main, type, type, mine, k, b.data, n, out + me * m_local * c_row_bytes, n, m_local, n, k);
+  };
+  // Main stream: chunk ch of src's rows, once it is in our gathered buffer.
+  auto wait_chunk = [&](int src, int ch) {
+    tc::signal_wait_until_on_stream(arrivalSlot(ctx, n_pes, chunks, src, ch), Cmp::GE, epoch, streams.main);
+  };
+  auto mma_chunk = [&](int src, int ch) {
+    const std::int64_t row = src * m_local + bound[ch];
+    mma(streams, streams.main, type, type, gath + row * a_row_bytes, k, b.data, n, out + row * c_row_bytes, n,
+        rowsOf(ch), n, k);
+  };
 
-  // Main stream: every peer's chunks, from me+1 on: wait_chunk, mma_chunk.
-  for (int s = 1; s < n_pes; ++s) {
+  forkAndAnnounceReady(ctx, streams, me, n_pes, epoch);
+  mma_own();  // enqueued first, so that the GPU computes while the host enqueues the transfers
+  // The peer that consumes our rows at its step s is me - s: each gets ours when it wants them.
+  for (int s = 1; s < n_pes; ++s) push_shard((me - s + n_pes) % n_pes);
+  // Our own rows in the gathered output when the caller gave one (the scratch needs none: the GEMM
+  // reads them from a); last, as nothing in the call waits for them.
+  if (gath != ctx.scratch() && m_local > 0)
+    check(cudaMemcpyAsync(gath + me * m_local * a_row_bytes, mine, m_local * a_row_bytes, cudaMemcpyDeviceToDevice,
+                          side),
+          "cudaMemcpyAsync(own rows)");
+  for (int s = 1; s < n_pes; ++s) {  // swizzle: from me+1 on
     const int src = (me + s) % n_pes;
     for (int ch = 0; ch < chunks; ++ch) {
-      const std::int64_t rows = bound[ch + 1] - bound[ch];
-      if (rows == 0) continue;
-      tc::signal_wait_until_on_stream(arrivalSlot(ctx, n_pes, chunks, src, ch), Cmp::GE, epoch, streams.main);
-      const std::int64_t row = src * m_local + bound[ch];
-      mma(streams, streams.main, type, type, gath + row * row_bytes, k, b.data, n, out + row * c_row_bytes, n, rows,
-          n, k);
+      if (rowsOf(ch) == 0) continue;
+      wait_chunk(src, ch);
+      mma_chunk(src, ch);
     }
   }
   join(streams);
@@ -433,13 +442,13 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
 
 // ---- GEMM + ReduceScatter ------------------------------------------------------------------------
 // Determinism over speed: the partials travel in f32 and the owner sums them in PE order in a small
-// kernel after they all arrived. The alternative, a ring whose every GEMM adds the partial received
-// from the neighbour in its epilogue (beta = 1, C = receive buffer), saves that kernel and half the
-// bytes (bf16 partials) but sums in ring order, which differs from owner to owner, and rounds at
-// every hop.
+// kernel once they all arrived. The alternative, a ring whose every GEMM adds the partial received
+// from the neighbour in its epilogue (beta = 1, C = the receive buffer), saves that kernel and half
+// the bytes (bf16 partials), but sums in ring order, which differs from owner to owner, and rounds
+// at every hop.
 //
 // Scratch: n_pes receive slots of [M / n_pes, N] f32 (slot p: PE p's partial of our block), then
-// one or two send buffers of a chunk's rows [rows, N] f32, alternating.
+// one or two send buffers of a chunk's rows [rows, N] f32, used in turn.
 
 void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
                        const GemmReduceScatterConfig &config, std::uint64_t epoch) {
@@ -462,8 +471,9 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
   requireSignals(kernel, ctx, n_pes, chunks);
 
   const std::vector<std::int64_t> bound = chunkBounds(block, chunks);
+  auto rowsOf = [&](int ch) { return bound[ch + 1] - bound[ch]; };  // 0: every PE skips the chunk alike
   std::int64_t max_rows = 0;
-  for (int ch = 0; ch < chunks; ++ch) max_rows = std::max(max_rows, bound[ch + 1] - bound[ch]);
+  for (int ch = 0; ch < chunks; ++ch) max_rows = std::max(max_rows, rowsOf(ch));
   const std::size_t p_row_bytes = static_cast<std::size_t>(n) * sizeof(float);
   const std::size_t slot_bytes = static_cast<std::size_t>(block) * p_row_bytes;
   const int send_buffers = (n_pes - 1) * chunks >= 2 ? 2 : 1;
@@ -478,52 +488,65 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
 
   const Streams streams = streamsFor(ctx);
   Lane &l = *streams.lane;
-  auto *scratch = static_cast<std::byte *>(ctx.scratch());
-  auto *receive = scratch;  // receive slot p at p * slot_bytes
-  std::byte *send[2] = {scratch + send_offset, scratch + send_offset + send_bytes};
+  auto *receive = static_cast<std::byte *>(ctx.scratch());  // receive slot p at p * slot_bytes
+  std::byte *send[2] = {receive + send_offset, receive + send_offset + send_bytes};
+  int next_buffer = 0;
+  bool in_flight[2] = {false, false};
 
-  forkAndAnnounceReady(ctx, streams, me, n_pes, epoch);
-  // mma_partial + notify_owner for every other owner, in ring order from me+1.
-  int next = 0;
-  bool filled[2] = {false, false};
-  for (int s = 1; s < n_pes; ++s) {
-    const int q = (me + s) % n_pes;
-    waitReady(ctx, streams, q, epoch);  // side stream: before the first push to q
-    for (int ch = 0; ch < chunks; ++ch) {
-      const std::int64_t rows = bound[ch + 1] - bound[ch];
-      if (rows == 0) continue;
-      const int buffer = next;
-      next = (next + 1) % send_buffers;
-      if (filled[buffer]) check(cudaStreamWaitEvent(streams.main, l.push_done[buffer], 0), "cudaStreamWaitEvent");
-      mma(streams, streams.main, type, CUDA_R_32F, a_bytes + (q * block + bound[ch]) * a_row_bytes, k, b.data, n,
-          send[buffer], n, rows, n, k);
-      check(cudaEventRecord(l.gemm_done[buffer], streams.main), "cudaEventRecord");
-      check(cudaStreamWaitEvent(l.side, l.gemm_done[buffer], 0), "cudaStreamWaitEvent");
-      tc::putmem_signal_on_stream(receive + me * slot_bytes + bound[ch] * p_row_bytes, send[buffer],
-                                  rows * p_row_bytes, arrivalSlot(ctx, n_pes, chunks, me, ch), epoch,
-                                  SignalOp::Set, q, l.side);
-      check(cudaEventRecord(l.push_done[buffer], l.side), "cudaEventRecord");
-      filled[buffer] = true;
-    }
-  }
-  // mma_own: our own block's partial straight into our receive slot.
-  mma(streams, streams.main, type, CUDA_R_32F, a_bytes + me * block * a_row_bytes, k, b.data, n,
-      receive + me * slot_bytes, n, block, n, k);
-  // wait_partials + reduce_chunk, chunk by chunk.
-  for (int ch = 0; ch < chunks; ++ch) {
-    const std::int64_t rows = bound[ch + 1] - bound[ch];
-    if (rows == 0) continue;
+  // Main stream: the partial of q's chunk ch into the next send buffer, once its last push is done.
+  auto mma_partial = [&](int q, int ch) {
+    const int buffer = next_buffer;
+    next_buffer = (next_buffer + 1) % send_buffers;
+    if (in_flight[buffer]) check(cudaStreamWaitEvent(streams.main, l.push_done[buffer], 0), "cudaStreamWaitEvent");
+    mma(streams, streams.main, type, CUDA_R_32F, a_bytes + (q * block + bound[ch]) * a_row_bytes, k, b.data, n,
+        send[buffer], n, rowsOf(ch), n, k);
+    check(cudaEventRecord(l.gemm_done[buffer], streams.main), "cudaEventRecord");
+    return buffer;
+  };
+  // Side stream: that buffer into q's receive slot [src = me], with its signal.
+  auto notify_owner = [&](int q, int ch, int buffer) {
+    check(cudaStreamWaitEvent(l.side, l.gemm_done[buffer], 0), "cudaStreamWaitEvent");
+    tc::putmem_signal_on_stream(receive + me * slot_bytes + bound[ch] * p_row_bytes, send[buffer],
+                                rowsOf(ch) * p_row_bytes, arrivalSlot(ctx, n_pes, chunks, me, ch), epoch,
+                                SignalOp::Set, q, l.side);
+    check(cudaEventRecord(l.push_done[buffer], l.side), "cudaEventRecord");
+    in_flight[buffer] = true;
+  };
+  // Main stream: our own block's partial straight into our receive slot.
+  auto mma_own = [&] {
+    mma(streams, streams.main, type, CUDA_R_32F, a_bytes + me * block * a_row_bytes, k, b.data, n,
+        receive + me * slot_bytes, n, block, n, k);
+  };
+  // Main stream: every PE's partial of chunk ch has arrived.
+  auto wait_partials = [&](int ch) {
     for (int src = 0; src < n_pes; ++src)
       if (src != me)
         tc::signal_wait_until_on_stream(arrivalSlot(ctx, n_pes, chunks, src, ch), Cmp::GE, epoch, streams.main);
+  };
+  // Main stream: rows of chunk ch of c = the partials summed in PE order.
+  auto reduce_chunk = [&](int ch) {
     const auto *partial = reinterpret_cast<const float *>(receive + bound[ch] * p_row_bytes);
-    const std::size_t count = static_cast<std::size_t>(rows) * n;
+    const std::size_t count = static_cast<std::size_t>(rowsOf(ch)) * n;
     const std::size_t slot_stride = static_cast<std::size_t>(block) * n;
     if (a.dtype == DType::BF16)
       reduceChunk(static_cast<__nv_bfloat16 *>(c.data) + bound[ch] * n, partial, slot_stride, n_pes, count,
                   streams.main);
     else
       reduceChunk(static_cast<float *>(c.data) + bound[ch] * n, partial, slot_stride, n_pes, count, streams.main);
+  };
+
+  forkAndAnnounceReady(ctx, streams, me, n_pes, epoch);
+  for (int s = 1; s < n_pes; ++s) {  // ring order from me+1; our own block last
+    const int q = (me + s) % n_pes;
+    waitReady(ctx, streams, q, epoch);  // side stream, before the first push to q
+    for (int ch = 0; ch < chunks; ++ch)
+      if (rowsOf(ch) != 0) notify_owner(q, ch, mma_partial(q, ch));
+  }
+  mma_own();
+  for (int ch = 0; ch < chunks; ++ch) {
+    if (rowsOf(ch) == 0) continue;
+    wait_partials(ch);
+    reduce_chunk(ch);
   }
   join(streams);
 }

@@ -52,6 +52,11 @@ void runCudaPutBandwidth(const Options &options, Reporter &reporter);
 void runKernelCase(Case c, const Options &options, Reporter &reporter);
 // What they need of the heap on top of the other cases (0 without a kernel case).
 std::size_t kernelHeapBytesNeeded(const Options &options, int n_pes);
+// PE 0 alone: one bf16 cuBLASLt GEMM of each shape (M 4096, 8192 x N 8192, 14336 x K 8192) against
+// the same product as 2, 4 and 8 GEMMs of row chunks, column chunks and a 2-D grid, with the
+// heuristic's algorithm or the fastest of its first few per chunk shape; efficiency = the whole
+// GEMM's time over the chunks', per repeat. What decomposed overlap (kernels/cuda/gemm.cu) pays.
+void runCudaGemmChunks(const Options &options, Reporter &reporter);
 
 // Symmetric heap bytes that the cases of options allocate on n_pes PEs, with room to spare.
 std::size_t heapBytesNeeded(const Options &options, int n_pes);

@@ -43,11 +43,13 @@ void runCases(const Options &options) {
       case Case::CudaPingPong: runCudaPingPong(options, reporter); break;
       case Case::CudaBarrier: runCudaBarrier(options, reporter); break;
       case Case::CudaPutBw: runCudaPutBandwidth(options, reporter); break;
+      case Case::CudaGemmChunks: runCudaGemmChunks(options, reporter); break;
 #else
       // parseOptions refuses them in a build without the cuda backend.
       case Case::CudaPingPong:
       case Case::CudaBarrier:
-      case Case::CudaPutBw: break;
+      case Case::CudaPutBw:
+      case Case::CudaGemmChunks: break;
 #endif
       case Case::AllReduce:
       case Case::AllGather:

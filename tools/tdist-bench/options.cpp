@@ -47,7 +47,8 @@ values::Parsed<PingOp> parsePingOp(std::string_view text) {
 constexpr const char *kCaseNames[] = {"put",          "pingpong",     "ring",        "barrier",
                                       "switch",       "all",          "cuda-pingpong", "cuda-barrier",
                                       "cuda-put-bw",  "cuda",         "allreduce",   "allgather",
-                                      "reducescatter", "ag-gemm",     "gemm-rs",     "kernels"};
+                                      "reducescatter", "ag-gemm",     "gemm-rs",     "kernels",
+                                      "cuda-gemm-chunks"};
 
 values::Parsed<std::string> parseAlgorithm(std::string_view text) {
   for (const char *known : {"all", "auto", "one-shot", "two-shot", "ring"})
@@ -69,6 +70,7 @@ void addCase(Options &options, const std::string &name) {
   else if (name == "cuda-pingpong") add(Case::CudaPingPong);
   else if (name == "cuda-barrier") add(Case::CudaBarrier);
   else if (name == "cuda-put-bw") add(Case::CudaPutBw);
+  else if (name == "cuda-gemm-chunks") add(Case::CudaGemmChunks);
   else if (name == "cuda") {
     add(Case::CudaPingPong);
     add(Case::CudaBarrier);
@@ -104,7 +106,7 @@ CLI::Validator knownCase() {
     }
     return "unknown case '" + name + "' (known: put, pingpong, ring, barrier, switch, all, "
            "cuda-pingpong, cuda-barrier, cuda-put-bw, cuda, allreduce, allgather, reducescatter, "
-           "ag-gemm, gemm-rs, kernels)";
+           "ag-gemm, gemm-rs, kernels, cuda-gemm-chunks)";
   }, "");
 }
 
@@ -130,7 +132,10 @@ kernel library (tdist::kernels, on the job's backend; not in all; 'kernels' = th
                  same local work), all_gather alone of A, and their ideal max(GEMM, comm)
   gemm-rs        gemm_reduce_scatter (k split over the PEs), beside GEMM alone, reduce_scatter
                  alone of C, and max(GEMM, comm)
-  Each size / shape is checked against a host reference once before it is timed.)";
+  Each size / shape is checked against a host reference once before it is timed.
+  cuda-gemm-chunks  PE 0 alone (not in all or 'cuda'): bf16 cuBLASLt GEMMs, M 4096 8192 x N 8192 14336 x
+                 K 8192, whole against 2, 4, 8 chunks (rows, columns, 2-D; heuristic or fastest
+                 algorithm); efficiency = whole / chunks (--iters per repeat, default 10))";
 
 // Every flag, described once for parsing and for the help page.
 void describeCommandLine(CLI::App &app, Options &options, std::vector<std::string> &case_names,
@@ -251,6 +256,7 @@ const char *caseName(Case c) {
     case Case::ReduceScatter: return "reducescatter";
     case Case::AgGemm: return "ag-gemm";
     case Case::GemmRs: return "gemm-rs";
+    case Case::CudaGemmChunks: return "cuda-gemm-chunks";
   }
   return "?";
 }
@@ -271,7 +277,8 @@ long gpuPutIterations(const Options &options, std::size_t size) {
 
 bool hasCudaCase(const Options &options) {
   return std::any_of(options.cases.begin(), options.cases.end(), [](Case c) {
-    return c == Case::CudaPingPong || c == Case::CudaBarrier || c == Case::CudaPutBw;
+    return c == Case::CudaPingPong || c == Case::CudaBarrier || c == Case::CudaPutBw ||
+           c == Case::CudaGemmChunks;
   });
 }
 

@@ -11,7 +11,7 @@
 namespace tdist::bench {
 
 enum class Case {
-  Put, PingPong, Ring, Barrier, Switch, CudaPingPong, CudaBarrier, CudaPutBw,
+  Put, PingPong, Ring, Barrier, Switch, CudaPingPong, CudaBarrier, CudaPutBw, CudaGemmChunks,
   // The kernel library (tdist::kernels, kernel_cases.cpp), on the backend the job runs on.
   AllReduce, AllGather, ReduceScatter, AgGemm, GemmRs,
 };

@@ -1,0 +1,316 @@
+// cuda-gemm-chunks: what splitting one bf16 GEMM into chunks costs on one GPU, the price of the
+// decomposed overlap of kernels/cuda/gemm.cu. One cuBLASLt GEMM of the whole shape against the same
+// product as 2, 4 and 8 GEMMs of row chunks (as AllGather+GEMM and GEMM+ReduceScatter issue them),
+// of column chunks, and of a 2-D grid; each with cuBLASLt's first heuristic choice or with the
+// fastest of its first few algorithms for that chunk shape.
+//
+// RESULT lines: case=cuda-gemm-chunks m= n= k= chunks= split= efficiency= ... median_us=: the time
+// of the whole product per iteration, and its efficiency = the whole GEMM's time (fastest algorithm)
+// over the chunks' time, repeat by repeat in the same run (the median of those ratios).
+#include <cublasLt.h>
+#include <cuda_bf16.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cases.h"
+#include "cuda/gpu.cuh"
+#include "tdist/runtime.h"
+#include "tdist/shmem.h"
+
+namespace tdist::bench {
+namespace {
+
+namespace shmem = tdist::shmem;
+
+constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;  // as kernels/cuda/gemm.cu
+constexpr int kCandidates = 8;                                   // algorithms tried per chunk shape
+constexpr long kDefaultIters = 10;
+constexpr std::int64_t kK = 8192;
+constexpr std::int64_t kMs[] = {4096, 8192};
+constexpr std::int64_t kNs[] = {8192, 14336};
+constexpr int kChunkCounts[] = {2, 4, 8};
+
+void checkLt(cublasStatus_t status, const char *what) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(what) + ": cuBLASLt status " + std::to_string(int(status)) + " (" +
+                             cublasLtGetStatusString(status) + ")");
+}
+
+unsigned alignmentOf(const void *p) {
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  unsigned align = 256;
+  while (align > 1 && address % align != 0) align /= 2;
+  return align;
+}
+
+// Values in [-1, 1) from a hash of the index: no two rows alike, nothing that a GEMM could skip.
+__global__ void fillKernel(__nv_bfloat16 *data, std::size_t count, std::uint32_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    std::uint32_t h = static_cast<std::uint32_t>(i) * 2654435761u ^ seed;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    data[i] = __float2bfloat16_rn(static_cast<float>(h & 0xffff) / 32768.0f - 1.0f);
+  }
+}
+
+// One GEMM of the product: C[r0:r1, c0:c1] = A[r0:r1, :] x B[:, c0:c1], row-major A [M, K],
+// B [K, N], C [M, N], through the column-major C^T = B^T A^T.
+struct Piece {
+  std::int64_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
+};
+
+// cuBLASLt's algorithm type is an unnamed struct, whose destructor in a std::vector nvcc 13.0's
+// front end fails on (an internal error): a named wrapper avoids it.
+struct Algo {
+  cublasLtMatmulAlgo_t algo;
+};
+
+// A chunk shape's cuBLASLt descriptors and its first kCandidates algorithms, best first by the
+// heuristic; `fastest` is the index of the one that timed fastest on its own.
+struct Matmul {
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t layout_b = nullptr, layout_a = nullptr, layout_c = nullptr;
+  std::vector<Algo> algos;
+  int fastest = 0;
+};
+
+class GemmChunks {
+ public:
+  GemmChunks(std::int64_t max_m, std::int64_t max_n, std::int64_t k)
+      : k_(k), a_(max_m * k), b_(k * max_n), c_(max_m * max_n), workspace_(kWorkspaceBytes) {
+    checkLt(cublasLtCreate(&handle_), "cublasLtCreate");
+    fillKernel<<<1024, 256, 0, stream_.get()>>>(a_.get(), max_m * k, 0x1234u);
+    gpu::checkLaunch("fillKernel");
+    fillKernel<<<1024, 256, 0, stream_.get()>>>(b_.get(), k * max_n, 0x9876u);
+    gpu::checkLaunch("fillKernel");
+    stream_.synchronize();
+  }
+  ~GemmChunks() {
+    for (auto &entry : matmuls_) {
+      Matmul &matmul = entry.second;
+      cublasLtMatrixLayoutDestroy(matmul.layout_b);
+      cublasLtMatrixLayoutDestroy(matmul.layout_a);
+      cublasLtMatrixLayoutDestroy(matmul.layout_c);
+      cublasLtMatmulDescDestroy(matmul.op);
+    }
+    cublasLtDestroy(handle_);
+  }
+  GemmChunks(const GemmChunks &) = delete;
+  GemmChunks &operator=(const GemmChunks &) = delete;
+
+  // The shape's descriptors and candidates, tuned on first use (n = the row length of B and C).
+  Matmul &matmul(const Piece &piece, std::int64_t n) {
+    const auto key = std::make_tuple(piece.r1 - piece.r0, piece.c1 - piece.c0, n, alignmentOf(aOf(piece)),
+                                     alignmentOf(bOf(piece)), alignmentOf(cOf(piece, n)));
+    auto found = matmuls_.find(key);
+    if (found != matmuls_.end()) return found->second;
+    Matmul &m = matmuls_[key];
+    create(m, piece, n);
+    tune(m, piece, n);
+    return m;
+  }
+
+  void run(const Matmul &m, int algo, const Piece &piece, std::int64_t n) {
+    const float alpha = 1.0f, beta = 0.0f;
+    void *c = cOf(piece, n);
+    checkLt(cublasLtMatmul(handle_, m.op, &alpha, bOf(piece), m.layout_b, aOf(piece), m.layout_a, &beta, c,
+                           m.layout_c, c, m.layout_c, &m.algos[algo].algo, workspace_.get(), kWorkspaceBytes,
+                           stream_.get()),
+            "cublasLtMatmul");
+  }
+
+  cudaStream_t stream() const { return stream_.get(); }
+
+ private:
+  const __nv_bfloat16 *aOf(const Piece &p) const { return a_.get() + p.r0 * k_; }
+  const __nv_bfloat16 *bOf(const Piece &p) const { return b_.get() + p.c0; }
+  __nv_bfloat16 *cOf(const Piece &p, std::int64_t n) const { return c_.get() + p.r0 * n + p.c0; }
+
+  void create(Matmul &m, const Piece &piece, std::int64_t n) {
+    const std::int64_t rows = piece.r1 - piece.r0, cols = piece.c1 - piece.c0;
+    checkLt(cublasLtMatmulDescCreate(&m.op, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+    checkLt(cublasLtMatrixLayoutCreate(&m.layout_b, CUDA_R_16BF, cols, k_, n), "cublasLtMatrixLayoutCreate");
+    checkLt(cublasLtMatrixLayoutCreate(&m.layout_a, CUDA_R_16BF, k_, rows, k_), "cublasLtMatrixLayoutCreate");
+    checkLt(cublasLtMatrixLayoutCreate(&m.layout_c, CUDA_R_16BF, cols, rows, n), "cublasLtMatrixLayoutCreate");
+    cublasLtMatmulPreference_t preference = nullptr;
+    checkLt(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
+    const std::uint64_t workspace = kWorkspaceBytes;
+    const std::uint32_t align_b = alignmentOf(bOf(piece)), align_a = alignmentOf(aOf(piece)),
+                        align_c = alignmentOf(cOf(piece, n));
+    checkLt(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                                                 sizeof workspace),
+            "cublasLtMatmulPreferenceSetAttribute");
+    checkLt(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_b,
+                                                 sizeof align_b),
+            "cublasLtMatmulPreferenceSetAttribute");
+    checkLt(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_a,
+                                                 sizeof align_a),
+            "cublasLtMatmulPreferenceSetAttribute");
+    checkLt(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c,
+                                                 sizeof align_c),
+            "cublasLtMatmulPreferenceSetAttribute");
+    checkLt(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c,
+                                                 sizeof align_c),
+            "cublasLtMatmulPreferenceSetAttribute");
+    cublasLtMatmulHeuristicResult_t results[kCandidates] = {};
+    int found = 0;
+    checkLt(cublasLtMatmulAlgoGetHeuristic(handle_, m.op, m.layout_b, m.layout_a, m.layout_c, m.layout_c,
+                                           preference, kCandidates, results, &found),
+            "cublasLtMatmulAlgoGetHeuristic");
+    cublasLtMatmulPreferenceDestroy(preference);
+    for (int i = 0; i < found; ++i)
+      if (results[i].state == CUBLAS_STATUS_SUCCESS && results[i].workspaceSize <= kWorkspaceBytes)
+        m.algos.push_back(Algo{results[i].algo});
+    if (m.algos.empty())
+      throw std::runtime_error("cuda-gemm-chunks: cuBLASLt has no algorithm for " + std::to_string(rows) + "x" +
+                               std::to_string(cols) + "x" + std::to_string(k_));
+  }
+
+  // Each candidate alone: 2 untimed runs, then the best of 3 timings of 3 runs each.
+  void tune(Matmul &m, const Piece &piece, std::int64_t n) {
+    double best = 0;
+    for (int i = 0; i < static_cast<int>(m.algos.size()); ++i) {
+      for (int w = 0; w < 2; ++w) run(m, i, piece, n);
+      double fastest = 0;
+      for (int t = 0; t < 3; ++t) {
+        timer_.start(stream_.get());
+        for (int r = 0; r < 3; ++r) run(m, i, piece, n);
+        timer_.stop(stream_.get());
+        const double seconds = timer_.seconds();
+        if (t == 0 || seconds < fastest) fastest = seconds;
+      }
+      if (i == 0 || fastest < best) {
+        best = fastest;
+        m.fastest = i;
+      }
+    }
+  }
+
+  std::int64_t k_;
+  gpu::Stream stream_;
+  gpu::DeviceBuffer<__nv_bfloat16> a_, b_, c_;
+  gpu::DeviceBuffer<std::byte> workspace_;
+  gpu::EventTimer timer_;
+  cublasLtHandle_t handle_ = nullptr;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, unsigned, unsigned, unsigned>, Matmul> matmuls_;
+};
+
+// Balanced bounds on multiples of 128 (a GEMM tile) where every part can have that many, as
+// kernels/cuda/gemm.cu splits its row chunks.
+std::vector<std::int64_t> bounds(std::int64_t size, int parts) {
+  const std::int64_t unit = size >= 128 * std::int64_t{parts} ? 128 : 1;
+  const std::int64_t units = (size + unit - 1) / unit;
+  std::vector<std::int64_t> bound(parts + 1);
+  for (int p = 0; p <= parts; ++p) bound[p] = std::min(size, p * units / parts * unit);
+  bound[parts] = size;
+  return bound;
+}
+
+// A way to compute the product: its pieces, and whether each uses its shape's fastest candidate or
+// the heuristic's first.
+struct Variant {
+  std::string split;
+  int chunks = 1;
+  bool tuned = true;
+  std::vector<Piece> pieces;
+};
+
+Variant grid(const std::string &split, int row_parts, int col_parts, bool tuned, std::int64_t m, std::int64_t n) {
+  Variant v{.split = split, .chunks = row_parts * col_parts, .tuned = tuned, .pieces = {}};
+  const auto rows = bounds(m, row_parts), cols = bounds(n, col_parts);
+  for (int r = 0; r < row_parts; ++r)
+    for (int c = 0; c < col_parts; ++c) v.pieces.push_back({rows[r], rows[r + 1], cols[c], cols[c + 1]});
+  return v;
+}
+
+std::vector<Variant> variants(std::int64_t m, std::int64_t n) {
+  std::vector<Variant> out;
+  out.push_back(grid("whole", 1, 1, true, m, n));  // the reference: first
+  out.push_back(grid("whole-heuristic", 1, 1, false, m, n));
+  for (int chunks : kChunkCounts) {
+    out.push_back(grid("rows", chunks, 1, false, m, n));
+    out.push_back(grid("rows-tuned", chunks, 1, true, m, n));
+    out.push_back(grid("cols-tuned", 1, chunks, true, m, n));
+    if (chunks >= 4) out.push_back(grid("2d-tuned", 2, chunks / 2, true, m, n));
+  }
+  return out;
+}
+
+void enqueue(GemmChunks &bench, const Variant &v, std::int64_t n) {
+  for (const Piece &piece : v.pieces) {
+    Matmul &m = bench.matmul(piece, n);
+    bench.run(m, v.tuned ? m.fastest : 0, piece, n);
+  }
+}
+
+// Seconds per iteration of iters products back to back.
+double timeVariant(GemmChunks &bench, gpu::EventTimer &timer, const Variant &v, std::int64_t n, long iters) {
+  timer.start(bench.stream());
+  for (long i = 0; i < iters; ++i) enqueue(bench, v, n);
+  timer.stop(bench.stream());
+  return timer.seconds() / static_cast<double>(iters);
+}
+
+std::string fixed(double value, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+}  // namespace
+
+void runCudaGemmChunks(const Options &options, Reporter &reporter) {
+  if (shmem::my_pe() == 0) {
+    gpu::useBackendDevice();
+    const long iters = options.iters > 0 ? options.iters : kDefaultIters;
+    const std::int64_t max_m = *std::max_element(std::begin(kMs), std::end(kMs));
+    const std::int64_t max_n = *std::max_element(std::begin(kNs), std::end(kNs));
+    std::printf("# cuda-gemm-chunks: bf16 cuBLASLt (f32 accumulation), K %lld; %d candidate algorithms per "
+                "chunk shape; efficiency = whole GEMM / chunks, per repeat\n",
+                static_cast<long long>(kK), kCandidates);
+    GemmChunks bench(max_m, max_n, kK);
+    gpu::EventTimer timer;
+    for (std::int64_t m : kMs) {
+      for (std::int64_t n : kNs) {
+        const std::vector<Variant> all = variants(m, n);
+        // Tunes every chunk shape and warms the clocks up before anything is timed.
+        for (const Variant &v : all)
+          for (long i = std::max(1L, warmupIterations(options, iters)); i > 0; --i) enqueue(bench, v, n);
+        gpu::check(cudaStreamSynchronize(bench.stream()), "cudaStreamSynchronize");
+        std::vector<std::vector<double>> seconds(all.size());
+        for (int r = 0; r < options.repeats; ++r)
+          for (std::size_t v = 0; v < all.size(); ++v) seconds[v].push_back(timeVariant(bench, timer, all[v], n, iters));
+        for (std::size_t v = 0; v < all.size(); ++v) {
+          std::vector<double> us, efficiency;
+          for (int r = 0; r < options.repeats; ++r) {
+            us.push_back(seconds[v][r] * 1e6);
+            efficiency.push_back(seconds[0][r] / seconds[v][r]);
+          }
+          const Summary time = summarize(us);
+          const double tflops = 2.0 * m * n * kK / (time.median * 1e-6) / 1e12;
+          const std::string variant = "m=" + std::to_string(m) + " n=" + std::to_string(n) +
+                                      " k=" + std::to_string(kK) + " chunks=" + std::to_string(all[v].chunks) +
+                                      " split=" + all[v].split + " efficiency=" +
+                                      fixed(summarize(efficiency).median, 4) + " tflops=" + fixed(tflops, 1);
+          reporter.add(Result{.case_name = "cuda-gemm-chunks", .variant = variant, .pes = shmem::n_pes(),
+                              .size = static_cast<std::size_t>(m * n) * sizeof(__nv_bfloat16), .iters = iters,
+                              .repeats = options.repeats, .unit = Unit::Microseconds, .summary = time});
+        }
+      }
+    }
+  }
+  // One GPU is enough: the other PEs wait.
+  shmem::barrier_all();
+}
+
+}  // namespace tdist::bench
