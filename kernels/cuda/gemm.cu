@@ -236,11 +236,19 @@ Streams streamsFor(Context &ctx) {
   return streams;
 }
 
-// C[rows, n] (ld ldc) = A[rows, k] (ld lda) x B[k, n] (ld ldb) on stream s; rows == 0 does nothing.
+// C[rows, n] (ld ldc) = A[rows, k] (ld lda) x B[k, n] (ld ldb) on stream s; rows == 0 or n == 0
+// does nothing, k == 0 clears C (cuBLASLt has no algorithm for an empty dimension).
 void mma(const Streams &streams, cudaStream_t s, cudaDataType_t ab, cudaDataType_t cd, const void *a,
          std::int64_t lda, const void *b, std::int64_t ldb, void *c, std::int64_t ldc, std::int64_t rows,
          std::int64_t n, std::int64_t k) {
-  if (rows == 0) return;
+  if (rows == 0 || n == 0) return;
+  if (k == 0) {
+    const std::size_t element = cd == CUDA_R_16BF ? 2 : 4;
+    check(cudaMemset2DAsync(c, static_cast<std::size_t>(ldc) * element, 0,
+                                    static_cast<std::size_t>(n) * element, static_cast<std::size_t>(rows), s),
+          "clearing C of a GEMM with k = 0");
+    return;
+  }
   const GemmShape shape{.ab = ab, .cd = cd, .rows = rows, .n = n, .k = k, .lda = lda, .ldb = ldb, .ldc = ldc,
                         .align_a = alignmentOf(a), .align_b = alignmentOf(b), .align_c = alignmentOf(c)};
   const Plan *p = nullptr;

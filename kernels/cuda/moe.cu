@@ -342,9 +342,9 @@ DispatchLayout moeDispatch(Context &ctx, const Tensor &x, const Tensor &topk_ids
   // Every PE holds the same matrix, so every PE throws the same error.
   for (int src = 0; src < n; ++src) {
     if (matrix[src * row + config.experts] != 0) {
-      throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": topk_ids of PE " + std::to_string(src) + " hold " +
+      throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": topk_ids of PE " + std::to_string(src) + " has " +
                                                std::to_string(matrix[src * row + config.experts]) +
-                                               " ids outside 0 .. " + std::to_string(config.experts - 1));
+                                               " values outside 0 .. " + std::to_string(config.experts - 1));
     }
   }
   const int local = s.shape.local_experts;

@@ -243,7 +243,10 @@ TEST(AllGatherGemm, ErrorsAreTheSameOnEveryPeAndLeaveTheContextUsable) {
   }
   Tensor a16 = createTensor({6, 5}, DType::BF16), b16 = createTensor({5, 4}, DType::BF16);
   Tensor c16 = createTensor({6 * sh::n_pes(), 4}, DType::BF16);
-  expectError(ErrorCode::NotSupported, "bf16", [&] { all_gather_gemm(ctx, a16, b16, c16); });
+  // bf16 has no cpu body (cuda has one).
+  if (std::string(tdist::backendName()) == "cpu") {
+    expectError(ErrorCode::NotSupported, "bf16", [&] { all_gather_gemm(ctx, a16, b16, c16); });
+  }
   expectError(ErrorCode::InvalidParam, "b", [&] { all_gather_gemm(ctx, p.a, b16, p.c); });  // mixed dtypes
   {
     ContextOptions tiny = smallContext();
