@@ -1,5 +1,6 @@
-// Main of the multi-PE test binary: every PE runs the same tests in the same order, under
-// tdist-run; the collective calls inside them line up across PEs.
+// Main of the multi-PE test binaries (the conformance suite, the kernel library's, the cuda
+// device tests): every PE runs the same tests in the same order, under tdist-run; the collective
+// calls inside them line up across PEs.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -48,7 +49,11 @@ struct EndJobOnFailure : ::testing::EmptyTestEventListener {
 
 int main(int argc, char **argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  tdist::init(tdist::attrFromEnvironment());
+  tdist::InitAttr attr = tdist::attrFromEnvironment();
+#ifdef TDIST_TEST_BACKEND
+  attr.backend = TDIST_TEST_BACKEND;  // a suite of one backend's own (test/cuda), whatever TDIST_BACKEND says
+#endif
+  tdist::init(attr);
   auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
   if (tdist::myPe() != 0) {
     delete listeners.Release(listeners.default_result_printer());
