@@ -2,6 +2,7 @@
 # cuda_benchmarks.sh - the cuda backend's cases and their torch symmetric-memory peer, one GPU.
 #
 #   bench/cuda_benchmarks.sh BUILD_DIR [--out FILE] [--repeats R] [--max-size S] [--no-torch]
+#                            [--cases "pingpong barrier put allreduce-graph"]
 #
 # On a machine with an NVIDIA GPU and a tree built with the cuda backend (BUILD_DIR/bin/tdist-run
 # and tdist-bench): tdist-bench's cuda cases at 2 PEs (cuda-barrier also at 4), then
@@ -17,6 +18,7 @@ OUT=""
 REPEATS=5
 MAX_SIZE=1G
 TORCH=1
+CASES="pingpong barrier put allreduce-graph"
 JOB_TIMEOUT=240   # seconds per launch: a hung wait ends that launch, not the whole comparison
 
 usage() {
@@ -26,6 +28,7 @@ usage: bench/cuda_benchmarks.sh BUILD_DIR [flags]
   --repeats R      timed repeats of every case ($REPEATS)
   --max-size S     largest cuda-put-bw size ($MAX_SIZE); sizes 4K x 4^k up to it
   --no-torch       tdist's cases only
+  --cases "LIST"   of pingpong barrier put allreduce-graph ($CASES)
   --timeout S      per-launch limit in seconds ($JOB_TIMEOUT)
 USAGE
 }
@@ -36,6 +39,7 @@ while (($#)); do
     --repeats) REPEATS=$2; shift 2 ;;
     --max-size) MAX_SIZE=$2; shift 2 ;;
     --no-torch) TORCH=0; shift ;;
+    --cases) CASES=$2; shift 2 ;;
     --timeout) JOB_TIMEOUT=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "cuda_benchmarks.sh: unknown flag $1" >&2; usage >&2; exit 2 ;;
@@ -44,6 +48,10 @@ while (($#)); do
   esac
 done
 [[ -n $BUILD ]] || { usage >&2; exit 2; }
+for c in $CASES; do
+  case $c in pingpong|barrier|put|allreduce-graph) ;; *) echo "cuda_benchmarks.sh: unknown case $c" >&2; exit 2 ;; esac
+done
+wants() { [[ " $CASES " == *" $1 "* ]]; }
 [[ $REPEATS =~ ^[1-9][0-9]*$ ]] || { echo "cuda_benchmarks.sh: --repeats must be a positive integer" >&2; exit 2; }
 [[ $JOB_TIMEOUT =~ ^[1-9][0-9]*$ ]] || { echo "cuda_benchmarks.sh: --timeout must be a positive integer" >&2; exit 2; }
 BUILD=$(cd "$BUILD" && pwd)
@@ -78,9 +86,19 @@ note "# cuda_benchmarks $(date -u +%Y-%m-%dT%H:%M:%SZ) commit $(git -C "$ROOT" r
 note "# $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1 || echo 'nvidia-smi: not available')"
 
 COMMON=(--repeats "$REPEATS")
-launch "$RUN" -n 2 -- "$BENCH" cuda-pingpong cuda-barrier "${COMMON[@]}"
-launch "$RUN" -n 4 -- "$BENCH" cuda-barrier "${COMMON[@]}"
-launch "$RUN" -n 2 -- "$BENCH" cuda-put-bw --min-size 4K --max-size "$MAX_SIZE" --size-factor 4 "${COMMON[@]}"
+TDIST_CASES=() TORCH_CASES=()
+wants pingpong && TDIST_CASES+=(cuda-pingpong) TORCH_CASES+=(cuda-pingpong)
+wants barrier && TDIST_CASES+=(cuda-barrier) TORCH_CASES+=(cuda-barrier)
+((${#TDIST_CASES[@]})) && launch "$RUN" -n 2 -- "$BENCH" "${TDIST_CASES[@]}" "${COMMON[@]}"
+wants barrier && launch "$RUN" -n 4 -- "$BENCH" cuda-barrier "${COMMON[@]}"
+if wants put; then
+  launch "$RUN" -n 2 -- "$BENCH" cuda-put-bw --min-size 4K --max-size "$MAX_SIZE" --size-factor 4 "${COMMON[@]}"
+  TORCH_CASES+=(cuda-put-bw)
+fi
+# bf16, 8K .. 2M, 20 calls a graph: the setup of research/gpu_probe_2026-12-01.md's torch figures.
+if wants allreduce-graph; then
+  launch "$RUN" -n 2 -- "$BENCH" cuda-allreduce-graph --size-factor 4 "${COMMON[@]}"
+fi
 
 if ((TORCH)); then
   # An MPS daemon of this script's own for the torch run, unless one is reachable already.
@@ -102,9 +120,14 @@ if ((TORCH)); then
   else
     note "# MPS: nvidia-cuda-mps-control not found; the torch rows time-slice (~ms each)"
   fi
-  launch python3 "$ROOT/bench/torch_symm_mem_peer.py" --pes 2 \
-    --case cuda-pingpong cuda-barrier cuda-put-bw \
-    --min-size 4K --max-size "$MAX_SIZE" --size-factor 4 "${COMMON[@]}"
+  if ((${#TORCH_CASES[@]})); then
+    launch python3 "$ROOT/bench/torch_symm_mem_peer.py" --pes 2 --case "${TORCH_CASES[@]}" \
+      --min-size 4K --max-size "$MAX_SIZE" --size-factor 4 "${COMMON[@]}"
+  fi
+  if wants allreduce-graph; then
+    launch python3 "$ROOT/bench/torch_symm_mem_peer.py" --pes 2 --case cuda-allreduce-graph \
+      --size-factor 4 "${COMMON[@]}"
+  fi
 fi
 
 # The tables again, alone, for the reader of the end of the output.

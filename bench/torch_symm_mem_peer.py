@@ -29,6 +29,11 @@ compares with):
   cuda-put-bw path=ce         peer_buffer.copy_(src): torch's contiguous same-dtype copy, which is
                               cudaMemcpyAsync, i.e. the copy engine
   cuda-put-bw ratio=...       per repeat, a put's GB/s over memcpy's of the same repeat
+  cuda-allreduce-graph variant=one-shot|two-shot   torch.ops.symm_mem.one_shot_all_reduce (out of
+                              place) / two_shot_all_reduce_ (in place) of a symmetric bf16 buffer,
+                              --graph-ops calls captured in one torch.cuda.graph, replayed --iters
+                              times a repeat (10) between two events; GPU time per call, 8K..2M
+                              unless --min-size/--max-size. As tdist-bench's case of that name
 Bandwidth: bytes moved (size x iterations) over CUDA-event time; latency: µs per round trip or
 barrier; median, min, max over --repeats. Rank 0 prints RESULT lines (impl=torch) and the table.
 """
@@ -51,7 +56,8 @@ FORCED_ENV = {
 }
 os.environ.update(FORCED_ENV)
 
-CASES = ("cuda-pingpong", "cuda-barrier", "cuda-put-bw")
+CASES = ("cuda-pingpong", "cuda-barrier", "cuda-put-bw", "cuda-allreduce-graph")
+ALL_CASES = ("cuda-pingpong", "cuda-barrier", "cuda-put-bw")  # what "all" runs
 MAX_GPU_PUT_ITERS = 20000  # as tdist-bench: small sizes are launch-bound, more copies add nothing
 WAIT_TIMEOUT_NS = 30 * 10**9  # a Triton wait gives up after this; the row then fails
 
@@ -81,25 +87,33 @@ def int_in(low, high):
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--case", nargs="+", required=True, choices=CASES + ("all",),
-                   help="cases to run, in this order (all = the three)")
+                   help="cases to run, in this order (all = the first three)")
     p.add_argument("--pes", type=int_in(2, 64), default=2, help="processes (2)")
     p.add_argument("--repeats", type=int_in(1, 1000), default=5, help="timed repeats (5)")
     p.add_argument("--iters", type=int_in(1, 10**8), default=0,
                    help="iterations per repeat (latency 10000; put: --gpu-bytes/size, 2..20000)")
     p.add_argument("--warmup", type=int_in(0, 10**8), default=-1,
                    help="untimed iterations first (one repeat's worth)")
-    p.add_argument("--min-size", type=parse_size, default=4 << 10, help="smallest put size (4K)")
-    p.add_argument("--max-size", type=parse_size, default=1 << 30, help="largest put size (1G)")
+    p.add_argument("--min-size", type=parse_size, default=None,
+                   help="smallest size (put 4K; cuda-allreduce-graph 8K)")
+    p.add_argument("--max-size", type=parse_size, default=None,
+                   help="largest size (put 1G; cuda-allreduce-graph 2M)")
+    p.add_argument("--graph-ops", type=int_in(1, 1000), default=20,
+                   help="cuda-allreduce-graph: calls captured per graph (20)")
     p.add_argument("--size-factor", type=int_in(2, 1024), default=4, help="next size / size (4)")
     p.add_argument("--gpu-bytes", type=parse_size, default=4 << 30,
                    help="bytes per put repeat when --iters is not given (4G)")
     p.add_argument("--no-table", action="store_true", help="RESULT lines only")
     args = p.parse_args(argv)
-    if args.min_size > args.max_size:
+    args.graph_min_size = args.min_size if args.min_size is not None else 8 << 10
+    args.graph_max_size = args.max_size if args.max_size is not None else 2 << 20
+    args.min_size = args.min_size if args.min_size is not None else 4 << 10
+    args.max_size = args.max_size if args.max_size is not None else 1 << 30
+    if args.min_size > args.max_size or args.graph_min_size > args.graph_max_size:
         p.error("--min-size must be at most --max-size")
     cases = []
     for c in args.case:
-        for name in CASES if c == "all" else (c,):
+        for name in ALL_CASES if c == "all" else (c,):
             if name not in cases:
                 cases.append(name)
     args.case = cases
@@ -218,6 +232,8 @@ def worker(rank, args, port):
             run_barrier(args, rank, symmetric, row, torch, dist)
         elif case == "cuda-put-bw":
             run_put(args, rank, world, symmetric, row, reporter, torch, dist)
+        elif case == "cuda-allreduce-graph":
+            run_allreduce_graph(args, rank, world, group, row, torch, dist, symm_mem)
     dist.barrier()
     if rank == 0 and not args.no_table:
         reporter.table()
@@ -474,6 +490,86 @@ def run_put(args, rank, world, symmetric, row, reporter, torch, dist):
             row("cuda-put-bw", f"ratio={path}/memcpy", size,
                 (lambda p=path: _raise(error) if error else
                  ("ratio", iters, [a / b for a, b in zip(gbps[p], gbps["memcpy"])])))
+
+
+# ---- cuda-allreduce-graph --------------------------------------------------------------------
+
+GRAPH_REPLAYS = 10
+
+
+def run_allreduce_graph(args, rank, world, group, row, torch, dist, symm_mem):
+    device = torch.device("cuda", torch.cuda.current_device())
+    replays = args.iters if args.iters > 0 else GRAPH_REPLAYS
+    size = args.graph_min_size
+    while size <= args.graph_max_size:
+        count = size // 2  # bf16
+        buffer = symm_mem.empty(count, dtype=torch.bfloat16, device=device)
+        symm_mem.rendezvous(buffer, group.group_name)
+        # Multiples of 1/4 in -2..2 as tdist-bench's: every sum is exact in bf16.
+        index = torch.arange(count, device=device, dtype=torch.int64)
+
+        def values(pe):
+            return (((index * 7 + pe * 13) % 17 - 8).to(torch.float32) * 0.25).to(torch.bfloat16)
+
+        expected = sum(values(pe).float() for pe in range(world)).to(torch.bfloat16)
+        ops = {
+            "one-shot": lambda: torch.ops.symm_mem.one_shot_all_reduce(buffer, "sum", group.group_name),
+            "two-shot": lambda: torch.ops.symm_mem.two_shot_all_reduce_(buffer, "sum", group.group_name),
+        }
+        graphs, samples = {}, {}
+
+        def measure():
+            for name, op in ops.items():
+                buffer.copy_(values(rank))
+                torch.cuda.synchronize()
+                dist.barrier()
+                out = op()
+                torch.cuda.synchronize()
+                if not torch.equal(out, expected):
+                    raise RuntimeError(f"{name}: wrong sum after one call")
+                dist.barrier()
+                buffer.copy_(values(rank))
+                torch.cuda.synchronize()
+                dist.barrier()
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph):
+                    for _ in range(args.graph_ops):
+                        op()
+                torch.cuda.synchronize()
+                dist.barrier()
+                graph.replay()  # warm-up
+                torch.cuda.synchronize()
+                graphs[name], samples[name] = graph, []
+            stream = torch.cuda.current_stream()
+            for _ in range(args.repeats):
+                for name in ops:
+                    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    dist.barrier()
+                    begin.record(stream)
+                    for _ in range(replays):
+                        graphs[name].replay()
+                    end.record(stream)
+                    end.synchronize()
+                    samples[name].append(begin.elapsed_time(end) * 1e3 / (replays * args.graph_ops))
+
+        try:
+            measure()
+            error = None
+        except Exception as e:
+            error = f"{type(e).__name__}: {e}"
+        # Rank 0 reports the slowest rank's sample per repeat, as tdist-bench does.
+        for name in ops:
+            mine = torch.tensor(samples.get(name, []) or [0.0] * args.repeats, dtype=torch.float64)
+            gathered = [torch.zeros_like(mine) for _ in range(world)]
+            dist.all_gather(gathered, mine)
+            slowest = torch.stack(gathered).max(dim=0).values.tolist()
+            row("cuda-allreduce-graph", f"variant={name} dtype=bf16 graph_ops={args.graph_ops}", size,
+                (lambda s=slowest: _raise(error) if error else ("us", replays * args.graph_ops, s)))
+        graphs.clear()
+        del buffer
+        torch.cuda.synchronize()
+        dist.barrier()
+        size *= args.size_factor
 
 
 def _raise(message):

@@ -47,6 +47,9 @@ TEST(BenchOptions, BadValuesNameTheirFlag) {
   EXPECT_EQ(put.exit_status, 2);
   EXPECT_THAT(put.err, HasSubstr("tdist-bench: --put-bytes: expected a size of at most "
                                  "1099511627776 bytes, got '2T'"));
+  LauncherResult dtype = runBench(1, {"allreduce", "--dtype", "f16"});
+  EXPECT_EQ(dtype.exit_status, 2);
+  EXPECT_THAT(dtype.err, HasSubstr("tdist-bench: --dtype: expected f32 or bf16, got 'f16'"));
   LauncherResult unknown = runBench(1, {"barier"});
   EXPECT_EQ(unknown.exit_status, 2);
   EXPECT_THAT(unknown.err, HasSubstr("tdist-bench: CASE: unknown case 'barier' (known: put, "
@@ -67,6 +70,17 @@ TEST(BenchOptions, FlagsReachTheCases) {
   EXPECT_THAT(result.out, HasSubstr("RESULT impl=tdist case=barrier pes=2 size=0 iters=20 "
                                     "repeats=1 "));
   EXPECT_THAT(result.out, Not(HasSubstr("vcsw/iter"))) << "--no-table leaves out the table";
+}
+
+// The kernel cases in bf16: each size is checked exactly against its reference (rounded to bf16)
+// before it is timed, so a wrong conversion on the way in or out fails the job.
+TEST(BenchOptions, Bf16ReachesTheKernelCases) {
+  LauncherResult result = runBench(2, {"allreduce", "reducescatter", "--dtype", "bf16", "--algo", "two-shot",
+                                       "--min-size", "16K", "--max-size", "16K", "--repeats", "1", "--iters",
+                                       "2", "--no-table"});
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("RESULT impl=tdist case=allreduce variant=two-shot pes=2 size=16384 "));
+  EXPECT_THAT(result.out, HasSubstr("RESULT impl=tdist case=reducescatter pes=2 size=16384 "));
 }
 
 }  // namespace

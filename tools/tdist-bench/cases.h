@@ -58,6 +58,12 @@ std::size_t kernelHeapBytesNeeded(const Options &options, int n_pes);
 // GEMM's time over the chunks', per repeat. What decomposed overlap (kernels/cuda/gemm.cu) pays.
 void runCudaGemmChunks(const Options &options, Reporter &reporter);
 
+// The kernel library's all_reduce (one-shot, two-shot, auto) on the cuda backend, graph-replayed:
+// --graph-ops calls captured in one CUDA graph on the context's stream, the graph replayed --iters
+// times a repeat; GPU time per call (CUDA events), the slowest PE's per repeat. Each size's output
+// is checked against a host reference after an eager call and again after the replays.
+void runCudaAllReduceGraph(const Options &options, Reporter &reporter);
+
 // Symmetric heap bytes that the cases of options allocate on n_pes PEs, with room to spare.
 std::size_t heapBytesNeeded(const Options &options, int n_pes);
 

@@ -11,12 +11,14 @@
 // PE. The inputs are small multiples of 1/4 (GEMM: small integers), so every sum is exact in f32
 // whatever its order and the check is an exact comparison.
 //
-// ag-gemm and gemm-rs also time, in the same repeats, the same PE's GEMM alone (OpenBLAS
-// cblas_sgemm of the local work the fused kernel does, on private buffers) and the communication
-// alone (all_gather / reduce_scatter of the same bytes through the library), and report
-// ideal = max(GEMM, comm) and serial = GEMM + comm of each repeat: a fused kernel that overlaps
-// perfectly runs at the ideal. On cuda there is no host GEMM to compare with: those rows are left
-// out there and the fused kernel is reported alone.
+// ag-gemm and gemm-rs also time, in the same repeats, the same PE's GEMM alone and the
+// communication alone (all_gather / reduce_scatter of the same bytes through the library), and
+// report ideal = max(GEMM, comm) and serial = GEMM + comm of each repeat: a fused kernel that
+// overlaps perfectly runs at the ideal. The GEMM alone is OpenBLAS cblas_sgemm of the local work on
+// private host buffers on cpu, and one cuBLASLt GEMM of the whole local shape on cuda
+// (cuda/device_gemm.h). On cuda a fourth row, sequential, runs the library's collective and that
+// cuBLASLt GEMM one after the other on the stream: the "cuBLAS plus copies" a user would write.
+// --dtype bf16 makes every tensor bf16 (the GEMM alone on cpu stays f32 OpenBLAS).
 #include <cblas.h>
 
 #include <algorithm>
@@ -24,46 +26,35 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cases.h"
+#include "host_data.h"
+#include "kernel_common.h"
 #include "tdist/kernels/collectives.h"
 #include "tdist/kernels/context.h"
 #include "tdist/kernels/gemm.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
 
+#if defined(TDIST_BENCH_HAVE_CUDA)
+#include "cuda/device_gemm.h"
+#endif
+
 namespace tdist::bench {
-namespace {
 
 namespace shmem = tdist::shmem;
 namespace kn = tdist::kernels;
 
 // ---- data and its checks -----------------------------------------------------------------------
 
-// Collective inputs: multiples of 1/4 in -2 .. 2, different on every PE and element.
 float collectiveValue(int pe, std::size_t i) {
   return static_cast<float>(static_cast<int>((i * 7 + static_cast<std::size_t>(pe) * 13) % 17) - 8) * 0.25f;
 }
-// GEMM inputs: integers in -2 .. 2 of the global A [m, k] and B [k, n].
-float aValue(long row, long col) { return static_cast<float>((row * 3 + col * 5) % 5 - 2); }
-float bValue(long row, long col) { return static_cast<float>((row * 7 + col * 2) % 5 - 2); }
 
-// Host <-> heap through the runtime, as the library's tests do: on cuda the host cannot load the
-// heap, on cpu these are memcpy.
-void upload(const Tensor &t, const std::vector<float> &host) {
-  shmem::putmem(t.data, host.data(), host.size() * sizeof(float), shmem::my_pe());
-  shmem::quiet();
-}
-std::vector<float> download(const Tensor &t) {
-  std::vector<float> host(static_cast<std::size_t>(t.numel()));
-  shmem::getmem(host.data(), t.data, host.size() * sizeof(float), shmem::my_pe());
-  return host;
-}
-
-// Throws on this PE when got differs from expected anywhere (main then ends the job).
 void requireEqual(const std::string &what, const std::vector<float> &got, const std::vector<float> &expected) {
   if (got.size() != expected.size())
     throw std::runtime_error(what + ": output has " + std::to_string(got.size()) + " elements, expected " +
@@ -82,7 +73,6 @@ void requireEqual(const std::string &what, const std::vector<float> &got, const 
 
 // ---- timing ------------------------------------------------------------------------------------
 
-// Each PE's samples (one per repeat) -> on PE 0, each repeat's maximum over the PEs. Collective.
 std::vector<double> slowestPe(const std::vector<double> &mine) {
   const int n = shmem::n_pes();
   const std::size_t count = mine.size();
@@ -100,6 +90,20 @@ std::vector<double> slowestPe(const std::vector<double> &mine) {
   tdist::deallocate(all);
   return slowest;
 }
+
+Result rowResult(const char *case_name, const std::string &variant, std::size_t size, long iters,
+                 const std::vector<double> &us, long vcsw, long ivcsw) {
+  const double total = static_cast<double>(iters) * static_cast<double>(us.size());
+  return Result{.case_name = case_name, .variant = variant, .pes = shmem::n_pes(), .size = size,
+                .iters = iters, .repeats = static_cast<int>(us.size()), .unit = Unit::Microseconds,
+                .summary = summarize(us), .vcsw_per_iter = vcsw / total, .ivcsw_per_iter = ivcsw / total};
+}
+
+namespace {
+
+// GEMM inputs: integers in -2 .. 2 of the global A [m, k] and B [k, n].
+float aValue(long row, long col) { return static_cast<float>((row * 3 + col * 5) % 5 - 2); }
+float bValue(long row, long col) { return static_cast<float>((row * 7 + col * 2) % 5 - 2); }
 
 // One row of the report: its samples (us per call) and PE 0's context switches.
 struct Row {
@@ -121,14 +125,6 @@ void timeRepeat(kn::Context &ctx, Row &row, long iters) {
   row.us.push_back(watch.seconds() * 1e6 / static_cast<double>(iters));
   row.vcsw += watch.voluntarySwitches();
   row.ivcsw += watch.involuntarySwitches();
-}
-
-Result rowResult(const char *case_name, const std::string &variant, std::size_t size, long iters,
-                 const std::vector<double> &us, long vcsw, long ivcsw) {
-  const double total = static_cast<double>(iters) * static_cast<double>(us.size());
-  return Result{.case_name = case_name, .variant = variant, .pes = shmem::n_pes(), .size = size,
-                .iters = iters, .repeats = static_cast<int>(us.size()), .unit = Unit::Microseconds,
-                .summary = summarize(us), .vcsw_per_iter = vcsw / total, .ivcsw_per_iter = ivcsw / total};
 }
 
 // Warms every row up, times them alternately, reports each (slowest PE per repeat) from PE 0.
@@ -169,15 +165,19 @@ kn::ContextOptions contextOptions(const Options &options) {
   return o;
 }
 
-std::size_t floatsOf(const char *case_name, std::size_t size, int multiple) {
-  if (size % (sizeof(float) * multiple) != 0)
-    throw std::invalid_argument(std::string(case_name) + ": size " + std::to_string(size) +
-                                " is not a multiple of 4 bytes x " + std::to_string(multiple) + " PEs");
-  return size / sizeof(float);
+DType caseDtype(const Options &options) { return dtypeNamed(kernelDtype(options, "f32")); }
+
+// The elements of `size` bytes of dtype, which must divide over `multiple` PEs.
+std::size_t elementsOf(const char *case_name, std::size_t size, int multiple, DType dtype) {
+  const std::size_t element = dtypeSize(dtype);
+  if (size % (element * multiple) != 0)
+    throw std::invalid_argument(std::string(case_name) + ": size " + std::to_string(size) + " is not a multiple of " +
+                                std::to_string(element) + " bytes x " + std::to_string(multiple) + " PEs");
+  return size / element;
 }
 
-Tensor tensor1d(std::size_t floats) {
-  return tdist::createTensor({static_cast<std::int64_t>(floats)}, DType::F32);
+Tensor tensor1d(std::size_t count, DType dtype) {
+  return tdist::createTensor({static_cast<std::int64_t>(count)}, dtype);
 }
 
 std::string sizeText(std::size_t size) { return formatBytes(size); }
@@ -194,13 +194,15 @@ void runAllReduceCase(const Options &options, Reporter &reporter) {
   if (algorithms.empty())
     throw std::invalid_argument("allreduce: the library knows no algorithm '" + options.algorithm + "'");
 
+  const DType dtype = caseDtype(options);
   for (std::size_t size : kernelSizes(options)) {
-    const std::size_t count = floatsOf("allreduce", size, 1);
-    Tensor input = tensor1d(count), output = tensor1d(count);
+    const std::size_t count = elementsOf("allreduce", size, 1, dtype);
+    Tensor input = tensor1d(count, dtype), output = tensor1d(count, dtype);
     std::vector<float> host(count), expected(count, 0.0f);
     for (std::size_t i = 0; i < count; ++i) host[i] = collectiveValue(me, i);
     for (int pe = 0; pe < n; ++pe)
       for (std::size_t i = 0; i < count; ++i) expected[i] += collectiveValue(pe, i);
+    for (float &e : expected) e = storedAs(dtype, e);
     upload(input, host);
 
     std::vector<Row> rows;
@@ -235,9 +237,10 @@ void runAllGatherCase(const Options &options, Reporter &reporter) {
   kn::AllGatherConfig config;
   config.chunk_bytes = options.chunk_bytes;
   config.programs = options.programs;
+  const DType dtype = caseDtype(options);
   for (std::size_t size : kernelSizes(options)) {
-    const std::size_t count = floatsOf("allgather", size, 1);
-    Tensor input = tensor1d(count), output = tensor1d(count * n);
+    const std::size_t count = elementsOf("allgather", size, 1, dtype);
+    Tensor input = tensor1d(count, dtype), output = tensor1d(count * n, dtype);
     std::vector<float> host(count), expected(count * n);
     for (std::size_t i = 0; i < count; ++i) host[i] = collectiveValue(me, i);
     for (int pe = 0; pe < n; ++pe)
@@ -262,14 +265,16 @@ void runReduceScatterCase(const Options &options, Reporter &reporter) {
   kn::ReduceScatterConfig config;
   config.chunk_bytes = options.chunk_bytes;
   config.programs = options.programs;
+  const DType dtype = caseDtype(options);
   for (std::size_t size : kernelSizes(options)) {
-    const std::size_t count = floatsOf("reducescatter", size, n);
+    const std::size_t count = elementsOf("reducescatter", size, n, dtype);
     const std::size_t block = count / n;
-    Tensor input = tensor1d(count), output = tensor1d(block);
+    Tensor input = tensor1d(count, dtype), output = tensor1d(block, dtype);
     std::vector<float> host(count), expected(block, 0.0f);
     for (std::size_t i = 0; i < count; ++i) host[i] = collectiveValue(me, i);
     for (int pe = 0; pe < n; ++pe)
       for (std::size_t i = 0; i < block; ++i) expected[i] += collectiveValue(pe, me * block + i);
+    for (float &e : expected) e = storedAs(dtype, e);
     upload(input, host);
     upload(output, std::vector<float>(block, 0.0f));
     std::vector<Row> rows;
@@ -314,11 +319,82 @@ void reportIdeal(Reporter &reporter, const char *case_name, const std::string &s
   reporter.add(rowResult(case_name, "variant=serial " + shape, size, iters, serial, 0, 0));
 }
 
+// Within `tolerance` x (1 + |expected|) everywhere: for a baseline whose bf16 partials are rounded
+// before they are summed (the library rounds once), where exact equality cannot hold.
+void requireClose(const std::string &what, const std::vector<float> &got, const std::vector<float> &expected,
+                  float tolerance) {
+  std::vector<float> clipped(got);
+  for (std::size_t i = 0; i < got.size() && i < expected.size(); ++i)
+    if (std::fabs(got[i] - expected[i]) <= tolerance * (1.0f + std::fabs(expected[i]))) clipped[i] = expected[i];
+  requireEqual(what, clipped, expected);
+}
+
+// A flat tensor seen as the [rows, cols] matrix it holds (no memory of its own).
+Tensor matrixView(const Tensor &flat, long rows, long cols) {
+  Tensor view;
+  view.data = flat.data;
+  view.dtype = flat.dtype;
+  view.shape = {rows, cols};
+  view.strides = {cols, 1};
+  return view;
+}
+
+// The GEMM of the comparison rows: on cpu OpenBLAS sgemm of host f32 buffers; on cuda one cuBLASLt
+// GEMM of the whole shape on the context's stream (tools/tdist-bench/cuda/device_gemm.h).
+class LocalGemm {
+ public:
+  LocalGemm(kn::Context &ctx, long m, long n, long k, DType dtype) : m_(m), n_(n), k_(k) {
+#if defined(TDIST_BENCH_HAVE_CUDA)
+    if (ctx.backend() == "cuda") {
+      device_ = std::make_unique<DeviceGemm>(m, n, k, dtype, ctx.stream());
+      output_ = std::make_unique<DeviceMemory>(static_cast<std::size_t>(m * n) * dtypeSize(dtype));
+      return;
+    }
+#endif
+    (void)ctx;
+    (void)dtype;
+  }
+  bool onDevice() const { return device_ != nullptr; }
+
+  // The GEMM alone into private memory: on cpu of host copies (a, b), on cuda of heap tensors.
+  void alone(const std::vector<float> &a, const std::vector<float> &b, const Tensor &a_t, const Tensor &b_t) {
+#if defined(TDIST_BENCH_HAVE_CUDA)
+    if (device_) return device_->run(a_t.data, b_t.data, output_->get());
+#endif
+    (void)a_t;
+    (void)b_t;
+    if (host_c_.empty()) host_c_.resize(static_cast<std::size_t>(m_ * n_));
+    sgemm(m_, n_, k_, a.data(), b.data(), host_c_.data());
+    keepWritten(host_c_.data());
+  }
+  // c = a x b of tensors on the heap (the sequential rows): cuda only.
+  void onHeap(const Tensor &a, const Tensor &b, Tensor &c) {
+#if defined(TDIST_BENCH_HAVE_CUDA)
+    if (device_) return device_->run(a.data, b.data, c.data);
+#endif
+    (void)a;
+    (void)b;
+    (void)c;
+    throw std::logic_error("LocalGemm::onHeap: cuda only");
+  }
+
+ private:
+  long m_, n_, k_;
+#if defined(TDIST_BENCH_HAVE_CUDA)
+  std::unique_ptr<DeviceGemm> device_;
+  std::unique_ptr<DeviceMemory> output_;
+#else
+  std::unique_ptr<int> device_;
+#endif
+  std::vector<float> host_c_;
+};
+
 void runAgGemmCase(const Options &options, Reporter &reporter) {
   const int n = shmem::n_pes(), me = shmem::my_pe();
   const long m = options.gemm_m, cols = options.gemm_n, k = options.gemm_k;
   if (m % n != 0) throw std::invalid_argument("ag-gemm: --m " + std::to_string(m) + " is not a multiple of the PEs");
   const long m_local = m / n;
+  const DType dtype = caseDtype(options);
   kn::Context ctx(contextOptions(options));
   kn::AllGatherGemmConfig config;
   config.chunks_per_pe = options.chunks_per_pe;
@@ -333,11 +409,13 @@ void runAgGemmCase(const Options &options, Reporter &reporter) {
   for (long r = 0; r < k; ++r)
     for (long c = 0; c < cols; ++c) b[r * cols + c] = bValue(r, c);
   sgemm(m, cols, k, a_full.data(), b.data(), reference.data());
+  for (float &e : reference) e = storedAs(dtype, e);  // exact in f32 (small integers), rounded once
+  const std::vector<float> a_mine(a_full.begin() + me * m_local * k, a_full.begin() + (me + 1) * m_local * k);
 
-  Tensor a_t = tdist::createTensor({m_local, k}, DType::F32);
-  Tensor b_t = tdist::createTensor({k, cols}, DType::F32);
-  Tensor c_t = tdist::createTensor({m, cols}, DType::F32);
-  upload(a_t, std::vector<float>(a_full.begin() + me * m_local * k, a_full.begin() + (me + 1) * m_local * k));
+  Tensor a_t = tdist::createTensor({m_local, k}, dtype);
+  Tensor b_t = tdist::createTensor({k, cols}, dtype);
+  Tensor c_t = tdist::createTensor({m, cols}, dtype);
+  upload(a_t, a_mine);
   upload(b_t, b);
   upload(c_t, std::vector<float>(m * cols, 0.0f));
   shmem::barrier_all();
@@ -346,31 +424,39 @@ void runAgGemmCase(const Options &options, Reporter &reporter) {
   requireEqual("ag-gemm " + shapeText(options), download(c_t), reference);
 
   // The communication alone: the same bytes gathered by the library.
-  const std::size_t bytes = sizeof(float) * m_local * k;
-  Tensor gather_in = tensor1d(m_local * k), gather_out = tensor1d(m * k);
-  upload(gather_in, std::vector<float>(a_full.begin() + me * m_local * k, a_full.begin() + (me + 1) * m_local * k));
+  const std::size_t bytes = dtypeSize(dtype) * m_local * k;
+  Tensor gather_in = tensor1d(m_local * k, dtype), gather_out = tensor1d(m * k, dtype);
+  const Tensor gathered = matrixView(gather_out, m, k);
+  upload(gather_in, a_mine);
   kn::AllGatherConfig gather_config;
   gather_config.chunk_bytes = options.chunk_bytes;
   gather_config.programs = options.programs;
-  // The GEMM alone: every PE's C = gather(A) x B, on private buffers.
-  std::vector<float> c_private(m * cols);
+  // The GEMM alone: every PE's C = gather(A) x B (cpu: host buffers; cuda: of the gathered A).
+  LocalGemm gemm(ctx, m, cols, k, dtype);
+  const auto sequential = [&] {
+    kn::all_gather(ctx, gather_in, gather_out, gather_config);
+    gemm.onHeap(gathered, b_t, c_t);
+  };
+  if (gemm.onDevice()) {
+    upload(c_t, std::vector<float>(m * cols, 0.0f));
+    shmem::barrier_all();
+    sequential();
+    ctx.synchronize();
+    requireEqual("ag-gemm sequential " + shapeText(options), download(c_t), reference);
+  }
 
   const std::string shape = shapeText(options);
   std::vector<Row> rows;
   rows.push_back(Row{.variant = "variant=fused " + shape, .us = {},
                      .call = [&] { kn::all_gather_gemm(ctx, a_t, b_t, c_t, nullptr, config); }});
-  const bool host_gemm = ctx.backend() == "cpu";
-  if (host_gemm) {
-    rows.push_back(Row{.variant = "variant=gemm " + shape, .us = {}, .call = [&] {
-                         sgemm(m, cols, k, a_full.data(), b.data(), c_private.data());
-                         keepWritten(c_private.data());
-                       }});
-    rows.push_back(Row{.variant = "variant=comm " + shape, .us = {},
-                       .call = [&] { kn::all_gather(ctx, gather_in, gather_out, gather_config); }});
-  }
+  rows.push_back(Row{.variant = "variant=gemm " + shape, .us = {},
+                     .call = [&] { gemm.alone(a_full, b, gathered, b_t); }});
+  rows.push_back(Row{.variant = "variant=comm " + shape, .us = {},
+                     .call = [&] { kn::all_gather(ctx, gather_in, gather_out, gather_config); }});
+  if (gemm.onDevice()) rows.push_back(Row{.variant = "variant=sequential " + shape, .us = {}, .call = sequential});
   const long iters = gemmIterations(options);
   auto reported = timeRows(options, reporter, ctx, "ag-gemm", bytes, iters, rows);
-  if (host_gemm) reportIdeal(reporter, "ag-gemm", shape, bytes, iters, reported);
+  reportIdeal(reporter, "ag-gemm", shape, bytes, iters, reported);
 
   tdist::freeTensor(gather_out);
   tdist::freeTensor(gather_in);
@@ -386,6 +472,7 @@ void runGemmRsCase(const Options &options, Reporter &reporter) {
     throw std::invalid_argument("gemm-rs: --m and --k must be multiples of the PEs (m=" + std::to_string(m) +
                                 ", k=" + std::to_string(k) + ")");
   const long k_local = k / n, m_block = m / n;
+  const DType dtype = caseDtype(options);
   kn::Context ctx(contextOptions(options));
   kn::GemmReduceScatterConfig config;
   config.chunks_per_pe = options.chunks_per_pe;
@@ -408,10 +495,11 @@ void runGemmRsCase(const Options &options, Reporter &reporter) {
       for (long c = 0; c < cols; ++c) b_full[r * cols + c] = bValue(r, c);
     sgemm(m_block, cols, k, a_block.data(), b_full.data(), reference.data());
   }
+  for (float &e : reference) e = storedAs(dtype, e);
 
-  Tensor a_t = tdist::createTensor({m, k_local}, DType::F32);
-  Tensor b_t = tdist::createTensor({k_local, cols}, DType::F32);
-  Tensor c_t = tdist::createTensor({m_block, cols}, DType::F32);
+  Tensor a_t = tdist::createTensor({m, k_local}, dtype);
+  Tensor b_t = tdist::createTensor({k_local, cols}, dtype);
+  Tensor c_t = tdist::createTensor({m_block, cols}, dtype);
   upload(a_t, a_cols);
   upload(b_t, b_rows);
   upload(c_t, std::vector<float>(m_block * cols, 0.0f));
@@ -421,31 +509,40 @@ void runGemmRsCase(const Options &options, Reporter &reporter) {
   requireEqual("gemm-rs " + shapeText(options), download(c_t), reference);
 
   // The communication alone: reduce_scatter of a partial C [m, n] per PE.
-  const std::size_t bytes = sizeof(float) * m * cols;
-  Tensor rs_in = tensor1d(m * cols), rs_out = tensor1d(m_block * cols);
+  const std::size_t bytes = dtypeSize(dtype) * m * cols;
+  Tensor rs_in = tensor1d(m * cols, dtype), rs_out = tensor1d(m_block * cols, dtype);
+  Tensor partial = matrixView(rs_in, m, cols);
   upload(rs_in, std::vector<float>(m * cols, 1.0f));
   kn::ReduceScatterConfig rs_config;
   rs_config.chunk_bytes = options.chunk_bytes;
   rs_config.programs = options.programs;
   // The GEMM alone: this PE's partial C = A[:, its k] x B[its k, :], on private buffers.
-  std::vector<float> partial(m * cols);
+  LocalGemm gemm(ctx, m, cols, k_local, dtype);
+  const auto sequential = [&] {
+    gemm.onHeap(a_t, b_t, partial);
+    kn::reduce_scatter(ctx, rs_in, rs_out, rs_config);
+  };
+  if (gemm.onDevice()) {
+    shmem::barrier_all();
+    sequential();
+    ctx.synchronize();
+    // Its partials are rounded to the dtype before the sum: bf16 keeps 8 bits.
+    requireClose("gemm-rs sequential " + shapeText(options), download(rs_out), reference,
+                 dtype == DType::BF16 ? static_cast<float>(n) / 128.0f : 0.0f);
+  }
 
   const std::string shape = shapeText(options);
   std::vector<Row> rows;
   rows.push_back(Row{.variant = "variant=fused " + shape, .us = {},
                      .call = [&] { kn::gemm_reduce_scatter(ctx, a_t, b_t, c_t, config); }});
-  const bool host_gemm = ctx.backend() == "cpu";
-  if (host_gemm) {
-    rows.push_back(Row{.variant = "variant=gemm " + shape, .us = {}, .call = [&] {
-                         sgemm(m, cols, k_local, a_cols.data(), b_rows.data(), partial.data());
-                         keepWritten(partial.data());
-                       }});
-    rows.push_back(Row{.variant = "variant=comm " + shape, .us = {},
-                       .call = [&] { kn::reduce_scatter(ctx, rs_in, rs_out, rs_config); }});
-  }
+  rows.push_back(Row{.variant = "variant=gemm " + shape, .us = {},
+                     .call = [&] { gemm.alone(a_cols, b_rows, a_t, b_t); }});
+  rows.push_back(Row{.variant = "variant=comm " + shape, .us = {},
+                     .call = [&] { kn::reduce_scatter(ctx, rs_in, rs_out, rs_config); }});
+  if (gemm.onDevice()) rows.push_back(Row{.variant = "variant=sequential " + shape, .us = {}, .call = sequential});
   const long iters = gemmIterations(options);
   auto reported = timeRows(options, reporter, ctx, "gemm-rs", bytes, iters, rows);
-  if (host_gemm) reportIdeal(reporter, "gemm-rs", shape, bytes, iters, reported);
+  reportIdeal(reporter, "gemm-rs", shape, bytes, iters, reported);
 
   tdist::freeTensor(rs_out);
   tdist::freeTensor(rs_in);

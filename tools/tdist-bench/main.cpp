@@ -44,12 +44,14 @@ void runCases(const Options &options) {
       case Case::CudaBarrier: runCudaBarrier(options, reporter); break;
       case Case::CudaPutBw: runCudaPutBandwidth(options, reporter); break;
       case Case::CudaGemmChunks: runCudaGemmChunks(options, reporter); break;
+      case Case::CudaAllReduceGraph: runCudaAllReduceGraph(options, reporter); break;
 #else
       // parseOptions refuses them in a build without the cuda backend.
       case Case::CudaPingPong:
       case Case::CudaBarrier:
       case Case::CudaPutBw:
-      case Case::CudaGemmChunks: break;
+      case Case::CudaGemmChunks:
+      case Case::CudaAllReduceGraph: break;
 #endif
       case Case::AllReduce:
       case Case::AllGather:

@@ -48,7 +48,12 @@ constexpr const char *kCaseNames[] = {"put",          "pingpong",     "ring",   
                                       "switch",       "all",          "cuda-pingpong", "cuda-barrier",
                                       "cuda-put-bw",  "cuda",         "allreduce",   "allgather",
                                       "reducescatter", "ag-gemm",     "gemm-rs",     "kernels",
-                                      "cuda-gemm-chunks"};
+                                      "cuda-gemm-chunks", "cuda-allreduce-graph"};
+
+values::Parsed<std::string> parseDtype(std::string_view text) {
+  if (text == "f32" || text == "bf16") return {.value = std::string(text), .error = {}};
+  return {.value = std::nullopt, .error = "expected f32 or bf16, got '" + std::string(text) + "'"};
+}
 
 values::Parsed<std::string> parseAlgorithm(std::string_view text) {
   for (const char *known : {"all", "auto", "one-shot", "two-shot", "ring"})
@@ -71,6 +76,7 @@ void addCase(Options &options, const std::string &name) {
   else if (name == "cuda-barrier") add(Case::CudaBarrier);
   else if (name == "cuda-put-bw") add(Case::CudaPutBw);
   else if (name == "cuda-gemm-chunks") add(Case::CudaGemmChunks);
+  else if (name == "cuda-allreduce-graph") add(Case::CudaAllReduceGraph);
   else if (name == "cuda") {
     add(Case::CudaPingPong);
     add(Case::CudaBarrier);
@@ -106,7 +112,7 @@ CLI::Validator knownCase() {
     }
     return "unknown case '" + name + "' (known: put, pingpong, ring, barrier, switch, all, "
            "cuda-pingpong, cuda-barrier, cuda-put-bw, cuda, allreduce, allgather, reducescatter, "
-           "ag-gemm, gemm-rs, kernels, cuda-gemm-chunks)";
+           "ag-gemm, gemm-rs, kernels, cuda-gemm-chunks, cuda-allreduce-graph)";
   }, "");
 }
 
@@ -135,7 +141,10 @@ kernel library (tdist::kernels, on the job's backend; not in all; 'kernels' = th
   Each size / shape is checked against a host reference once before it is timed.
   cuda-gemm-chunks  PE 0 alone (not in all or 'cuda'): bf16 cuBLASLt GEMMs, M 4096 8192 x N 8192 14336 x
                  K 8192, whole against 2, 4, 8 chunks (rows, columns, 2-D; heuristic or fastest
-                 algorithm); efficiency = whole / chunks (--iters per repeat, default 10))";
+                 algorithm); efficiency = whole / chunks (--iters per repeat, default 10)
+  cuda-allreduce-graph  all_reduce (one-shot, two-shot, auto) of 8K .. 2M per PE, bf16 unless --dtype,
+                 --graph-ops calls captured in one CUDA graph, replayed --iters times a repeat (10);
+                 GPU time per call (not in all or 'cuda'))";
 
 // Every flag, described once for parsing and for the help page.
 void describeCommandLine(CLI::App &app, Options &options, std::vector<std::string> &case_names,
@@ -192,6 +201,10 @@ void describeCommandLine(CLI::App &app, Options &options, std::vector<std::strin
                   "ag-gemm/gemm-rs: config.tile_m (128)");
   addParsedOption(app, "--tile-n", "T", options.tile_n, parseInRange<1, 4096>,
                   "ag-gemm/gemm-rs: config.tile_n (256)");
+  addParsedOption(app, "--dtype", "f32|bf16", options.dtype, parseDtype,
+                  "kernel cases: the tensors' dtype (f32; cuda-allreduce-graph: bf16)");
+  addParsedOption(app, "--graph-ops", "G", options.graph_ops, parseInRange<1, 1000>,
+                  "cuda-allreduce-graph: calls captured in one graph (20)");
   addParsedOption(app, "--blas-threads", "T", options.blas_threads, parseInRange<1, 256>,
                   "OpenBLAS threads per PE (1)");
   addParsedOption(app, "--scratch", "S", options.scratch_bytes, parseBenchSize,
@@ -222,7 +235,7 @@ Options parseOptions(int argc, char **argv) {
   if (options.min_size == 0 || options.min_size > options.max_size) {
     // The kernel cases have defaults of their own: only a range that is empty for them counts.
     const bool only_kernels = std::all_of(options.cases.begin(), options.cases.end(), [](Case c) {
-      return c >= Case::AllReduce;
+      return c >= Case::AllReduce || c == Case::CudaAllReduceGraph;
     });
     if (!only_kernels || options.min_size == 0 || kernelSizes(options).empty())
       throw std::invalid_argument("--min-size must be in 1..--max-size");
@@ -257,6 +270,7 @@ const char *caseName(Case c) {
     case Case::AgGemm: return "ag-gemm";
     case Case::GemmRs: return "gemm-rs";
     case Case::CudaGemmChunks: return "cuda-gemm-chunks";
+    case Case::CudaAllReduceGraph: return "cuda-allreduce-graph";
   }
   return "?";
 }
@@ -278,7 +292,7 @@ long gpuPutIterations(const Options &options, std::size_t size) {
 bool hasCudaCase(const Options &options) {
   return std::any_of(options.cases.begin(), options.cases.end(), [](Case c) {
     return c == Case::CudaPingPong || c == Case::CudaBarrier || c == Case::CudaPutBw ||
-           c == Case::CudaGemmChunks;
+           c == Case::CudaGemmChunks || c == Case::CudaAllReduceGraph;
   });
 }
 
@@ -295,6 +309,18 @@ std::vector<std::size_t> kernelSizes(const Options &options) {
   std::vector<std::size_t> sizes;
   for (std::size_t size = low; size <= high; size *= options.size_factor) sizes.push_back(size);
   return sizes;
+}
+
+std::vector<std::size_t> graphSizes(const Options &options) {
+  const std::size_t low = options.min_size_given ? options.min_size : std::size_t{8} << 10;
+  const std::size_t high = options.max_size_given ? options.max_size : std::size_t{2} << 20;
+  std::vector<std::size_t> sizes;
+  for (std::size_t size = low; size <= high; size *= options.size_factor) sizes.push_back(size);
+  return sizes;
+}
+
+std::string kernelDtype(const Options &options, const char *fallback) {
+  return options.dtype.empty() ? std::string(fallback) : options.dtype;
 }
 
 long kernelIterations(const Options &options, std::size_t size) {

@@ -12,6 +12,8 @@ namespace tdist::bench {
 
 enum class Case {
   Put, PingPong, Ring, Barrier, Switch, CudaPingPong, CudaBarrier, CudaPutBw, CudaGemmChunks,
+  // all_reduce of the kernel library captured in CUDA graphs (tools/tdist-bench/cuda/).
+  CudaAllReduceGraph,
   // The kernel library (tdist::kernels, kernel_cases.cpp), on the backend the job runs on.
   AllReduce, AllGather, ReduceScatter, AgGemm, GemmRs,
 };
@@ -55,6 +57,9 @@ struct Options {
   long gemm_m = 1024, gemm_n = 1024, gemm_k = 512;
   int chunks_per_pe = 1;
   int tile_m = 128, tile_n = 256;
+  // The kernel cases' element type: f32 (default) or bf16; cuda-allreduce-graph: bf16 unless given.
+  std::string dtype;
+  int graph_ops = 20;                    // cuda-allreduce-graph: all_reduce calls captured per graph
   int blas_threads = 1;                  // openblas_set_num_threads for GEMM alone (and the kernels)
   std::size_t scratch_bytes = 0;         // the kernel context's scratch; 0 = from the sizes
   bool table = true;                     // the human table after the RESULT lines
@@ -78,8 +83,12 @@ long putIterations(const Options &options, std::size_t size);
 long gpuPutIterations(const Options &options, std::size_t size);
 bool hasCudaCase(const Options &options);
 bool hasKernelCase(const Options &options);
-// The kernel cases' sizes: min_size * size_factor^k <= max_size, 16K .. 16M unless given.
+// The kernel cases' sizes: min_size * size_factor^k <= max_size, 16K .. 16M unless given
+// (cuda-allreduce-graph: 8K .. 2M).
 std::vector<std::size_t> kernelSizes(const Options &options);
+std::vector<std::size_t> graphSizes(const Options &options);
+// The kernel cases' dtype name, "f32" or "bf16": --dtype, else `fallback`.
+std::string kernelDtype(const Options &options, const char *fallback);
 // Iterations of one collective repeat of `size` bytes (--kernel-bytes / size, 2 .. 1000), and of
 // one GEMM-case repeat (2).
 long kernelIterations(const Options &options, std::size_t size);

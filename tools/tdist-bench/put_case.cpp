@@ -1,9 +1,11 @@
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
 
 #include "cases.h"
 #include "tdist/runtime.h"
@@ -121,6 +123,12 @@ std::size_t heapBytesNeeded(const Options &options, int n_pes) {
   for (Case c : options.cases)
     if (c == Case::Put || c == Case::CudaPutBw) bytes += options.max_size;
   bytes += kernelHeapBytesNeeded(options, n_pes);
+  for (Case c : options.cases) {
+    if (c != Case::CudaAllReduceGraph) continue;
+    std::size_t largest = 0;  // its context's scratch (8 n x the largest size) and two tensors
+    for (std::size_t size : graphSizes(options)) largest = std::max(largest, size);
+    bytes += std::max<std::size_t>(options.scratch_bytes, 8 * n_pes * largest + (16u << 20)) + 2 * largest + (8u << 20);
+  }
   return (bytes + (1u << 20) - 1) & ~std::size_t((1u << 20) - 1);
 }
 
