@@ -184,6 +184,21 @@ std::string sizeText(std::size_t size) { return formatBytes(size); }
 
 // ---- the collectives ---------------------------------------------------------------------------
 
+// The engines a collective's rows compare: on cuda SMs, the copy engine and Auto's choice; on cpu
+// only the one body (Auto).
+template <class Engine>
+std::vector<Engine> enginesOf(const kn::Context &ctx) {
+  if (ctx.backend() == "cuda") return {Engine::Sm, Engine::CopyEngine, Engine::Auto};
+  return {Engine::Auto};
+}
+
+// engine=sm / engine=ce / engine=auto on cuda; nothing on cpu (the rows keep their names there).
+std::string engineVariant(const kn::Context &ctx, int engine) {
+  if (ctx.backend() != "cuda") return {};
+  static constexpr const char *kNames[] = {"engine=auto", "engine=sm", "engine=ce"};
+  return kNames[engine];
+}
+
 void runAllReduceCase(const Options &options, Reporter &reporter) {
   const int n = shmem::n_pes(), me = shmem::my_pe();
   kn::Context ctx(contextOptions(options));
@@ -246,13 +261,18 @@ void runAllGatherCase(const Options &options, Reporter &reporter) {
     for (int pe = 0; pe < n; ++pe)
       for (std::size_t i = 0; i < count; ++i) expected[pe * count + i] = collectiveValue(pe, i);
     upload(input, host);
-    upload(output, std::vector<float>(count * n, 0.0f));
     std::vector<Row> rows;
-    rows.push_back(Row{.variant = {}, .us = {}, .call = [&] { kn::all_gather(ctx, input, output, config); }});
-    shmem::barrier_all();
-    rows[0].call();
-    ctx.synchronize();
-    requireEqual("allgather " + sizeText(size), download(output), expected);
+    for (auto engine : enginesOf<kn::AllGatherConfig::Engine>(ctx)) {
+      kn::AllGatherConfig c = config;
+      c.engine = engine;
+      rows.push_back(Row{.variant = engineVariant(ctx, static_cast<int>(engine)), .us = {},
+                         .call = [&ctx, &input, &output, c] { kn::all_gather(ctx, input, output, c); }});
+      upload(output, std::vector<float>(count * n, 0.0f));
+      shmem::barrier_all();
+      rows.back().call();
+      ctx.synchronize();
+      requireEqual("allgather " + rows.back().variant + " " + sizeText(size), download(output), expected);
+    }
     timeRows(options, reporter, ctx, "allgather", size, kernelIterations(options, size), rows);
     tdist::freeTensor(output);
     tdist::freeTensor(input);
@@ -276,13 +296,18 @@ void runReduceScatterCase(const Options &options, Reporter &reporter) {
       for (std::size_t i = 0; i < block; ++i) expected[i] += collectiveValue(pe, me * block + i);
     for (float &e : expected) e = storedAs(dtype, e);
     upload(input, host);
-    upload(output, std::vector<float>(block, 0.0f));
     std::vector<Row> rows;
-    rows.push_back(Row{.variant = {}, .us = {}, .call = [&] { kn::reduce_scatter(ctx, input, output, config); }});
-    shmem::barrier_all();
-    rows[0].call();
-    ctx.synchronize();
-    requireEqual("reducescatter " + sizeText(size), download(output), expected);
+    for (auto engine : enginesOf<kn::ReduceScatterConfig::Engine>(ctx)) {
+      kn::ReduceScatterConfig c = config;
+      c.engine = engine;
+      rows.push_back(Row{.variant = engineVariant(ctx, static_cast<int>(engine)), .us = {},
+                         .call = [&ctx, &input, &output, c] { kn::reduce_scatter(ctx, input, output, c); }});
+      upload(output, std::vector<float>(block, 0.0f));
+      shmem::barrier_all();
+      rows.back().call();
+      ctx.synchronize();
+      requireEqual("reducescatter " + rows.back().variant + " " + sizeText(size), download(output), expected);
+    }
     timeRows(options, reporter, ctx, "reducescatter", size, kernelIterations(options, size), rows);
     tdist::freeTensor(output);
     tdist::freeTensor(input);
