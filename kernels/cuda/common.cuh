@@ -64,17 +64,18 @@ constexpr int kSlotEntry = 4;
 
 struct SlotMap {
   int n = 1;
+  int blocks = kMaxBlocks;  // data slots per source: the most blocks of one collective kernel
   __host__ __device__ int entry(int src) const { return kSlotEntry + src; }
-  __host__ __device__ int data(int src, int block) const { return kSlotEntry + n + src * kMaxBlocks + block; }
-  __host__ __device__ int ack(int parity, int src) const { return kSlotEntry + n * (1 + kMaxBlocks) + parity * n + src; }
-  __host__ __device__ int moeCounts(int src) const { return kSlotEntry + n * (3 + kMaxBlocks) + src; }
-  __host__ __device__ int moeDone(int src) const { return kSlotEntry + n * (4 + kMaxBlocks) + src; }
+  __host__ __device__ int data(int src, int block) const { return kSlotEntry + n + src * blocks + block; }
+  __host__ __device__ int ack(int parity, int src) const { return kSlotEntry + n * (1 + blocks) + parity * n + src; }
+  __host__ __device__ int moeCounts(int src) const { return kSlotEntry + n * (3 + blocks) + src; }
+  __host__ __device__ int moeDone(int src) const { return kSlotEntry + n * (4 + blocks) + src; }
   __host__ __device__ int moeRows(int src, int local_expert, int local_experts) const {
-    return kSlotEntry + n * (5 + kMaxBlocks) + src * local_experts + local_expert;
+    return kSlotEntry + n * (5 + blocks) + src * local_experts + local_expert;
   }
   // Slots the collectives need, and the MoE kernels with E experts.
-  __host__ __device__ int collectiveSlots() const { return kSlotEntry + n * (3 + kMaxBlocks); }
-  __host__ __device__ int moeSlots(int experts) const { return kSlotEntry + n * (5 + kMaxBlocks) + experts; }
+  __host__ __device__ int collectiveSlots() const { return kSlotEntry + n * (3 + blocks); }
+  __host__ __device__ int moeSlots(int experts) const { return kSlotEntry + n * (5 + blocks) + experts; }
 };
 
 // A slot of this PE (peers' copies through symm_at / signal_op's pe argument).
@@ -275,16 +276,34 @@ inline void requireAligned16(const void *p, const char *kernel, const char *what
   }
 }
 
+// The slot map of a context on n PEs: as many data slots per source as the context's slots leave
+// (at most kMaxBlocks), a function of (max_signals, n) only, so every call on the context sees
+// the same map. Fewer slots give collective kernels fewer blocks, never a wrong result.
+inline detail::SlotMap slotMapFor(const Context &ctx, int n, const char *kernel) {
+  const int fixed = detail::kSlotEntry + 3 * n;  // entry and two ack slots per source
+  int blocks = (ctx.maxSignals() - fixed) / n;
+  if (blocks > detail::kMaxBlocks) blocks = detail::kMaxBlocks;
+  if (blocks < 1) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the context has " +
+                                             std::to_string(ctx.maxSignals()) + " signal slots, the cuda body needs " +
+                                             std::to_string(fixed + n) + " at least (ContextOptions.max_signals)");
+  }
+  requireSlots(ctx, fixed + n * blocks, kernel);  // and 64 bytes apart
+  return detail::SlotMap{n, blocks};
+}
+
 // Blocks of a kernel: config.programs (1 .. kMaxBlocks), or 0 = one per `bytes_per_block` of
 // work, 1 .. kMaxBlocks.
-inline int blocksFor(int programs, std::size_t bytes, std::size_t bytes_per_block, const char *kernel) {
+// At most `most` (the data slots per source of the context's slot map).
+inline int blocksFor(int programs, std::size_t bytes, std::size_t bytes_per_block, const char *kernel,
+                     int most = detail::kMaxBlocks) {
   if (programs != 0) {
     kernels::detail::requireRange(kernel, "programs (cuda: blocks)", programs, 0, detail::kMaxBlocks);
-    return programs;
+    return programs < most ? programs : most;
   }
   std::size_t blocks = (bytes + bytes_per_block - 1) / bytes_per_block;
   if (blocks < 1) blocks = 1;
-  if (blocks > static_cast<std::size_t>(detail::kMaxBlocks)) blocks = detail::kMaxBlocks;
+  if (blocks > static_cast<std::size_t>(most)) blocks = static_cast<std::size_t>(most);
   return static_cast<int>(blocks);
 }
 

@@ -5,8 +5,8 @@
 // AllGather + GEMM (allGatherGemm):
 //   side stream  announce_ready (this PE's gathered buffer may be written), then per peer q in the
 //                order q = me-1, me-2, ... (the order in which each consumer wants us): wait_ready(q),
-//                push_shard: every chunk of our A rows into q's gathered buffer, each put with a
-//                SET-epoch signal on q.
+//                push_shard: every chunk of our A rows into q's gathered buffer (copy engine), each
+//                followed by its SET-epoch signal on q.
 //   main stream  mma_own: our own rows x B at once, no wait; then per source PE me+1, me+2, ... and
 //                per chunk: wait_chunk (GE epoch), mma_chunk (those gathered rows x B).
 // GEMM + ReduceScatter (gemmReduceScatter):
@@ -17,14 +17,16 @@
 //   side stream  announce_ready (our receive slots may be written), then per partial: notify_owner,
 //                the push of the send buffer into q's receive slot [src = me] with a SET-epoch signal.
 //
-// Signal slots (values are host epochs, never reset; each slot has one writer PE), counted from
-// the top of the context's slots, g(i) = ctx.slot(maxSignals - 1 - i):
-//   g(p)                            PE p's "ready" for this call: its buffers may be written
-//   g(n + p * chunks + c)           chunk c from PE p has arrived
-// Buffer reuse is safe by the entry handshake: a PE announces "ready" on its side stream after an
-// event of the call's stream, i.e. after every earlier call's reads of its buffers, and nobody writes
-// into a peer's buffer before seeing that peer's ready for this epoch. So there is no barrier at the
-// end of a call, and a fast PE is held back only where it would overwrite data still in use.
+// Signals carry the device epoch of the call (kernels/cuda/common.cuh), never reset, each slot with
+// one writer PE: entry[p] of the common slot map is PE p's "ready" (its buffers may be written),
+// and the arrival slots, counted from the top of the context's slots, g(i) = ctx.slot(maxSignals
+// - 1 - i), say g(p * chunks + c): chunk c from PE p has arrived. Signals and waits are one-block
+// kernels that read the epoch on the device, so a captured graph replays correctly. Buffer reuse
+// is safe by the entry handshake that every body shares: a PE announces "ready" on its side stream
+// after an event of the call's stream, i.e. after every earlier call's reads of its buffers, and
+// nobody writes into a peer's buffer before seeing that peer's ready for this epoch. So there is no
+// barrier at the end of a call, and a fast PE is held back only where it would overwrite data still
+// in use. The last kernel of a call (finish_gemm, after the join) records its epoch as finished.
 //
 // No host synchronisation: every call only enqueues work, so it can be captured in a CUDA graph. The
 // per-process cache makes its side stream, events and workspace (cudaMalloc) at the first call on a
@@ -45,6 +47,7 @@
 #include <vector>
 
 #include "kernels/bodies.h"
+#include "kernels/cuda/common.cuh"
 #include "tdist/cuda.h"
 #include "tdist/error.h"
 #include "tdist/shmem.h"
@@ -53,6 +56,8 @@ namespace tdist::kernels::cuda {
 namespace {
 
 namespace tc = tdist::cuda;
+namespace dev = tdist::device;
+using detail::slotAt;
 using shmem::Cmp;
 using shmem::SignalOp;
 
@@ -277,41 +282,93 @@ std::vector<std::int64_t> chunkBounds(std::int64_t rows, int chunks) {
 
 std::size_t alignUp(std::size_t bytes) { return (bytes + kBufferAlign - 1) / kBufferAlign * kBufferAlign; }
 
-// Counted from the top of the context's slots: the collectives and MoE bodies (common.cuh) count
-// from the bottom, with epochs of their own kept on the device, and must never share a slot with
-// these, whose epochs are the host's.
-std::uint64_t *gemmSlot(Context &ctx, int index) { return ctx.slot(ctx.maxSignals() - 1 - index); }
-std::uint64_t *readySlot(Context &ctx, int pe) { return gemmSlot(ctx, pe); }
-std::uint64_t *arrivalSlot(Context &ctx, int n_pes, int chunks, int pe, int chunk) {
-  return gemmSlot(ctx, n_pes + pe * chunks + chunk);
+// The arrival slots, counted from the top of the context's slots, g(i) = ctx.slot(maxSignals - 1 - i):
+// g(p * chunks + c) says that chunk c from PE p has arrived. Below them, the entry slots of the
+// common map (common.cuh), which every body uses: entry[p] is PE p's "ready" for this call.
+std::uint64_t *arrivalSlot(Context &ctx, int chunks, int pe, int chunk) {
+  return ctx.slot(ctx.maxSignals() - 1 - (pe * chunks + chunk));
 }
 
 void requireSignals(const char *kernel, Context &ctx, int n_pes, int chunks) {
-  const long long needed = static_cast<long long>(n_pes) * (chunks + 1);
+  const long long needed = static_cast<long long>(n_pes) * (chunks + 1) + detail::kSlotEntry;
   if (needed > ctx.maxSignals())
     throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": needs " + std::to_string(needed) +
-                                             " signal slots (n_pes * (chunks_per_pe + 1)), the context has " +
+                                             " signal slots (n_pes * (chunks_per_pe + 1) + " +
+                                             std::to_string(detail::kSlotEntry) + "), the context has " +
                                              std::to_string(ctx.maxSignals()) + " (ContextOptions.max_signals)");
+  host::requireSlots(ctx, 2, kernel);  // 64 bytes apart
 }
+
+// ---- the stream ends of a call (one-block kernels on the device epoch of common.cuh) ---------------
+
+// Side stream, first: this PE's stream has reached the call (entry[me] = e on every peer).
+__global__ void announce_entry(std::uint64_t *slot0, detail::SlotMap map) {
+  const int me = dev::rank();
+  const std::uint64_t epoch = detail::call_epoch(slot0);
+  for (int pe = threadIdx.x; pe < dev::num_ranks(); pe += blockDim.x) {
+    if (pe != me) dev::signal_op(slotAt(slot0, map.entry(me)), epoch, SignalOp::Set, pe);
+  }
+}
+
+// Waits until `count` slots, `stride` words apart from `first`, are at the call's epoch or past
+// it, skipping number `skip` (-1: none).
+__global__ void wait_slots(std::uint64_t *slot0, std::uint64_t *first, std::ptrdiff_t stride, int count, int skip) {
+  const std::uint64_t epoch = detail::call_epoch(slot0);
+  for (int i = threadIdx.x; i < count; i += blockDim.x) {
+    if (i != skip) dev::signal_wait_until(first + i * stride, Cmp::GE, epoch);
+  }
+}
+
+// After the stream's copy to pe: its signal there.
+__global__ void signal_slot(std::uint64_t *slot0, std::uint64_t *slot, int pe) {
+  dev::fence();
+  dev::signal_op(slot, detail::call_epoch(slot0), SignalOp::Set, pe);
+}
+
+// Main stream, last: the call is finished on this PE.
+__global__ void finish_gemm(std::uint64_t *slot0) { detail::finish_call(slot0, detail::call_epoch(slot0)); }
+
+void launched(const char *kernel) { host::checkLaunch(kernel); }
 
 // The call's stream forks to the side stream; the side stream announces this PE's buffers free to
 // every peer (everything earlier on the call's stream, any reader of them, is behind the fork).
-void forkAndAnnounceReady(Context &ctx, const Streams &streams, int me, int n_pes, std::uint64_t epoch) {
+void forkAndAnnounceReady(Context &ctx, const Streams &streams, int n_pes) {
   Lane &l = *streams.lane;
   check(cudaEventRecord(l.entry, streams.main), "cudaEventRecord");
   check(cudaStreamWaitEvent(l.side, l.entry, 0), "cudaStreamWaitEvent");
-  for (int s = 1; s < n_pes; ++s) tc::signal_op_on_stream(readySlot(ctx, me), epoch, SignalOp::Set, (me + s) % n_pes, l.side);
+  announce_entry<<<1, 32, 0, l.side>>>(ctx.slot(0), detail::SlotMap{n_pes});
+  launched("announce_entry");
 }
 
-// Side stream: later pushes to q wait until q has announced its buffers free for this epoch.
-void waitReady(Context &ctx, const Streams &streams, int q, std::uint64_t epoch) {
-  tc::signal_wait_until_on_stream(readySlot(ctx, q), Cmp::GE, epoch, streams.lane->side);
+// Side stream: later pushes to q wait until q has announced its buffers free for this call.
+void waitReady(Context &ctx, const Streams &streams, int q) {
+  wait_slots<<<1, 32, 0, streams.lane->side>>>(ctx.slot(0), ctx.slot(detail::SlotMap{1}.entry(q)), 0, 1, -1);
+  launched("wait_slots");
+}
+
+// Stream s: `count` arrival slots of chunk ch from PE 0 on (count = 1: only PE src's), but `skip`.
+void waitArrivals(Context &ctx, cudaStream_t s, int chunks, int src, int ch, int count, int skip) {
+  wait_slots<<<1, 32, 0, s>>>(ctx.slot(0), arrivalSlot(ctx, chunks, src, ch),
+                              -static_cast<std::ptrdiff_t>(chunks) * static_cast<std::ptrdiff_t>(detail::kSlotWords),
+                              count, skip);
+  launched("wait_slots");
+}
+
+// Side stream: bytes into q's copy of dest, then chunk ch's arrival signal from this PE there.
+void pushWithSignal(Context &ctx, const Streams &streams, void *dest, const void *source, std::size_t bytes,
+                    int chunks, int me, int ch, int q) {
+  tc::putmem_on_stream(dest, source, bytes, q, streams.lane->side);
+  signal_slot<<<1, 1, 0, streams.lane->side>>>(ctx.slot(0), arrivalSlot(ctx, chunks, me, ch), q);
+  launched("signal_slot");
 }
 
 // The call's stream waits for the side stream: the call is complete when its stream is.
-void join(const Streams &streams) {
+// Then the call's last kernel records its epoch as finished.
+void join(Context &ctx, const Streams &streams) {
   check(cudaEventRecord(streams.lane->side_done, streams.lane->side), "cudaEventRecord");
   check(cudaStreamWaitEvent(streams.main, streams.lane->side_done, 0), "cudaStreamWaitEvent");
+  finish_gemm<<<1, 32, 0, streams.main>>>(ctx.slot(0));
+  launched("finish_gemm");
 }
 
 // ---- reduce_chunk ------------------------------------------------------------------------------
@@ -383,7 +440,7 @@ void reduceChunk(Out *out, const float *partial, std::size_t slot_stride, int n_
 // ---- AllGather + GEMM ----------------------------------------------------------------------------
 
 void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor &gathered,
-                   const AllGatherGemmConfig &config, std::uint64_t epoch) {
+                   const AllGatherGemmConfig &config, std::uint64_t /*epoch: the device's, common.cuh*/) {
   constexpr const char *kernel = "all_gather_gemm";
   const int me = shmem::my_pe(), n_pes = shmem::n_pes();
   const int chunks = config.chunks_per_pe;
@@ -405,12 +462,12 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
 
   // Side stream: every chunk of our rows into q's gathered buffer, each with its signal.
   auto push_shard = [&](int q) {
-    waitReady(ctx, streams, q, epoch);
+    waitReady(ctx, streams, q);
     for (int ch = 0; ch < chunks; ++ch) {
       if (rowsOf(ch) == 0) continue;
       const std::size_t row = static_cast<std::size_t>(me * m_local + bound[ch]);
-      tc::putmem_signal_on_stream(gath + row * a_row_bytes, mine + bound[ch] * a_row_bytes, rowsOf(ch) * a_row_bytes,
-                                  arrivalSlot(ctx, n_pes, chunks, me, ch), epoch, SignalOp::Set, q, side);
+      pushWithSignal(ctx, streams, gath + row * a_row_bytes, mine + bound[ch] * a_row_bytes, rowsOf(ch) * a_row_bytes,
+                     chunks, me, ch, q);
     }
   };
   // Main stream: our own rows x B at once, from a itself: no wait.
@@ -419,7 +476,7 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
   };
   // Main stream: chunk ch of src's rows, once it is in our gathered buffer.
   auto wait_chunk = [&](int src, int ch) {
-    tc::signal_wait_until_on_stream(arrivalSlot(ctx, n_pes, chunks, src, ch), Cmp::GE, epoch, streams.main);
+    waitArrivals(ctx, streams.main, chunks, src, ch, 1, -1);
   };
   auto mma_chunk = [&](int src, int ch) {
     const std::int64_t row = src * m_local + bound[ch];
@@ -427,7 +484,7 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
         rowsOf(ch), n, k);
   };
 
-  forkAndAnnounceReady(ctx, streams, me, n_pes, epoch);
+  forkAndAnnounceReady(ctx, streams, n_pes);
   mma_own();  // enqueued first, so that the GPU computes while the host enqueues the transfers
   // The peer that consumes our rows at its step s is me - s: each gets ours when it wants them.
   for (int s = 1; s < n_pes; ++s) push_shard((me - s + n_pes) % n_pes);
@@ -445,7 +502,7 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
       mma_chunk(src, ch);
     }
   }
-  join(streams);
+  join(ctx, streams);
 }
 
 // ---- GEMM + ReduceScatter ------------------------------------------------------------------------
@@ -459,7 +516,7 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
 // one or two send buffers of a chunk's rows [rows, N] f32, used in turn.
 
 void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
-                       const GemmReduceScatterConfig &config, std::uint64_t epoch) {
+                       const GemmReduceScatterConfig &config, std::uint64_t /*epoch*/) {
   constexpr const char *kernel = "gemm_reduce_scatter";
   const int me = shmem::my_pe(), n_pes = shmem::n_pes();
   const int chunks = config.chunks_per_pe;
@@ -474,6 +531,8 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
   if (n_pes == 1) {  // nothing to reduce: one GEMM straight into c
     const Streams streams = streamsFor(ctx);
     mma(streams, streams.main, type, type, a.data, k, b.data, n, c.data, n, m, n, k);
+    finish_gemm<<<1, 32, 0, streams.main>>>(ctx.slot(0));
+    launched(kernel);
     return;
   }
   requireSignals(kernel, ctx, n_pes, chunks);
@@ -514,9 +573,8 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
   // Side stream: that buffer into q's receive slot [src = me], with its signal.
   auto notify_owner = [&](int q, int ch, int buffer) {
     check(cudaStreamWaitEvent(l.side, l.gemm_done[buffer], 0), "cudaStreamWaitEvent");
-    tc::putmem_signal_on_stream(receive + me * slot_bytes + bound[ch] * p_row_bytes, send[buffer],
-                                rowsOf(ch) * p_row_bytes, arrivalSlot(ctx, n_pes, chunks, me, ch), epoch,
-                                SignalOp::Set, q, l.side);
+    pushWithSignal(ctx, streams, receive + me * slot_bytes + bound[ch] * p_row_bytes, send[buffer],
+                   rowsOf(ch) * p_row_bytes, chunks, me, ch, q);
     check(cudaEventRecord(l.push_done[buffer], l.side), "cudaEventRecord");
     in_flight[buffer] = true;
   };
@@ -527,9 +585,7 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
   };
   // Main stream: every PE's partial of chunk ch has arrived.
   auto wait_partials = [&](int ch) {
-    for (int src = 0; src < n_pes; ++src)
-      if (src != me)
-        tc::signal_wait_until_on_stream(arrivalSlot(ctx, n_pes, chunks, src, ch), Cmp::GE, epoch, streams.main);
+    waitArrivals(ctx, streams.main, chunks, 0, ch, n_pes, me);
   };
   // Main stream: rows of chunk ch of c = the partials summed in PE order.
   auto reduce_chunk = [&](int ch) {
@@ -543,10 +599,10 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
       reduceChunk(static_cast<float *>(c.data) + bound[ch] * n, partial, slot_stride, n_pes, count, streams.main);
   };
 
-  forkAndAnnounceReady(ctx, streams, me, n_pes, epoch);
+  forkAndAnnounceReady(ctx, streams, n_pes);
   for (int s = 1; s < n_pes; ++s) {  // ring order from me+1; our own block last
     const int q = (me + s) % n_pes;
-    waitReady(ctx, streams, q, epoch);  // side stream, before the first push to q
+    waitReady(ctx, streams, q);  // side stream, before the first push to q
     for (int ch = 0; ch < chunks; ++ch)
       if (rowsOf(ch) != 0) notify_owner(q, ch, mma_partial(q, ch));
   }
@@ -556,7 +612,7 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
     wait_partials(ch);
     reduce_chunk(ch);
   }
-  join(streams);
+  join(ctx, streams);
 }
 
 }  // namespace tdist::kernels::cuda
