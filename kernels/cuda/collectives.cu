@@ -21,18 +21,30 @@
 //   reduce_scatter, CE: entry; per round, the copy engine pulls a chunk of block `me` from every
 //                     peer into this PE's local staging, and a kernel sums the staging rows (and
 //                     the PE's own input) in PE order into the output; done as above.
-//   all_reduce one-shot: no entry round trip. Every PE owns two buffers per source in every PE's
-//                     scratch (parities of the epoch). wait_acks, push_slice into every peer's
-//                     buffer[parity][me], notify data[me][block], wait for every source's block,
-//                     reduce_slice over (own input, buffers of the others) in PE order into the
-//                     output; the last block acks to every source.
-//                     REUSE PROTOCOL: call e writes parity p = e & 1. A PE writes a peer's buffer
-//                     of parity p only after that peer acked (ack[p][peer] >= L[p]) the previous
-//                     one-shot call of parity p, whose epoch L[p] every PE records alike (own
-//                     slot kSlotLastOneShot + p). So a fast PE may run one one-shot call ahead of a
-//                     slow peer (other parity) without waiting; two ahead it waits for the ack,
-//                     which the peer sent at the end of that call (usually long ago: no round trip
-//                     on the critical path).
+//   all_reduce one-shot: no entry round trip after a one-shot. Every PE owns two buffers per
+//                     source in every PE's scratch (parities of the epoch). enter (below), push_slice
+//                     into every peer's buffer[parity][me], notify data[me][block], wait for every
+//                     source's block, reduce_slice over (own input, buffers of the others) in PE
+//                     order into the output; the last block acks to every source. Inputs larger
+//                     than a buffer run in rounds, a call each.
+//                     REUSE PROTOCOL: call e writes parity p = e & 1. If call e - 1 was a one-shot
+//                     (L[p ^ 1] == e - 1), it waited for data from every peer, so every peer has
+//                     begun e - 1 and finished everything before it: what it may still read of
+//                     this PE's is the buffers of parity p ^ 1 (e - 1's). Then a PE writes a peer's
+//                     buffer of parity p only after that peer acked (ack[p][peer] >= L[p]) the
+//                     previous one-shot call of parity p, whose epoch L[p] every PE records alike
+//                     (own slot kSlotLastOneShot + p). So a fast PE may run one one-shot call
+//                     ahead of a slow peer without waiting; two ahead it waits for the ack, which
+//                     the peer sent at the end of that call (usually long ago: no round trip on
+//                     the critical path). After any other call (a GEMM, MoE, ring, ... that may
+//                     still read its scratch on a slow peer) the one-shot enters by the entry
+//                     handshake of every other body (common.cuh).
+//   all_reduce ring:  entry; PE 0 starts each chunk's sum (f32) in PE 1's scratch, PE p adds its
+//                     own values to PE p-1's partial and passes it on, PE n-1 rounds the total into
+//                     its output, and the totals go on round the ring n-1 -> 0 -> 1 -> ... -> n-2
+//                     into the outputs: the PE-order sum of every other algorithm. A block per
+//                     chunk, two signals per chunk; rounds of chunks when the scratch's peer-written
+//                     half or the data slots are fewer than the chunks.
 //   all_reduce two-shot: announce/wait entry (inputs ready, outputs free); each PE owns part `me`
 //                     of the elements; reduce_part: each block loads its slice of part `me` from
 //                     every PE's input (PE order), sums, and stores the result into every PE's
