@@ -8,7 +8,8 @@
 //                push_shard: every chunk of our A rows into q's gathered buffer (copy engine), each
 //                followed by its SET-epoch signal on q.
 //   main stream  mma_own: our own rows x B at once, no wait; then per source PE me+1, me+2, ... and
-//                per chunk: wait_chunk (GE epoch), mma_chunk (those gathered rows x B).
+//                per chunk: wait_chunk (GE epoch), mma_chunk (those gathered rows x B), the chunks
+//                alternating between a second compute stream and the main one.
 // GEMM + ReduceScatter (gemmReduceScatter):
 //   main stream  per owner q = me+1, me+2, ... (ring order, own block last) and per chunk: mma_partial
 //                (a's rows of q's block x b, f32) into a send buffer; then mma_own into our own
@@ -31,7 +32,9 @@
 // No host synchronisation: every call only enqueues work, so it can be captured in a CUDA graph. The
 // per-process cache makes its side stream, events and workspace (cudaMalloc) at the first call on a
 // stream: make that one outside a capture. Plans of new shapes (cuBLASLt descriptors, heuristic) are
-// host-only and may be made while capturing.
+// host-only and may be made while capturing; the first call of a shape outside a capture also
+// times the heuristic's first few algorithms (on a private stream) and keeps the fastest, so make
+// one call of each shape before capturing it.
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
@@ -63,6 +66,7 @@ using shmem::SignalOp;
 
 constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;  // cuBLASLt workspace per lane
 constexpr std::size_t kBufferAlign = 256;
+constexpr int kCandidates = 4;  // cuBLASLt algorithms timed per GEMM shape (docs/BENCHMARKS.md)
 
 void check(cudaError_t status, const char *what) {
   if (status != cudaSuccess)
@@ -101,11 +105,14 @@ class DeviceGuard {
 // join, and the cuBLASLt workspace (per call stream, so two streams never share one workspace).
 struct Lane {
   cudaStream_t side = nullptr;
+  cudaStream_t alt = nullptr;       // the second compute stream: chunk GEMMs alternate with main
+  cudaEvent_t alt_done = nullptr;   // alt -> main: its GEMMs are done
   cudaEvent_t entry = nullptr;      // main -> side: the call's start
   cudaEvent_t side_done = nullptr;  // side -> main: the call's end
   cudaEvent_t gemm_done[2] = {};    // main -> side: a send buffer is filled
   cudaEvent_t push_done[2] = {};    // side -> main: a send buffer may be refilled
   void *workspace = nullptr;
+  void *alt_workspace = nullptr;  // cuBLASLt's workspace of the GEMMs on alt
 };
 
 // One GEMM shape, row-major: C[rows, n] = A[rows, k] x B[k, n], with its types, leading dimensions
@@ -120,13 +127,22 @@ struct GemmShape {
   bool operator<(const GemmShape &other) const { return key() < other.key(); }
 };
 
-// A cached cuBLASLt matmul of one shape: descriptors and the heuristic's first algorithm.
+// cuBLASLt's algorithm type is an unnamed struct, whose destructor in a std::vector nvcc 13.0's
+// front end fails on (an internal error): a named wrapper avoids it.
+struct Algo {
+  cublasLtMatmulAlgo_t algo;
+};
+
+// A cached cuBLASLt matmul of one shape: descriptors, the heuristic's first few algorithms and the
+// fastest of them (timed at the first call of the shape outside a graph capture).
 struct Plan {
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t layout_a = nullptr;  // column-major view: B^T [n, k]
   cublasLtMatrixLayout_t layout_b = nullptr;  // A^T [k, rows]
   cublasLtMatrixLayout_t layout_c = nullptr;  // C^T [n, rows]
-  cublasLtMatmulAlgo_t algo{};
+  cublasLtMatmulAlgo_t algo{};                // the one every call uses
+  std::vector<Algo> candidates;               // the heuristic's first few, best first
+  bool timed = false;                         // algo is the fastest candidate, as timed once
 };
 
 struct DeviceCache {
@@ -157,10 +173,12 @@ Lane &lane(DeviceCache &cache, cudaStream_t main) {
   if (!slot) {
     auto fresh = std::make_unique<Lane>();
     check(cudaStreamCreateWithFlags(&fresh->side, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    check(cudaStreamCreateWithFlags(&fresh->alt, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     for (cudaEvent_t *event : {&fresh->entry, &fresh->side_done, &fresh->gemm_done[0], &fresh->gemm_done[1],
-                               &fresh->push_done[0], &fresh->push_done[1]})
+                               &fresh->push_done[0], &fresh->push_done[1], &fresh->alt_done})
       check(cudaEventCreateWithFlags(event, cudaEventDisableTiming), "cudaEventCreateWithFlags");
     check(cudaMalloc(&fresh->workspace, kWorkspaceBytes), "cudaMalloc(cuBLASLt workspace)");
+    check(cudaMalloc(&fresh->alt_workspace, kWorkspaceBytes), "cudaMalloc(cuBLASLt workspace)");
     slot = std::move(fresh);
   }
   return *slot;
@@ -182,7 +200,7 @@ void setPreference(cublasLtMatmulPreference_t preference, cublasLtMatmulPreferen
 // Row-major C = A x B as column-major C^T = B^T A^T: cuBLASLt's (m, n, k) = (n, rows, k), its A is
 // our B (ld ldb), its B our A (ld lda), its C and D our C (ld ldc). f32 accumulation
 // (CUBLAS_COMPUTE_32F) for bf16 and f32 alike, f32 scales.
-const Plan &plan(DeviceCache &cache, const GemmShape &shape) {
+Plan &plan(DeviceCache &cache, const GemmShape &shape) {
   std::unique_ptr<Plan> &slot = cache.plans[shape];
   if (slot) return *slot;
   auto fresh = std::make_unique<Plan>();
@@ -209,20 +227,69 @@ const Plan &plan(DeviceCache &cache, const GemmShape &shape) {
   setPreference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b, sizeof align_b);
   setPreference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof align_c);
   setPreference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c, sizeof align_c);
-  cublasLtMatmulHeuristicResult_t result{};
+  cublasLtMatmulHeuristicResult_t results[kCandidates] = {};
   int found = 0;
   const cublasStatus_t status =
       cublasLtMatmulAlgoGetHeuristic(cache.handle, fresh->op, fresh->layout_a, fresh->layout_b, fresh->layout_c,
-                                     fresh->layout_c, preference, 1, &result, &found);
+                                     fresh->layout_c, preference, kCandidates, results, &found);
   cublasLtMatmulPreferenceDestroy(preference);
-  if (status != CUBLAS_STATUS_SUCCESS || found == 0)
+  for (int i = 0; i < found; ++i)
+    if (results[i].state == CUBLAS_STATUS_SUCCESS) fresh->candidates.push_back(Algo{results[i].algo});
+  if (status != CUBLAS_STATUS_SUCCESS || fresh->candidates.empty())
     throw Error(ErrorCode::NotSupported,
                 "cuBLASLt has no algorithm for a GEMM of " + std::to_string(shape.rows) + "x" +
                     std::to_string(shape.n) + "x" + std::to_string(shape.k) + " (status " +
                     std::to_string(int(status)) + ")");
-  fresh->algo = result.algo;
+  fresh->algo = fresh->candidates[0].algo;
+  fresh->timed = fresh->candidates.size() == 1;
   slot = std::move(fresh);
   return *slot;
+}
+
+// Times every candidate of the shape once, on operands of its own on a private stream (so the
+// host waits for nothing that a peer may hold up), and keeps the fastest. Where that cannot be
+// done (memory, a failed run), the heuristic's first stays. Not while capturing: then the call
+// uses the cached choice or the first, and a later call outside capture times it.
+void timeCandidates(DeviceCache &cache, const GemmShape &shape, Plan &p) {
+  const std::size_t ab = shape.ab == CUDA_R_16BF ? 2 : 4, cd = shape.cd == CUDA_R_16BF ? 2 : 4;
+  const std::size_t bytes_a = static_cast<std::size_t>(shape.rows) * shape.lda * ab;
+  const std::size_t bytes_b = static_cast<std::size_t>(shape.k) * shape.ldb * ab;
+  const std::size_t bytes_c = static_cast<std::size_t>(shape.rows) * shape.ldc * cd;
+  cudaStream_t s = nullptr;
+  if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) return;
+  void *a = nullptr, *b = nullptr, *c = nullptr, *workspace = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  bool ok = cudaMallocAsync(&a, bytes_a, s) == cudaSuccess && cudaMallocAsync(&b, bytes_b, s) == cudaSuccess &&
+            cudaMallocAsync(&c, bytes_c, s) == cudaSuccess &&
+            cudaMallocAsync(&workspace, kWorkspaceBytes, s) == cudaSuccess &&
+            cudaMemsetAsync(a, 0, bytes_a, s) == cudaSuccess && cudaMemsetAsync(b, 0, bytes_b, s) == cudaSuccess &&
+            cudaEventCreate(&start) == cudaSuccess && cudaEventCreate(&stop) == cudaSuccess;
+  const float alpha = 1.0f, beta = 0.0f;
+  float best = 0.0f;
+  for (std::size_t i = 0; ok && i < p.candidates.size(); ++i) {
+    auto run = [&] {
+      return cublasLtMatmul(cache.handle, p.op, &alpha, b, p.layout_a, a, p.layout_b, &beta, c, p.layout_c, c,
+                            p.layout_c, &p.candidates[i].algo, workspace, kWorkspaceBytes, s) == CUBLAS_STATUS_SUCCESS;
+    };
+    if (!run()) continue;  // a candidate that does not run here is skipped
+    float ms = 0.0f;
+    ok = cudaEventRecord(start, s) == cudaSuccess && run() && run() && run() &&
+         cudaEventRecord(stop, s) == cudaSuccess && cudaEventSynchronize(stop) == cudaSuccess &&
+         cudaEventElapsedTime(&ms, start, stop) == cudaSuccess;
+    if (ok && (best == 0.0f || ms < best)) {
+      best = ms;
+      p.algo = p.candidates[i].algo;
+    }
+  }
+  for (void *buffer : {a, b, c, workspace})
+    if (buffer != nullptr) cudaFreeAsync(buffer, s);
+  cudaStreamSynchronize(s);
+  if (start != nullptr) cudaEventDestroy(start);
+  if (stop != nullptr) cudaEventDestroy(stop);
+  cudaStreamDestroy(s);
+  cudaGetLastError();  // a failure here only leaves the first choice
+  if (!ok) p.algo = p.candidates[0].algo;
+  p.timed = true;
 }
 
 // What one call of a body needs: the stream, its lane and the device's cache.
@@ -259,11 +326,18 @@ void mma(const Streams &streams, cudaStream_t s, cudaDataType_t ab, cudaDataType
   const Plan *p = nullptr;
   {
     std::lock_guard<std::mutex> hold(cache_mutex);
-    p = &plan(*streams.cache, shape);
+    Plan &chosen = plan(*streams.cache, shape);
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    if (!chosen.timed && cudaStreamIsCapturing(s, &capturing) == cudaSuccess &&
+        capturing == cudaStreamCaptureStatusNone)
+      timeCandidates(*streams.cache, shape, chosen);
+    p = &chosen;
   }
   const float alpha = 1.0f, beta = 0.0f;
   checkLt(cublasLtMatmul(streams.cache->handle, p->op, &alpha, b, p->layout_a, a, p->layout_b, &beta, c,
-                         p->layout_c, c, p->layout_c, &p->algo, streams.lane->workspace, kWorkspaceBytes, s),
+                         p->layout_c, c, p->layout_c, &p->algo,
+                         s == streams.lane->alt ? streams.lane->alt_workspace : streams.lane->workspace,
+                         kWorkspaceBytes, s),
           "cublasLtMatmul");
 }
 
@@ -475,13 +549,11 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
     mma(streams, streams.main, type, type, mine, k, b.data, n, out + me * m_local * c_row_bytes, n, m_local, n, k);
   };
   // Main stream: chunk ch of src's rows, once it is in our gathered buffer.
-  auto wait_chunk = [&](int src, int ch) {
-    waitArrivals(ctx, streams.main, chunks, src, ch, 1, -1);
-  };
-  auto mma_chunk = [&](int src, int ch) {
+  auto wait_chunk = [&](cudaStream_t on, int src, int ch) { waitArrivals(ctx, on, chunks, src, ch, 1, -1); };
+  auto mma_chunk = [&](cudaStream_t on, int src, int ch) {
     const std::int64_t row = src * m_local + bound[ch];
-    mma(streams, streams.main, type, type, gath + row * a_row_bytes, k, b.data, n, out + row * c_row_bytes, n,
-        rowsOf(ch), n, k);
+    mma(streams, on, type, type, gath + row * a_row_bytes, k, b.data, n, out + row * c_row_bytes, n, rowsOf(ch), n,
+        k);
   };
 
   forkAndAnnounceReady(ctx, streams, n_pes);
@@ -494,14 +566,22 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
     check(cudaMemcpyAsync(gath + me * m_local * a_row_bytes, mine, m_local * a_row_bytes, cudaMemcpyDeviceToDevice,
                           side),
           "cudaMemcpyAsync(own rows)");
+  // The chunk GEMMs alternate between alt and main, first alt (main still runs mma_own): one
+  // GEMM's last wave of tiles overlaps the next one's first, where a GEMM alone would leave SMs
+  // idle (wave quantization). They write disjoint rows of c, and each waits for its own chunk.
+  check(cudaStreamWaitEvent(streams.lane->alt, streams.lane->entry, 0), "cudaStreamWaitEvent");
+  int issued = 0;
   for (int s = 1; s < n_pes; ++s) {  // swizzle: from me+1 on
     const int src = (me + s) % n_pes;
     for (int ch = 0; ch < chunks; ++ch) {
       if (rowsOf(ch) == 0) continue;
-      wait_chunk(src, ch);
-      mma_chunk(src, ch);
+      cudaStream_t on = issued++ % 2 == 0 ? streams.lane->alt : streams.main;
+      wait_chunk(on, src, ch);
+      mma_chunk(on, src, ch);
     }
   }
+  check(cudaEventRecord(streams.lane->alt_done, streams.lane->alt), "cudaEventRecord");
+  check(cudaStreamWaitEvent(streams.main, streams.lane->alt_done, 0), "cudaStreamWaitEvent");
   join(ctx, streams);
 }
 
