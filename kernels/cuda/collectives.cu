@@ -21,18 +21,30 @@
 //   reduce_scatter, CE: entry; per round, the copy engine pulls a chunk of block `me` from every
 //                     peer into this PE's local staging, and a kernel sums the staging rows (and
 //                     the PE's own input) in PE order into the output; done as above.
-//   all_reduce one-shot: no entry round trip. Every PE owns two buffers per source in every PE's
-//                     scratch (parities of the epoch). wait_acks, push_slice into every peer's
-//                     buffer[parity][me], notify data[me][block], wait for every source's block,
-//                     reduce_slice over (own input, buffers of the others) in PE order into the
-//                     output; the last block acks to every source.
-//                     REUSE PROTOCOL: call e writes parity p = e & 1. A PE writes a peer's buffer
-//                     of parity p only after that peer acked (ack[p][peer] >= L[p]) the previous
-//                     one-shot call of parity p, whose epoch L[p] every PE records alike (own
-//                     slot kSlotLastOneShot + p). So a fast PE may run one one-shot call ahead of a
-//                     slow peer (other parity) without waiting; two ahead it waits for the ack,
-//                     which the peer sent at the end of that call (usually long ago: no round trip
-//                     on the critical path).
+//   all_reduce one-shot: no entry round trip after a one-shot. Every PE owns two buffers per
+//                     source in every PE's scratch (parities of the epoch). enter (below), push_slice
+//                     into every peer's buffer[parity][me], notify data[me][block], wait for every
+//                     source's block, reduce_slice over (own input, buffers of the others) in PE
+//                     order into the output; the last block acks to every source. Inputs larger
+//                     than a buffer run in rounds, a call each.
+//                     REUSE PROTOCOL: call e writes parity p = e & 1. If call e - 1 was a one-shot
+//                     (L[p ^ 1] == e - 1), it waited for data from every peer, so every peer has
+//                     begun e - 1 and finished everything before it: what it may still read of
+//                     this PE's is the buffers of parity p ^ 1 (e - 1's). Then a PE writes a peer's
+//                     buffer of parity p only after that peer acked (ack[p][peer] >= L[p]) the
+//                     previous one-shot call of parity p, whose epoch L[p] every PE records alike
+//                     (own slot kSlotLastOneShot + p). So a fast PE may run one one-shot call
+//                     ahead of a slow peer without waiting; two ahead it waits for the ack, which
+//                     the peer sent at the end of that call (usually long ago: no round trip on
+//                     the critical path). After any other call (a GEMM, MoE, ring, ... that may
+//                     still read its scratch on a slow peer) the one-shot enters by the entry
+//                     handshake of every other body (common.cuh).
+//   all_reduce ring:  entry; PE 0 starts each chunk's sum (f32) in PE 1's scratch, PE p adds its
+//                     own values to PE p-1's partial and passes it on, PE n-1 rounds the total into
+//                     its output, and the totals go on round the ring n-1 -> 0 -> 1 -> ... -> n-2
+//                     into the outputs: the PE-order sum of every other algorithm. A block per
+//                     chunk, two signals per chunk; rounds of chunks when the scratch's peer-written
+//                     half or the data slots are fewer than the chunks.
 //   all_reduce two-shot: announce/wait entry (inputs ready, outputs free); each PE owns part `me`
 //                     of the elements; reduce_part: each block loads its slice of part `me` from
 //                     every PE's input (PE order), sums, and stores the result into every PE's
@@ -46,6 +58,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <string>
 
 #include "kernels/bodies.h"
@@ -115,10 +128,9 @@ __device__ __forceinline__ void wait_sources(std::uint64_t *slot0, SlotMap map, 
 }
 
 __global__ void __launch_bounds__(detail::kThreads)
-    all_gather_sm(const std::byte *input, std::byte *output, std::size_t bytes, std::uint64_t *slot0) {
+    all_gather_sm(const std::byte *input, std::byte *output, std::size_t bytes, std::uint64_t *slot0, SlotMap map) {
   const int me = dev::rank();
   const int n = dev::num_ranks();
-  const SlotMap map{n};
   const std::uint64_t epoch = detail::call_epoch(slot0);
   detail::announce_and_wait_entry(slot0, map, epoch);
   // push_slice: own output first, then the next PEs round the ring (each PE starts on its own).
@@ -134,13 +146,11 @@ __global__ void __launch_bounds__(detail::kThreads)
 
 // The copy-engine paths' two ends, one block: enter (announce, wait) and leave (notify, wait,
 // finish the call). The copies between them are the stream's, so they are done before leave runs.
-__global__ void ce_enter(std::uint64_t *slot0) {
-  const SlotMap map{dev::num_ranks()};
+__global__ void ce_enter(std::uint64_t *slot0, SlotMap map) {
   detail::announce_and_wait_entry(slot0, map, detail::call_epoch(slot0));
 }
 
-__global__ void ce_leave(std::uint64_t *slot0) {
-  const SlotMap map{dev::num_ranks()};
+__global__ void ce_leave(std::uint64_t *slot0, SlotMap map) {
   const std::uint64_t epoch = detail::call_epoch(slot0);
   notify_peers(slot0, map, epoch);  // blockIdx.x = 0: data[me][0]
   wait_sources(slot0, map, epoch);
@@ -149,10 +159,10 @@ __global__ void ce_leave(std::uint64_t *slot0) {
 
 template <class T>
 __global__ void __launch_bounds__(detail::kThreads)
-    reduce_scatter_sm(const T *input, T *output, std::int64_t block_numel, bool vectorized, std::uint64_t *slot0) {
+    reduce_scatter_sm(const T *input, T *output, std::int64_t block_numel, bool vectorized, std::uint64_t *slot0,
+                      SlotMap map) {
   const int me = dev::rank();
   const int n = dev::num_ranks();
-  const SlotMap map{n};
   const std::uint64_t epoch = detail::call_epoch(slot0);
   detail::announce_and_wait_entry(slot0, map, epoch);
   // pull_and_reduce: block `me` of every PE's input, this block's slice of it.
@@ -188,23 +198,30 @@ __global__ void __launch_bounds__(detail::kThreads)
 template <class T>
 __global__ void __launch_bounds__(detail::kThreads)
     all_reduce_one_shot(const T *input, T *output, std::int64_t numel, T *buffers, std::int64_t buffer_numel,
-                        std::uint64_t *slot0) {
+                        std::uint64_t *slot0, SlotMap map) {
   const int me = dev::rank();
   const int n = dev::num_ranks();
-  const SlotMap map{n};
   const std::uint64_t epoch = detail::call_epoch(slot0);
   const int parity = static_cast<int>(epoch & 1);
   // buffers[parity][src]: where src's input lands on every PE.
   auto buffer = [&](int src) { return buffers + (static_cast<std::int64_t>(parity) * n + src) * buffer_numel; };
   Span slice = detail::piece(numel, gridDim.x, blockIdx.x, Acc<T>::kN);
 
-  // wait_acks: every peer has finished reading its buffer of this parity from the last call.
-  const std::uint64_t previous =
-      *reinterpret_cast<volatile std::uint64_t *>(slotAt(slot0, detail::kSlotLastOneShot + parity));
-  for (int pe = threadIdx.x; pe < n; pe += blockDim.x) {
-    if (pe != me && previous != 0) dev::signal_wait_until(slotAt(slot0, map.ack(parity, pe)), Cmp::GE, previous);
+  // enter: the fast path when the previous call was a one-shot (see REUSE PROTOCOL), else the
+  // entry handshake of every other body.
+  const std::uint64_t other =
+      *reinterpret_cast<volatile std::uint64_t *>(slotAt(slot0, detail::kSlotLastOneShot + (parity ^ 1)));
+  if (epoch > 1 && other == epoch - 1) {
+    // wait_acks: every peer has finished reading its buffer of this parity from the last call.
+    const std::uint64_t previous =
+        *reinterpret_cast<volatile std::uint64_t *>(slotAt(slot0, detail::kSlotLastOneShot + parity));
+    for (int pe = threadIdx.x; pe < n; pe += blockDim.x) {
+      if (pe != me && previous != 0) dev::signal_wait_until(slotAt(slot0, map.ack(parity, pe)), Cmp::GE, previous);
+    }
+    __syncthreads();
+  } else {
+    detail::announce_and_wait_entry(slot0, map, epoch);
   }
-  __syncthreads();
   // push_slice into every peer's buffer[parity][me], starting with the next PE.
   for (int k = 1; k < n; ++k) {
     dev::putmem_block(buffer(me) + slice.lo, input + slice.lo, static_cast<std::size_t>(slice.size()) * sizeof(T),
@@ -231,10 +248,9 @@ __global__ void __launch_bounds__(detail::kThreads)
 
 template <class T>
 __global__ void __launch_bounds__(detail::kThreads)
-    all_reduce_two_shot(const T *input, T *output, std::int64_t numel, std::uint64_t *slot0) {
+    all_reduce_two_shot(const T *input, T *output, std::int64_t numel, std::uint64_t *slot0, SlotMap map) {
   const int me = dev::rank();
   const int n = dev::num_ranks();
-  const SlotMap map{n};
   const std::uint64_t epoch = detail::call_epoch(slot0);
   detail::announce_and_wait_entry(slot0, map, epoch);
   // reduce_part: this block's slice of part `me`, from every PE's input, to every PE's output.
@@ -256,12 +272,64 @@ __global__ void __launch_bounds__(detail::kThreads)
   detail::finish_call(slot0, epoch);
 }
 
-// ---- host side ------------------------------------------------------------------------------------
-
-std::uint64_t *slotsFor(Context &ctx, int needed, const char *kernel) {
-  host::requireSlots(ctx, needed, kernel);
-  return ctx.slot(0);
+// One round of the ring: block b carries chunk b (`chunk` elements from `first`) round the ring.
+// Its two signals come from the previous PE: data[prev][2b] (the partial sum is in this PE's
+// scratch) and data[prev][2b + 1] (the rounded total is in this PE's output).
+template <class T>
+__global__ void __launch_bounds__(detail::kThreads)
+    all_reduce_ring(const T *input, T *output, std::int64_t numel, std::int64_t chunk, float *partials,
+                    std::uint64_t *slot0, SlotMap map) {
+  const int me = dev::rank();
+  const int n = dev::num_ranks();
+  const int prev = (me + n - 1) % n;
+  const int next = (me + 1) % n;
+  const std::uint64_t epoch = detail::call_epoch(slot0);
+  detail::announce_and_wait_entry(slot0, map, epoch);  // the next PE's scratch and output are free
+  const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * chunk;
+  const std::int64_t length = first < numel ? (numel - first < chunk ? numel - first : chunk) : 0;
+  const T *in = input + first;
+  T *out = output + first;
+  float *received = partials + static_cast<std::int64_t>(blockIdx.x) * chunk;  // written by prev
+  auto wait_prev = [&](int which) {
+    if (threadIdx.x == 0) dev::signal_wait_until(slotAt(slot0, map.data(prev, 2 * blockIdx.x + which)), Cmp::GE, epoch);
+    __syncthreads();
+  };
+  auto notify_next = [&](int which) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      dev::fence();
+      dev::signal_op(slotAt(slot0, map.data(me, 2 * blockIdx.x + which)), epoch, SignalOp::Set, next);
+    }
+  };
+  if (length > 0) {
+    // add_own: PE 0 starts the sum with its own values; every later PE adds its own to its
+    // predecessor's partial, in f32.
+    if (me > 0) wait_prev(0);
+    auto partial = [&](std::int64_t i) {
+      return me == 0 ? detail::to_f32(in[i]) : __fadd_rn(received[i], detail::to_f32(in[i]));
+    };
+    if (me + 1 < n) {
+      // pass_partial into the next PE's scratch; then wait_total, which the previous PE puts
+      // into this PE's output.
+      float *theirs = dev::symm_at(received, next);
+      for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x) theirs[i] = partial(i);
+      notify_next(0);
+      wait_prev(1);
+    } else {
+      for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x) out[i] = detail::from_f32<T>(partial(i));
+    }
+    // pass_total on round the ring, n-1 -> 0 -> 1 -> ... -> n-2.
+    if (n > 1 && next != n - 1) {
+      __syncthreads();
+      T *theirs = dev::symm_at(out, next);
+      for (std::int64_t i = threadIdx.x; i < length; i += blockDim.x) theirs[i] = out[i];
+      notify_next(1);
+    }
+  }
+  detail::finish_call(slot0, epoch);
 }
+
+// ---- host side ------------------------------------------------------------------------------------
 
 bool copyEngineFor(int engine_value, std::size_t bytes, std::size_t from) {
   // AllGatherConfig::Engine and ReduceScatterConfig::Engine: Auto = 0, Sm = 1, CopyEngine = 2.
@@ -280,6 +348,69 @@ void launchReduceStaged(DType dtype, const void *own, const void *staging, std::
   host::checkLaunch("reduce_scatter");
 }
 
+// Rounds of a call: `count` pieces of at most `piece` elements; round r > 0 takes the context's
+// next epoch on the host as the device's epoch advances (every PE alike).
+template <class Round>
+void inRounds(Context &ctx, std::int64_t numel, std::int64_t piece, Round &&round) {
+  for (std::int64_t first = 0; first < numel; first += piece) {
+    if (first > 0) ctx.nextEpoch();
+    round(first, numel - first < piece ? numel - first : piece);
+  }
+}
+
+std::size_t oneShotBufferBytes(const detail::ScratchMap &scratch, int n) {
+  // 2 parities x n sources in the peer-written half of the scratch, each rounded down to 256 bytes.
+  return (scratch.oneShotBytes() / (2 * static_cast<std::size_t>(n))) & ~std::size_t{255};
+}
+
+template <class T>
+void oneShot(Context &ctx, const T *in, T *out, std::int64_t numel, const AllReduceConfig &config, SlotMap map,
+             cudaStream_t stream) {
+  constexpr const char *kernel = "all_reduce";
+  detail::ScratchMap scratch{static_cast<std::byte *>(ctx.scratch()), ctx.scratchBytes()};
+  const std::size_t buffer_bytes = oneShotBufferBytes(scratch, map.n);
+  if (buffer_bytes < 256) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": one-shot needs " +
+                                             std::to_string(4 * 256 * map.n) +
+                                             " bytes of scratch at least, the context has " +
+                                             std::to_string(ctx.scratchBytes()) + " (ContextOptions.scratch_bytes)");
+  }
+  const auto buffer_numel = static_cast<std::int64_t>(buffer_bytes / sizeof(T));
+  inRounds(ctx, numel, buffer_numel, [&](std::int64_t first, std::int64_t count) {
+    const int blocks = host::blocksFor(config.programs, static_cast<std::size_t>(count) * sizeof(T),
+                                       kAllReduceBytesPerBlock, kernel, map.blocks);
+    all_reduce_one_shot<T><<<blocks, detail::kThreads, 0, stream>>>(
+        in + first, out + first, count, reinterpret_cast<T *>(scratch.oneShot()), buffer_numel, ctx.slot(0), map);
+    host::checkLaunch(kernel);
+  });
+}
+
+template <class T>
+void ring(Context &ctx, const T *in, T *out, std::int64_t numel, const AllReduceConfig &config, SlotMap map,
+          cudaStream_t stream) {
+  constexpr const char *kernel = "all_reduce";
+  detail::ScratchMap scratch{static_cast<std::byte *>(ctx.scratch()), ctx.scratchBytes()};
+  // Chunks of whole 16-byte vectors of T; a round is as many chunks as the f32 partials of the
+  // peer-written half of the scratch and two data slots per chunk allow.
+  const std::int64_t region = static_cast<std::int64_t>(scratch.oneShotBytes() / sizeof(float)) & ~std::int64_t{7};
+  if (region < 8 || map.blocks < 2) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the ring needs " + std::to_string(2 * 8 * 4) +
+                                             " bytes of scratch and " + std::to_string(detail::kSlotEntry + 5 * map.n) +
+                                             " signal slots at least (ContextOptions.scratch_bytes, max_signals)");
+  }
+  std::int64_t chunk = static_cast<std::int64_t>(config.chunk_bytes / sizeof(T)) & ~std::int64_t{7};
+  if (chunk > region) chunk = region;
+  const std::int64_t chunks = (numel + chunk - 1) / chunk;
+  std::int64_t per_round = std::min<std::int64_t>({map.blocks / 2, region / chunk, chunks});
+  if (config.programs != 0 && config.programs < per_round) per_round = config.programs;
+  inRounds(ctx, numel, per_round * chunk, [&](std::int64_t first, std::int64_t count) {
+    const auto blocks = static_cast<int>((count + chunk - 1) / chunk);
+    all_reduce_ring<T><<<blocks, detail::kThreads, 0, stream>>>(
+        in + first, out + first, count, chunk, reinterpret_cast<float *>(scratch.oneShot()), ctx.slot(0), map);
+    host::checkLaunch(kernel);
+  });
+}
+
 }  // namespace
 
 void allGather(Context &ctx, const Tensor &input, Tensor &output, const AllGatherConfig &config,
@@ -289,16 +420,17 @@ void allGather(Context &ctx, const Tensor &input, Tensor &output, const AllGathe
   const int me = myPe();
   const std::size_t bytes = input.nbytes();
   if (bytes == 0) return;  // the same on every PE: nothing to move, no call on the device
-  std::uint64_t *slot0 = slotsFor(ctx, SlotMap{n}.collectiveSlots(), kernel);
+  const SlotMap map = host::slotMapFor(ctx, n, kernel);
+  std::uint64_t *slot0 = ctx.slot(0);
   cudaStream_t stream = host::streamOf(ctx);
   if (!copyEngineFor(static_cast<int>(config.engine), bytes, kAllGatherCopyEngineFrom)) {
-    int blocks = host::blocksFor(config.programs, bytes, kMoveBytesPerBlock, kernel);
+    int blocks = host::blocksFor(config.programs, bytes, kMoveBytesPerBlock, kernel, map.blocks);
     all_gather_sm<<<blocks, detail::kThreads, 0, stream>>>(static_cast<const std::byte *>(input.data),
-                                                          static_cast<std::byte *>(output.data), bytes, slot0);
+                                                          static_cast<std::byte *>(output.data), bytes, slot0, map);
     host::checkLaunch(kernel);
     return;
   }
-  ce_enter<<<1, 32, 0, stream>>>(slot0);
+  ce_enter<<<1, 32, 0, stream>>>(slot0, map);
   host::checkLaunch(kernel);
   auto *out = static_cast<std::byte *>(output.data) + static_cast<std::size_t>(me) * bytes;
   const auto *in = static_cast<const std::byte *>(input.data);
@@ -309,7 +441,7 @@ void allGather(Context &ctx, const Tensor &input, Tensor &output, const AllGathe
       tdist::cuda::putmem_on_stream(out + at, in + at, len, pe, stream);
     }
   }
-  ce_leave<<<1, 32, 0, stream>>>(slot0);
+  ce_leave<<<1, 32, 0, stream>>>(slot0, map);
   host::checkLaunch(kernel);
 }
 
@@ -322,22 +454,24 @@ void reduceScatter(Context &ctx, const Tensor &input, Tensor &output, const Redu
   const std::size_t element = dtypeSize(input.dtype);
   const std::size_t block_bytes = static_cast<std::size_t>(block_numel) * element;
   if (block_numel == 0) return;
-  std::uint64_t *slot0 = slotsFor(ctx, SlotMap{n}.collectiveSlots(), kernel);
+  const SlotMap map = host::slotMapFor(ctx, n, kernel);
+  std::uint64_t *slot0 = ctx.slot(0);
   cudaStream_t stream = host::streamOf(ctx);
   host::requireAligned16(input.data, kernel, "input");
   host::requireAligned16(output.data, kernel, "output");
   const bool vectorized = block_bytes % 16 == 0;  // every PE's block starts 16-byte aligned
-  int blocks = host::blocksFor(config.programs, block_bytes, kMoveBytesPerBlock, kernel);
   if (!copyEngineFor(static_cast<int>(config.engine), block_bytes, kReduceScatterCopyEngineFrom)) {
+    int blocks = host::blocksFor(config.programs, block_bytes, kMoveBytesPerBlock, kernel, map.blocks);
     host::withElement(input.dtype, kernel, [&](auto *tag) {
       using T = std::remove_pointer_t<decltype(tag)>;
       reduce_scatter_sm<T><<<blocks, detail::kThreads, 0, stream>>>(
-          static_cast<const T *>(input.data), static_cast<T *>(output.data), block_numel, vectorized, slot0);
+          static_cast<const T *>(input.data), static_cast<T *>(output.data), block_numel, vectorized, slot0, map);
     });
     host::checkLaunch(kernel);
     return;
   }
-  // Rounds of `round` elements: n staging rows of them fit this PE's local staging.
+  // Rounds of `round` elements: n staging rows of them fit this PE's local staging (written only
+  // by this PE, so the rounds share the call's epoch).
   detail::ScratchMap scratch{static_cast<std::byte *>(ctx.scratch()), ctx.scratchBytes()};
   std::size_t row_bytes = scratch.stagingBytes() / static_cast<std::size_t>(n);
   if (row_bytes > config.chunk_bytes) row_bytes = config.chunk_bytes;
@@ -348,7 +482,7 @@ void reduceScatter(Context &ctx, const Tensor &input, Tensor &output, const Redu
   }
   const std::int64_t round = static_cast<std::int64_t>(row_bytes / element);
   const std::int64_t row_stride = round;
-  ce_enter<<<1, 32, 0, stream>>>(slot0);
+  ce_enter<<<1, 32, 0, stream>>>(slot0, map);
   host::checkLaunch(kernel);
   const auto *in = static_cast<const std::byte *>(input.data);
   auto *out = static_cast<std::byte *>(output.data);
@@ -366,7 +500,7 @@ void reduceScatter(Context &ctx, const Tensor &input, Tensor &output, const Redu
     launchReduceStaged(input.dtype, in + mine + offset, scratch.staging(), row_stride, out + offset, count,
                        vectorized, round_blocks, stream);
   }
-  ce_leave<<<1, 32, 0, stream>>>(slot0);  // notify_done, wait for every peer's
+  ce_leave<<<1, 32, 0, stream>>>(slot0, map);  // notify_done, wait for every peer's
   host::checkLaunch(kernel);
 }
 
@@ -377,40 +511,32 @@ void allReduce(Context &ctx, const Tensor &input, Tensor &output, AllReduceAlgor
   const std::int64_t numel = input.numel();
   const std::size_t bytes = input.nbytes();
   if (numel == 0) return;
-  std::uint64_t *slot0 = slotsFor(ctx, SlotMap{n}.collectiveSlots(), kernel);
+  const SlotMap map = host::slotMapFor(ctx, n, kernel);
   cudaStream_t stream = host::streamOf(ctx);
   host::requireAligned16(input.data, kernel, "input");
   host::requireAligned16(output.data, kernel, "output");
-  detail::ScratchMap scratch{static_cast<std::byte *>(ctx.scratch()), ctx.scratchBytes()};
-  // One-shot buffers: 2 parities x n sources, each rounded down to 256 bytes.
-  const std::size_t buffer_bytes = (scratch.oneShotBytes() / (2 * static_cast<std::size_t>(n))) & ~std::size_t{255};
   if (algorithm == AllReduceAlgorithm::Auto) {
+    detail::ScratchMap scratch{static_cast<std::byte *>(ctx.scratch()), ctx.scratchBytes()};
     std::size_t up_to = n == 2 ? kOneShotUpTo2 : kOneShotUpTo;
-    algorithm = bytes <= up_to && bytes <= buffer_bytes ? AllReduceAlgorithm::OneShot : AllReduceAlgorithm::TwoShot;
+    algorithm = bytes <= up_to && bytes <= oneShotBufferBytes(scratch, n) ? AllReduceAlgorithm::OneShot
+                                                                         : AllReduceAlgorithm::TwoShot;
   }
-  if (algorithm == AllReduceAlgorithm::Ring) {
-    throw Error(ErrorCode::NotSupported, std::string(kernel) + ": the ring algorithm has no cuda body yet "
-                                                               "(one-shot and two-shot have)");
-  }
-  if (algorithm == AllReduceAlgorithm::OneShot && bytes > buffer_bytes) {
-    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": one-shot needs " + std::to_string(bytes) +
-                                             " bytes a source and parity of scratch, the context has " +
-                                             std::to_string(buffer_bytes) + " (ContextOptions.scratch_bytes)");
-  }
-  int blocks = host::blocksFor(config.programs, bytes, kAllReduceBytesPerBlock, kernel);
   host::withElement(input.dtype, kernel, [&](auto *tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     const auto *in = static_cast<const T *>(input.data);
     auto *out = static_cast<T *>(output.data);
-    if (algorithm == AllReduceAlgorithm::OneShot) {
-      all_reduce_one_shot<T><<<blocks, detail::kThreads, 0, stream>>>(
-          in, out, numel, reinterpret_cast<T *>(scratch.oneShot()),
-          static_cast<std::int64_t>(buffer_bytes / sizeof(T)), slot0);
-    } else {
-      all_reduce_two_shot<T><<<blocks, detail::kThreads, 0, stream>>>(in, out, numel, slot0);
+    switch (algorithm) {
+      case AllReduceAlgorithm::Auto:
+      case AllReduceAlgorithm::OneShot: return oneShot<T>(ctx, in, out, numel, config, map, stream);
+      case AllReduceAlgorithm::Ring: return ring<T>(ctx, in, out, numel, config, map, stream);
+      case AllReduceAlgorithm::TwoShot: {
+        const int blocks = host::blocksFor(config.programs, bytes, kAllReduceBytesPerBlock, kernel, map.blocks);
+        all_reduce_two_shot<T><<<blocks, detail::kThreads, 0, stream>>>(in, out, numel, ctx.slot(0), map);
+        host::checkLaunch(kernel);
+        return;
+      }
     }
   });
-  host::checkLaunch(kernel);
 }
 
 }  // namespace tdist::kernels::cuda

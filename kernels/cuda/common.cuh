@@ -12,26 +12,43 @@
 // replayed. The host's `epoch` argument is not used on cuda. The slots must start at zero (the
 // context allocates them zeroed), and they are the library's: nothing else may write them.
 //
+// THE ENTRY PROTOCOL. No call writes into a peer's scratch, slots or output before that peer has
+// finished every earlier call on the context: a body first announces entry[me] = e to every peer
+// from its stream (so after everything earlier on it, the GEMMs' side streams joined back), and
+// waits for entry[q] >= e before its first write into q (announce_and_wait_entry; the GEMMs'
+// announce_entry and wait_slots). Every write of epoch e into a peer therefore happens after that
+// peer reached call e, which also makes a stray write of a later epoch into a slot that another
+// kernel uses impossible while that kernel still waits there. The one exception is the one-shot
+// all-reduce directly after a one-shot (collectives.cu, REUSE PROTOCOL): its previous call waited
+// for every peer's data, so every peer has begun that call and finished all before it, and only
+// the other parity's buffers can still be in use, which the acks cover.
+//
 // THE SLOT MAP (uint64 slots, 64 bytes apart, from ctx.slot(0)). Each slot of a peer-written range
 // has ONE writer PE for every kernel that uses it, and it is SET, never reset, to the epoch of
 // the call that writes it; a waiter in call e waits for >= e. A write of a later epoch comes from
 // a writer that has finished call e (its stream is ordered), so it never releases a waiter early.
+// B = the data slots per source, as many as the context's slots leave (at most kMaxBlocks; it
+// bounds the blocks of a collective kernel).
 //   kSlotEpoch, kSlotArrivals, kSlotLastOneShot+{0,1}: this PE's own words (see above, and
 //     one-shot's ack protocol in collectives.cu);
 //   entry[src]       : src's stream has reached call e: everything it did before is finished,
 //                      so its inputs are ready and its outputs/scratch may be written;
-//   data[src][block] : src's block `block` has finished its part of call e toward this PE;
+//   data[src][block] : src's block `block` has finished its part of call e toward this PE (the
+//                      ring: data[prev][2c] and [2c + 1], chunk c's partial and total);
 //   ack[parity][src] : src has finished reading the one-shot buffer of that parity (its epoch);
 //   moe_counts[src]  : src's expert histogram has arrived (moe.cu);
 //   moe_done[src]    : src has finished reading this PE's expert_out (moe_combine);
 //   moe_rows[src][local expert] : src's rows for that expert have arrived (moe_dispatch).
-// The GEMM bodies must use slots past slotsNeeded() (or the library must give each its range).
+// The GEMM bodies (gemm.cu) use entry[] and, counted from the top of the slots, their arrivals.
 //
 // THE SCRATCH MAP (ctx.scratch(), S bytes):
-//   [0, S/2)          one-shot buffers, written by peers: 2 parities x n sources;
+//   [0, S/2)          written by peers: the one-shot buffers (2 parities x n sources) and the
+//                     ring's f32 partials;
 //   [S/2, S/2 + S/16) MoE counts, written by peers (n rows of E + 1 int32); they stay there until
 //                     the next dispatch, and moe_combine reads them;
 //   [S/2 + S/16, S)   local staging: written only by this PE (its kernels and copy engine).
+// The GEMM bodies use the whole scratch (gathered rows, partials), after the entry handshake.
+// Calls whose data exceed their part run in rounds, each a kernel with its own epoch.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -64,17 +81,18 @@ constexpr int kSlotEntry = 4;
 
 struct SlotMap {
   int n = 1;
+  int blocks = kMaxBlocks;  // data slots per source: the most blocks of one collective kernel
   __host__ __device__ int entry(int src) const { return kSlotEntry + src; }
-  __host__ __device__ int data(int src, int block) const { return kSlotEntry + n + src * kMaxBlocks + block; }
-  __host__ __device__ int ack(int parity, int src) const { return kSlotEntry + n * (1 + kMaxBlocks) + parity * n + src; }
-  __host__ __device__ int moeCounts(int src) const { return kSlotEntry + n * (3 + kMaxBlocks) + src; }
-  __host__ __device__ int moeDone(int src) const { return kSlotEntry + n * (4 + kMaxBlocks) + src; }
+  __host__ __device__ int data(int src, int block) const { return kSlotEntry + n + src * blocks + block; }
+  __host__ __device__ int ack(int parity, int src) const { return kSlotEntry + n * (1 + blocks) + parity * n + src; }
+  __host__ __device__ int moeCounts(int src) const { return kSlotEntry + n * (3 + blocks) + src; }
+  __host__ __device__ int moeDone(int src) const { return kSlotEntry + n * (4 + blocks) + src; }
   __host__ __device__ int moeRows(int src, int local_expert, int local_experts) const {
-    return kSlotEntry + n * (5 + kMaxBlocks) + src * local_experts + local_expert;
+    return kSlotEntry + n * (5 + blocks) + src * local_experts + local_expert;
   }
   // Slots the collectives need, and the MoE kernels with E experts.
-  __host__ __device__ int collectiveSlots() const { return kSlotEntry + n * (3 + kMaxBlocks); }
-  __host__ __device__ int moeSlots(int experts) const { return kSlotEntry + n * (5 + kMaxBlocks) + experts; }
+  __host__ __device__ int collectiveSlots() const { return kSlotEntry + n * (3 + blocks); }
+  __host__ __device__ int moeSlots(int experts) const { return kSlotEntry + n * (5 + blocks) + experts; }
 };
 
 // A slot of this PE (peers' copies through symm_at / signal_op's pe argument).
@@ -275,16 +293,34 @@ inline void requireAligned16(const void *p, const char *kernel, const char *what
   }
 }
 
+// The slot map of a context on n PEs: as many data slots per source as the context's slots leave
+// (at most kMaxBlocks), a function of (max_signals, n) only, so every call on the context sees
+// the same map. Fewer slots give collective kernels fewer blocks, never a wrong result.
+inline detail::SlotMap slotMapFor(const Context &ctx, int n, const char *kernel) {
+  const int fixed = detail::kSlotEntry + 3 * n;  // entry and two ack slots per source
+  int blocks = (ctx.maxSignals() - fixed) / n;
+  if (blocks > detail::kMaxBlocks) blocks = detail::kMaxBlocks;
+  if (blocks < 1) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the context has " +
+                                             std::to_string(ctx.maxSignals()) + " signal slots, the cuda body needs " +
+                                             std::to_string(fixed + n) + " at least (ContextOptions.max_signals)");
+  }
+  requireSlots(ctx, fixed + n * blocks, kernel);  // and 64 bytes apart
+  return detail::SlotMap{n, blocks};
+}
+
 // Blocks of a kernel: config.programs (1 .. kMaxBlocks), or 0 = one per `bytes_per_block` of
 // work, 1 .. kMaxBlocks.
-inline int blocksFor(int programs, std::size_t bytes, std::size_t bytes_per_block, const char *kernel) {
+// At most `most` (the data slots per source of the context's slot map).
+inline int blocksFor(int programs, std::size_t bytes, std::size_t bytes_per_block, const char *kernel,
+                     int most = detail::kMaxBlocks) {
   if (programs != 0) {
     kernels::detail::requireRange(kernel, "programs (cuda: blocks)", programs, 0, detail::kMaxBlocks);
-    return programs;
+    return programs < most ? programs : most;
   }
   std::size_t blocks = (bytes + bytes_per_block - 1) / bytes_per_block;
   if (blocks < 1) blocks = 1;
-  if (blocks > static_cast<std::size_t>(detail::kMaxBlocks)) blocks = detail::kMaxBlocks;
+  if (blocks > static_cast<std::size_t>(most)) blocks = static_cast<std::size_t>(most);
   return static_cast<int>(blocks);
 }
 

@@ -5,10 +5,11 @@
 // AllGather + GEMM (allGatherGemm):
 //   side stream  announce_ready (this PE's gathered buffer may be written), then per peer q in the
 //                order q = me-1, me-2, ... (the order in which each consumer wants us): wait_ready(q),
-//                push_shard: every chunk of our A rows into q's gathered buffer, each put with a
-//                SET-epoch signal on q.
+//                push_shard: every chunk of our A rows into q's gathered buffer (copy engine), each
+//                followed by its SET-epoch signal on q.
 //   main stream  mma_own: our own rows x B at once, no wait; then per source PE me+1, me+2, ... and
-//                per chunk: wait_chunk (GE epoch), mma_chunk (those gathered rows x B).
+//                per chunk: wait_chunk (GE epoch), mma_chunk (those gathered rows x B), the chunks
+//                alternating between a second compute stream and the main one.
 // GEMM + ReduceScatter (gemmReduceScatter):
 //   main stream  per owner q = me+1, me+2, ... (ring order, own block last) and per chunk: mma_partial
 //                (a's rows of q's block x b, f32) into a send buffer; then mma_own into our own
@@ -17,19 +18,23 @@
 //   side stream  announce_ready (our receive slots may be written), then per partial: notify_owner,
 //                the push of the send buffer into q's receive slot [src = me] with a SET-epoch signal.
 //
-// Signal slots (values are host epochs, never reset; each slot has one writer PE), counted from
-// the top of the context's slots, g(i) = ctx.slot(maxSignals - 1 - i):
-//   g(p)                            PE p's "ready" for this call: its buffers may be written
-//   g(n + p * chunks + c)           chunk c from PE p has arrived
-// Buffer reuse is safe by the entry handshake: a PE announces "ready" on its side stream after an
-// event of the call's stream, i.e. after every earlier call's reads of its buffers, and nobody writes
-// into a peer's buffer before seeing that peer's ready for this epoch. So there is no barrier at the
-// end of a call, and a fast PE is held back only where it would overwrite data still in use.
+// Signals carry the device epoch of the call (kernels/cuda/common.cuh), never reset, each slot with
+// one writer PE: entry[p] of the common slot map is PE p's "ready" (its buffers may be written),
+// and the arrival slots, counted from the top of the context's slots, g(i) = ctx.slot(maxSignals
+// - 1 - i), say g(p * chunks + c): chunk c from PE p has arrived. Signals and waits are one-block
+// kernels that read the epoch on the device, so a captured graph replays correctly. Buffer reuse
+// is safe by the entry handshake that every body shares: a PE announces "ready" on its side stream
+// after an event of the call's stream, i.e. after every earlier call's reads of its buffers, and
+// nobody writes into a peer's buffer before seeing that peer's ready for this epoch. So there is no
+// barrier at the end of a call, and a fast PE is held back only where it would overwrite data still
+// in use. The last kernel of a call (finish_gemm, after the join) records its epoch as finished.
 //
 // No host synchronisation: every call only enqueues work, so it can be captured in a CUDA graph. The
 // per-process cache makes its side stream, events and workspace (cudaMalloc) at the first call on a
 // stream: make that one outside a capture. Plans of new shapes (cuBLASLt descriptors, heuristic) are
-// host-only and may be made while capturing.
+// host-only and may be made while capturing; the first call of a shape outside a capture also
+// times the heuristic's first few algorithms (on a private stream) and keeps the fastest, so make
+// one call of each shape before capturing it.
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
@@ -45,6 +50,7 @@
 #include <vector>
 
 #include "kernels/bodies.h"
+#include "kernels/cuda/common.cuh"
 #include "tdist/cuda.h"
 #include "tdist/error.h"
 #include "tdist/shmem.h"
@@ -53,11 +59,14 @@ namespace tdist::kernels::cuda {
 namespace {
 
 namespace tc = tdist::cuda;
+namespace dev = tdist::device;
+using detail::slotAt;
 using shmem::Cmp;
 using shmem::SignalOp;
 
 constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;  // cuBLASLt workspace per lane
 constexpr std::size_t kBufferAlign = 256;
+constexpr int kCandidates = 4;  // cuBLASLt algorithms timed per GEMM shape (docs/BENCHMARKS.md)
 
 void check(cudaError_t status, const char *what) {
   if (status != cudaSuccess)
@@ -96,11 +105,14 @@ class DeviceGuard {
 // join, and the cuBLASLt workspace (per call stream, so two streams never share one workspace).
 struct Lane {
   cudaStream_t side = nullptr;
+  cudaStream_t alt = nullptr;       // the second compute stream: chunk GEMMs alternate with main
+  cudaEvent_t alt_done = nullptr;   // alt -> main: its GEMMs are done
   cudaEvent_t entry = nullptr;      // main -> side: the call's start
   cudaEvent_t side_done = nullptr;  // side -> main: the call's end
   cudaEvent_t gemm_done[2] = {};    // main -> side: a send buffer is filled
   cudaEvent_t push_done[2] = {};    // side -> main: a send buffer may be refilled
   void *workspace = nullptr;
+  void *alt_workspace = nullptr;  // cuBLASLt's workspace of the GEMMs on alt
 };
 
 // One GEMM shape, row-major: C[rows, n] = A[rows, k] x B[k, n], with its types, leading dimensions
@@ -115,13 +127,22 @@ struct GemmShape {
   bool operator<(const GemmShape &other) const { return key() < other.key(); }
 };
 
-// A cached cuBLASLt matmul of one shape: descriptors and the heuristic's first algorithm.
+// cuBLASLt's algorithm type is an unnamed struct, whose destructor in a std::vector nvcc 13.0's
+// front end fails on (an internal error): a named wrapper avoids it.
+struct Algo {
+  cublasLtMatmulAlgo_t algo;
+};
+
+// A cached cuBLASLt matmul of one shape: descriptors, the heuristic's first few algorithms and the
+// fastest of them (timed at the first call of the shape outside a graph capture).
 struct Plan {
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t layout_a = nullptr;  // column-major view: B^T [n, k]
   cublasLtMatrixLayout_t layout_b = nullptr;  // A^T [k, rows]
   cublasLtMatrixLayout_t layout_c = nullptr;  // C^T [n, rows]
-  cublasLtMatmulAlgo_t algo{};
+  cublasLtMatmulAlgo_t algo{};                // the one every call uses
+  std::vector<Algo> candidates;               // the heuristic's first few, best first
+  bool timed = false;                         // algo is the fastest candidate, as timed once
 };
 
 struct DeviceCache {
@@ -152,10 +173,12 @@ Lane &lane(DeviceCache &cache, cudaStream_t main) {
   if (!slot) {
     auto fresh = std::make_unique<Lane>();
     check(cudaStreamCreateWithFlags(&fresh->side, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    check(cudaStreamCreateWithFlags(&fresh->alt, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     for (cudaEvent_t *event : {&fresh->entry, &fresh->side_done, &fresh->gemm_done[0], &fresh->gemm_done[1],
-                               &fresh->push_done[0], &fresh->push_done[1]})
+                               &fresh->push_done[0], &fresh->push_done[1], &fresh->alt_done})
       check(cudaEventCreateWithFlags(event, cudaEventDisableTiming), "cudaEventCreateWithFlags");
     check(cudaMalloc(&fresh->workspace, kWorkspaceBytes), "cudaMalloc(cuBLASLt workspace)");
+    check(cudaMalloc(&fresh->alt_workspace, kWorkspaceBytes), "cudaMalloc(cuBLASLt workspace)");
     slot = std::move(fresh);
   }
   return *slot;
@@ -177,7 +200,7 @@ void setPreference(cublasLtMatmulPreference_t preference, cublasLtMatmulPreferen
 // Row-major C = A x B as column-major C^T = B^T A^T: cuBLASLt's (m, n, k) = (n, rows, k), its A is
 // our B (ld ldb), its B our A (ld lda), its C and D our C (ld ldc). f32 accumulation
 // (CUBLAS_COMPUTE_32F) for bf16 and f32 alike, f32 scales.
-const Plan &plan(DeviceCache &cache, const GemmShape &shape) {
+Plan &plan(DeviceCache &cache, const GemmShape &shape) {
   std::unique_ptr<Plan> &slot = cache.plans[shape];
   if (slot) return *slot;
   auto fresh = std::make_unique<Plan>();
@@ -204,20 +227,69 @@ const Plan &plan(DeviceCache &cache, const GemmShape &shape) {
   setPreference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b, sizeof align_b);
   setPreference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof align_c);
   setPreference(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c, sizeof align_c);
-  cublasLtMatmulHeuristicResult_t result{};
+  cublasLtMatmulHeuristicResult_t results[kCandidates] = {};
   int found = 0;
   const cublasStatus_t status =
       cublasLtMatmulAlgoGetHeuristic(cache.handle, fresh->op, fresh->layout_a, fresh->layout_b, fresh->layout_c,
-                                     fresh->layout_c, preference, 1, &result, &found);
+                                     fresh->layout_c, preference, kCandidates, results, &found);
   cublasLtMatmulPreferenceDestroy(preference);
-  if (status != CUBLAS_STATUS_SUCCESS || found == 0)
+  for (int i = 0; i < found; ++i)
+    if (results[i].state == CUBLAS_STATUS_SUCCESS) fresh->candidates.push_back(Algo{results[i].algo});
+  if (status != CUBLAS_STATUS_SUCCESS || fresh->candidates.empty())
     throw Error(ErrorCode::NotSupported,
                 "cuBLASLt has no algorithm for a GEMM of " + std::to_string(shape.rows) + "x" +
                     std::to_string(shape.n) + "x" + std::to_string(shape.k) + " (status " +
                     std::to_string(int(status)) + ")");
-  fresh->algo = result.algo;
+  fresh->algo = fresh->candidates[0].algo;
+  fresh->timed = fresh->candidates.size() == 1;
   slot = std::move(fresh);
   return *slot;
+}
+
+// Times every candidate of the shape once, on operands of its own on a private stream (so the
+// host waits for nothing that a peer may hold up), and keeps the fastest. Where that cannot be
+// done (memory, a failed run), the heuristic's first stays. Not while capturing: then the call
+// uses the cached choice or the first, and a later call outside capture times it.
+void timeCandidates(DeviceCache &cache, const GemmShape &shape, Plan &p) {
+  const std::size_t ab = shape.ab == CUDA_R_16BF ? 2 : 4, cd = shape.cd == CUDA_R_16BF ? 2 : 4;
+  const std::size_t bytes_a = static_cast<std::size_t>(shape.rows) * shape.lda * ab;
+  const std::size_t bytes_b = static_cast<std::size_t>(shape.k) * shape.ldb * ab;
+  const std::size_t bytes_c = static_cast<std::size_t>(shape.rows) * shape.ldc * cd;
+  cudaStream_t s = nullptr;
+  if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) return;
+  void *a = nullptr, *b = nullptr, *c = nullptr, *workspace = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  bool ok = cudaMallocAsync(&a, bytes_a, s) == cudaSuccess && cudaMallocAsync(&b, bytes_b, s) == cudaSuccess &&
+            cudaMallocAsync(&c, bytes_c, s) == cudaSuccess &&
+            cudaMallocAsync(&workspace, kWorkspaceBytes, s) == cudaSuccess &&
+            cudaMemsetAsync(a, 0, bytes_a, s) == cudaSuccess && cudaMemsetAsync(b, 0, bytes_b, s) == cudaSuccess &&
+            cudaEventCreate(&start) == cudaSuccess && cudaEventCreate(&stop) == cudaSuccess;
+  const float alpha = 1.0f, beta = 0.0f;
+  float best = 0.0f;
+  for (std::size_t i = 0; ok && i < p.candidates.size(); ++i) {
+    auto run = [&] {
+      return cublasLtMatmul(cache.handle, p.op, &alpha, b, p.layout_a, a, p.layout_b, &beta, c, p.layout_c, c,
+                            p.layout_c, &p.candidates[i].algo, workspace, kWorkspaceBytes, s) == CUBLAS_STATUS_SUCCESS;
+    };
+    if (!run()) continue;  // a candidate that does not run here is skipped
+    float ms = 0.0f;
+    ok = cudaEventRecord(start, s) == cudaSuccess && run() && run() && run() &&
+         cudaEventRecord(stop, s) == cudaSuccess && cudaEventSynchronize(stop) == cudaSuccess &&
+         cudaEventElapsedTime(&ms, start, stop) == cudaSuccess;
+    if (ok && (best == 0.0f || ms < best)) {
+      best = ms;
+      p.algo = p.candidates[i].algo;
+    }
+  }
+  for (void *buffer : {a, b, c, workspace})
+    if (buffer != nullptr) cudaFreeAsync(buffer, s);
+  cudaStreamSynchronize(s);
+  if (start != nullptr) cudaEventDestroy(start);
+  if (stop != nullptr) cudaEventDestroy(stop);
+  cudaStreamDestroy(s);
+  cudaGetLastError();  // a failure here only leaves the first choice
+  if (!ok) p.algo = p.candidates[0].algo;
+  p.timed = true;
 }
 
 // What one call of a body needs: the stream, its lane and the device's cache.
@@ -254,11 +326,18 @@ void mma(const Streams &streams, cudaStream_t s, cudaDataType_t ab, cudaDataType
   const Plan *p = nullptr;
   {
     std::lock_guard<std::mutex> hold(cache_mutex);
-    p = &plan(*streams.cache, shape);
+    Plan &chosen = plan(*streams.cache, shape);
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    if (!chosen.timed && cudaStreamIsCapturing(s, &capturing) == cudaSuccess &&
+        capturing == cudaStreamCaptureStatusNone)
+      timeCandidates(*streams.cache, shape, chosen);
+    p = &chosen;
   }
   const float alpha = 1.0f, beta = 0.0f;
   checkLt(cublasLtMatmul(streams.cache->handle, p->op, &alpha, b, p->layout_a, a, p->layout_b, &beta, c,
-                         p->layout_c, c, p->layout_c, &p->algo, streams.lane->workspace, kWorkspaceBytes, s),
+                         p->layout_c, c, p->layout_c, &p->algo,
+                         s == streams.lane->alt ? streams.lane->alt_workspace : streams.lane->workspace,
+                         kWorkspaceBytes, s),
           "cublasLtMatmul");
 }
 
@@ -277,41 +356,93 @@ std::vector<std::int64_t> chunkBounds(std::int64_t rows, int chunks) {
 
 std::size_t alignUp(std::size_t bytes) { return (bytes + kBufferAlign - 1) / kBufferAlign * kBufferAlign; }
 
-// Counted from the top of the context's slots: the collectives and MoE bodies (common.cuh) count
-// from the bottom, with epochs of their own kept on the device, and must never share a slot with
-// these, whose epochs are the host's.
-std::uint64_t *gemmSlot(Context &ctx, int index) { return ctx.slot(ctx.maxSignals() - 1 - index); }
-std::uint64_t *readySlot(Context &ctx, int pe) { return gemmSlot(ctx, pe); }
-std::uint64_t *arrivalSlot(Context &ctx, int n_pes, int chunks, int pe, int chunk) {
-  return gemmSlot(ctx, n_pes + pe * chunks + chunk);
+// The arrival slots, counted from the top of the context's slots, g(i) = ctx.slot(maxSignals - 1 - i):
+// g(p * chunks + c) says that chunk c from PE p has arrived. Below them, the entry slots of the
+// common map (common.cuh), which every body uses: entry[p] is PE p's "ready" for this call.
+std::uint64_t *arrivalSlot(Context &ctx, int chunks, int pe, int chunk) {
+  return ctx.slot(ctx.maxSignals() - 1 - (pe * chunks + chunk));
 }
 
 void requireSignals(const char *kernel, Context &ctx, int n_pes, int chunks) {
-  const long long needed = static_cast<long long>(n_pes) * (chunks + 1);
+  const long long needed = static_cast<long long>(n_pes) * (chunks + 1) + detail::kSlotEntry;
   if (needed > ctx.maxSignals())
     throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": needs " + std::to_string(needed) +
-                                             " signal slots (n_pes * (chunks_per_pe + 1)), the context has " +
+                                             " signal slots (n_pes * (chunks_per_pe + 1) + " +
+                                             std::to_string(detail::kSlotEntry) + "), the context has " +
                                              std::to_string(ctx.maxSignals()) + " (ContextOptions.max_signals)");
+  host::requireSlots(ctx, 2, kernel);  // 64 bytes apart
 }
+
+// ---- the stream ends of a call (one-block kernels on the device epoch of common.cuh) ---------------
+
+// Side stream, first: this PE's stream has reached the call (entry[me] = e on every peer).
+__global__ void announce_entry(std::uint64_t *slot0, detail::SlotMap map) {
+  const int me = dev::rank();
+  const std::uint64_t epoch = detail::call_epoch(slot0);
+  for (int pe = threadIdx.x; pe < dev::num_ranks(); pe += blockDim.x) {
+    if (pe != me) dev::signal_op(slotAt(slot0, map.entry(me)), epoch, SignalOp::Set, pe);
+  }
+}
+
+// Waits until `count` slots, `stride` words apart from `first`, are at the call's epoch or past
+// it, skipping number `skip` (-1: none).
+__global__ void wait_slots(std::uint64_t *slot0, std::uint64_t *first, std::ptrdiff_t stride, int count, int skip) {
+  const std::uint64_t epoch = detail::call_epoch(slot0);
+  for (int i = threadIdx.x; i < count; i += blockDim.x) {
+    if (i != skip) dev::signal_wait_until(first + i * stride, Cmp::GE, epoch);
+  }
+}
+
+// After the stream's copy to pe: its signal there.
+__global__ void signal_slot(std::uint64_t *slot0, std::uint64_t *slot, int pe) {
+  dev::fence();
+  dev::signal_op(slot, detail::call_epoch(slot0), SignalOp::Set, pe);
+}
+
+// Main stream, last: the call is finished on this PE.
+__global__ void finish_gemm(std::uint64_t *slot0) { detail::finish_call(slot0, detail::call_epoch(slot0)); }
+
+void launched(const char *kernel) { host::checkLaunch(kernel); }
 
 // The call's stream forks to the side stream; the side stream announces this PE's buffers free to
 // every peer (everything earlier on the call's stream, any reader of them, is behind the fork).
-void forkAndAnnounceReady(Context &ctx, const Streams &streams, int me, int n_pes, std::uint64_t epoch) {
+void forkAndAnnounceReady(Context &ctx, const Streams &streams, int n_pes) {
   Lane &l = *streams.lane;
   check(cudaEventRecord(l.entry, streams.main), "cudaEventRecord");
   check(cudaStreamWaitEvent(l.side, l.entry, 0), "cudaStreamWaitEvent");
-  for (int s = 1; s < n_pes; ++s) tc::signal_op_on_stream(readySlot(ctx, me), epoch, SignalOp::Set, (me + s) % n_pes, l.side);
+  announce_entry<<<1, 32, 0, l.side>>>(ctx.slot(0), detail::SlotMap{n_pes});
+  launched("announce_entry");
 }
 
-// Side stream: later pushes to q wait until q has announced its buffers free for this epoch.
-void waitReady(Context &ctx, const Streams &streams, int q, std::uint64_t epoch) {
-  tc::signal_wait_until_on_stream(readySlot(ctx, q), Cmp::GE, epoch, streams.lane->side);
+// Side stream: later pushes to q wait until q has announced its buffers free for this call.
+void waitReady(Context &ctx, const Streams &streams, int q) {
+  wait_slots<<<1, 32, 0, streams.lane->side>>>(ctx.slot(0), ctx.slot(detail::SlotMap{1}.entry(q)), 0, 1, -1);
+  launched("wait_slots");
+}
+
+// Stream s: `count` arrival slots of chunk ch from PE 0 on (count = 1: only PE src's), but `skip`.
+void waitArrivals(Context &ctx, cudaStream_t s, int chunks, int src, int ch, int count, int skip) {
+  wait_slots<<<1, 32, 0, s>>>(ctx.slot(0), arrivalSlot(ctx, chunks, src, ch),
+                              -static_cast<std::ptrdiff_t>(chunks) * static_cast<std::ptrdiff_t>(detail::kSlotWords),
+                              count, skip);
+  launched("wait_slots");
+}
+
+// Side stream: bytes into q's copy of dest, then chunk ch's arrival signal from this PE there.
+void pushWithSignal(Context &ctx, const Streams &streams, void *dest, const void *source, std::size_t bytes,
+                    int chunks, int me, int ch, int q) {
+  tc::putmem_on_stream(dest, source, bytes, q, streams.lane->side);
+  signal_slot<<<1, 1, 0, streams.lane->side>>>(ctx.slot(0), arrivalSlot(ctx, chunks, me, ch), q);
+  launched("signal_slot");
 }
 
 // The call's stream waits for the side stream: the call is complete when its stream is.
-void join(const Streams &streams) {
+// Then the call's last kernel records its epoch as finished.
+void join(Context &ctx, const Streams &streams) {
   check(cudaEventRecord(streams.lane->side_done, streams.lane->side), "cudaEventRecord");
   check(cudaStreamWaitEvent(streams.main, streams.lane->side_done, 0), "cudaStreamWaitEvent");
+  finish_gemm<<<1, 32, 0, streams.main>>>(ctx.slot(0));
+  launched("finish_gemm");
 }
 
 // ---- reduce_chunk ------------------------------------------------------------------------------
@@ -383,7 +514,7 @@ void reduceChunk(Out *out, const float *partial, std::size_t slot_stride, int n_
 // ---- AllGather + GEMM ----------------------------------------------------------------------------
 
 void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor &gathered,
-                   const AllGatherGemmConfig &config, std::uint64_t epoch) {
+                   const AllGatherGemmConfig &config, std::uint64_t /*epoch: the device's, common.cuh*/) {
   constexpr const char *kernel = "all_gather_gemm";
   const int me = shmem::my_pe(), n_pes = shmem::n_pes();
   const int chunks = config.chunks_per_pe;
@@ -405,12 +536,12 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
 
   // Side stream: every chunk of our rows into q's gathered buffer, each with its signal.
   auto push_shard = [&](int q) {
-    waitReady(ctx, streams, q, epoch);
+    waitReady(ctx, streams, q);
     for (int ch = 0; ch < chunks; ++ch) {
       if (rowsOf(ch) == 0) continue;
       const std::size_t row = static_cast<std::size_t>(me * m_local + bound[ch]);
-      tc::putmem_signal_on_stream(gath + row * a_row_bytes, mine + bound[ch] * a_row_bytes, rowsOf(ch) * a_row_bytes,
-                                  arrivalSlot(ctx, n_pes, chunks, me, ch), epoch, SignalOp::Set, q, side);
+      pushWithSignal(ctx, streams, gath + row * a_row_bytes, mine + bound[ch] * a_row_bytes, rowsOf(ch) * a_row_bytes,
+                     chunks, me, ch, q);
     }
   };
   // Main stream: our own rows x B at once, from a itself: no wait.
@@ -418,16 +549,14 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
     mma(streams, streams.main, type, type, mine, k, b.data, n, out + me * m_local * c_row_bytes, n, m_local, n, k);
   };
   // Main stream: chunk ch of src's rows, once it is in our gathered buffer.
-  auto wait_chunk = [&](int src, int ch) {
-    tc::signal_wait_until_on_stream(arrivalSlot(ctx, n_pes, chunks, src, ch), Cmp::GE, epoch, streams.main);
-  };
-  auto mma_chunk = [&](int src, int ch) {
+  auto wait_chunk = [&](cudaStream_t on, int src, int ch) { waitArrivals(ctx, on, chunks, src, ch, 1, -1); };
+  auto mma_chunk = [&](cudaStream_t on, int src, int ch) {
     const std::int64_t row = src * m_local + bound[ch];
-    mma(streams, streams.main, type, type, gath + row * a_row_bytes, k, b.data, n, out + row * c_row_bytes, n,
-        rowsOf(ch), n, k);
+    mma(streams, on, type, type, gath + row * a_row_bytes, k, b.data, n, out + row * c_row_bytes, n, rowsOf(ch), n,
+        k);
   };
 
-  forkAndAnnounceReady(ctx, streams, me, n_pes, epoch);
+  forkAndAnnounceReady(ctx, streams, n_pes);
   mma_own();  // enqueued first, so that the GPU computes while the host enqueues the transfers
   // The peer that consumes our rows at its step s is me - s: each gets ours when it wants them.
   for (int s = 1; s < n_pes; ++s) push_shard((me - s + n_pes) % n_pes);
@@ -437,15 +566,23 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
     check(cudaMemcpyAsync(gath + me * m_local * a_row_bytes, mine, m_local * a_row_bytes, cudaMemcpyDeviceToDevice,
                           side),
           "cudaMemcpyAsync(own rows)");
+  // The chunk GEMMs alternate between alt and main, first alt (main still runs mma_own): one
+  // GEMM's last wave of tiles overlaps the next one's first, where a GEMM alone would leave SMs
+  // idle (wave quantization). They write disjoint rows of c, and each waits for its own chunk.
+  check(cudaStreamWaitEvent(streams.lane->alt, streams.lane->entry, 0), "cudaStreamWaitEvent");
+  int issued = 0;
   for (int s = 1; s < n_pes; ++s) {  // swizzle: from me+1 on
     const int src = (me + s) % n_pes;
     for (int ch = 0; ch < chunks; ++ch) {
       if (rowsOf(ch) == 0) continue;
-      wait_chunk(src, ch);
-      mma_chunk(src, ch);
+      cudaStream_t on = issued++ % 2 == 0 ? streams.lane->alt : streams.main;
+      wait_chunk(on, src, ch);
+      mma_chunk(on, src, ch);
     }
   }
-  join(streams);
+  check(cudaEventRecord(streams.lane->alt_done, streams.lane->alt), "cudaEventRecord");
+  check(cudaStreamWaitEvent(streams.main, streams.lane->alt_done, 0), "cudaStreamWaitEvent");
+  join(ctx, streams);
 }
 
 // ---- GEMM + ReduceScatter ------------------------------------------------------------------------
@@ -459,7 +596,7 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
 // one or two send buffers of a chunk's rows [rows, N] f32, used in turn.
 
 void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
-                       const GemmReduceScatterConfig &config, std::uint64_t epoch) {
+                       const GemmReduceScatterConfig &config, std::uint64_t /*epoch*/) {
   constexpr const char *kernel = "gemm_reduce_scatter";
   const int me = shmem::my_pe(), n_pes = shmem::n_pes();
   const int chunks = config.chunks_per_pe;
@@ -474,6 +611,8 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
   if (n_pes == 1) {  // nothing to reduce: one GEMM straight into c
     const Streams streams = streamsFor(ctx);
     mma(streams, streams.main, type, type, a.data, k, b.data, n, c.data, n, m, n, k);
+    finish_gemm<<<1, 32, 0, streams.main>>>(ctx.slot(0));
+    launched(kernel);
     return;
   }
   requireSignals(kernel, ctx, n_pes, chunks);
@@ -514,9 +653,8 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
   // Side stream: that buffer into q's receive slot [src = me], with its signal.
   auto notify_owner = [&](int q, int ch, int buffer) {
     check(cudaStreamWaitEvent(l.side, l.gemm_done[buffer], 0), "cudaStreamWaitEvent");
-    tc::putmem_signal_on_stream(receive + me * slot_bytes + bound[ch] * p_row_bytes, send[buffer],
-                                rowsOf(ch) * p_row_bytes, arrivalSlot(ctx, n_pes, chunks, me, ch), epoch,
-                                SignalOp::Set, q, l.side);
+    pushWithSignal(ctx, streams, receive + me * slot_bytes + bound[ch] * p_row_bytes, send[buffer],
+                   rowsOf(ch) * p_row_bytes, chunks, me, ch, q);
     check(cudaEventRecord(l.push_done[buffer], l.side), "cudaEventRecord");
     in_flight[buffer] = true;
   };
@@ -527,9 +665,7 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
   };
   // Main stream: every PE's partial of chunk ch has arrived.
   auto wait_partials = [&](int ch) {
-    for (int src = 0; src < n_pes; ++src)
-      if (src != me)
-        tc::signal_wait_until_on_stream(arrivalSlot(ctx, n_pes, chunks, src, ch), Cmp::GE, epoch, streams.main);
+    waitArrivals(ctx, streams.main, chunks, 0, ch, n_pes, me);
   };
   // Main stream: rows of chunk ch of c = the partials summed in PE order.
   auto reduce_chunk = [&](int ch) {
@@ -543,10 +679,10 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
       reduceChunk(static_cast<float *>(c.data) + bound[ch] * n, partial, slot_stride, n_pes, count, streams.main);
   };
 
-  forkAndAnnounceReady(ctx, streams, me, n_pes, epoch);
+  forkAndAnnounceReady(ctx, streams, n_pes);
   for (int s = 1; s < n_pes; ++s) {  // ring order from me+1; our own block last
     const int q = (me + s) % n_pes;
-    waitReady(ctx, streams, q, epoch);  // side stream, before the first push to q
+    waitReady(ctx, streams, q);  // side stream, before the first push to q
     for (int ch = 0; ch < chunks; ++ch)
       if (rowsOf(ch) != 0) notify_owner(q, ch, mma_partial(q, ch));
   }
@@ -556,7 +692,7 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
     wait_partials(ch);
     reduce_chunk(ch);
   }
-  join(streams);
+  join(ctx, streams);
 }
 
 }  // namespace tdist::kernels::cuda

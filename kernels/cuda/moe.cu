@@ -124,11 +124,11 @@ __device__ void plan_rows(const std::int32_t *counts, const std::int32_t *ids, S
 }
 
 __global__ void __launch_bounds__(kPlanThreads)
-    dispatch_plan(const std::int32_t *ids, Shape shape, std::int32_t *counts, Plan plan, std::uint64_t *slot0) {
+    dispatch_plan(const std::int32_t *ids, Shape shape, std::int32_t *counts, Plan plan, std::uint64_t *slot0,
+                  SlotMap map) {
   extern __shared__ std::int32_t histogram[];  // E + 1: the last counts ids outside 0 .. E-1
   const int me = dev::rank();
   const int n = dev::num_ranks();
-  const SlotMap map{n};
   const std::uint64_t epoch = detail::call_epoch(slot0);
   const int row = shape.experts + 1;
   // announce, wait for every peer's entry: its recv and its count row are free
@@ -160,9 +160,8 @@ __global__ void __launch_bounds__(kPlanThreads)
 
 __global__ void __launch_bounds__(kRowThreads)
     dispatch_scatter(const std::byte *x, const std::int32_t *ids, Shape shape, std::size_t row_bytes, Plan plan,
-                     std::byte *recv, std::uint64_t *slot0) {
+                     std::byte *recv, std::uint64_t *slot0, SlotMap map) {
   const int me = dev::rank();
-  const SlotMap map{dev::num_ranks()};
   const std::uint64_t epoch = detail::call_epoch(slot0);
   const unsigned lane = threadIdx.x % 32;
   const int warp = threadIdx.x / 32;
@@ -196,9 +195,8 @@ __global__ void __launch_bounds__(kRowThreads)
   }
 }
 
-__global__ void dispatch_arrive(Shape shape, std::uint64_t *slot0) {
+__global__ void dispatch_arrive(Shape shape, std::uint64_t *slot0, SlotMap map) {
   const int n = dev::num_ranks();
-  const SlotMap map{n};
   const std::uint64_t epoch = detail::call_epoch(slot0);
   for (int k = threadIdx.x; k < n * shape.local_experts; k += blockDim.x) {
     dev::signal_wait_until(slotAt(slot0, map.moeRows(k / shape.local_experts, k % shape.local_experts,
@@ -209,9 +207,9 @@ __global__ void dispatch_arrive(Shape shape, std::uint64_t *slot0) {
 }
 
 __global__ void __launch_bounds__(kPlanThreads)
-    combine_plan(const std::int32_t *ids, Shape shape, const std::int32_t *counts, Plan plan, std::uint64_t *slot0) {
+    combine_plan(const std::int32_t *ids, Shape shape, const std::int32_t *counts, Plan plan, std::uint64_t *slot0,
+                 SlotMap map) {
   extern __shared__ std::int32_t counter[];
-  const SlotMap map{dev::num_ranks()};
   detail::announce_and_wait_entry(slot0, map, detail::call_epoch(slot0));
   plan_rows(counts, ids, shape, plan, counter);
 }
@@ -253,10 +251,9 @@ __global__ void __launch_bounds__(kRowThreads)
   }
 }
 
-__global__ void combine_leave(std::uint64_t *slot0) {
+__global__ void combine_leave(std::uint64_t *slot0, SlotMap map) {
   const int me = dev::rank();
   const int n = dev::num_ranks();
-  const SlotMap map{n};
   const std::uint64_t epoch = detail::call_epoch(slot0);
   // notify_done: the gather kernel before this one has read every owner's rows.
   if (threadIdx.x == 0) {
@@ -274,6 +271,7 @@ __global__ void combine_leave(std::uint64_t *slot0) {
 struct Setup {
   Shape shape;
   std::uint64_t *slot0 = nullptr;
+  SlotMap map;
   std::int32_t *counts = nullptr;  // the count matrix in the scratch
   Plan plan;
   cudaStream_t stream = nullptr;
@@ -290,7 +288,8 @@ Setup setUp(Context &ctx, const Tensor &topk_ids, const MoeConfig &config, const
   s.shape.capacity = config.capacity;
   kernels::detail::requireRange(kernel, "experts (cuda)", config.experts, n, kMaxExperts);
   kernels::detail::requireRange(kernel, "programs (cuda: blocks)", config.programs, 0, kMaxPrograms);
-  host::requireSlots(ctx, SlotMap{n}.moeSlots(config.experts), kernel);
+  s.map = host::slotMapFor(ctx, n, kernel);
+  host::requireSlots(ctx, s.map.moeSlots(config.experts), kernel);
   s.slot0 = ctx.slot(0);
   detail::ScratchMap scratch{static_cast<std::byte *>(ctx.scratch()), ctx.scratchBytes()};
   const std::size_t row = static_cast<std::size_t>(config.experts) + 1;
@@ -322,13 +321,13 @@ DispatchLayout moeDispatch(Context &ctx, const Tensor &x, const Tensor &topk_ids
   const std::size_t row_bytes = x.shape.size() == 2 ? static_cast<std::size_t>(x.shape[1]) * dtypeSize(x.dtype) : 0;
   const auto *ids = static_cast<const std::int32_t *>(topk_ids.data);
 
-  dispatch_plan<<<1, kPlanThreads, s.plan_shared, s.stream>>>(ids, s.shape, s.counts, s.plan, s.slot0);
+  dispatch_plan<<<1, kPlanThreads, s.plan_shared, s.stream>>>(ids, s.shape, s.counts, s.plan, s.slot0, s.map);
   host::checkLaunch(kernel);
   const int blocks = config.programs != 0 ? config.programs : (config.experts < kMaxPrograms ? config.experts : kMaxPrograms);
   dispatch_scatter<<<blocks, kRowThreads, 0, s.stream>>>(static_cast<const std::byte *>(x.data), ids, s.shape, row_bytes,
-                                                         s.plan, static_cast<std::byte *>(recv.data), s.slot0);
+                                                         s.plan, static_cast<std::byte *>(recv.data), s.slot0, s.map);
   host::checkLaunch(kernel);
-  dispatch_arrive<<<1, kRowThreads, 0, s.stream>>>(s.shape, s.slot0);
+  dispatch_arrive<<<1, kRowThreads, 0, s.stream>>>(s.shape, s.slot0, s.map);
   host::checkLaunch(kernel);
 
   // The layout is a host value: the count matrix comes back, and the stream is synchronised once.
@@ -384,7 +383,7 @@ void moeCombine(Context &ctx, const Tensor &expert_out, const DispatchLayout & /
   host::requireAligned16(out.data, kernel, "out");
   const bool vectorized = (static_cast<std::size_t>(hidden) * dtypeSize(out.dtype)) % 16 == 0;
 
-  combine_plan<<<1, kPlanThreads, s.plan_shared, s.stream>>>(ids, s.shape, s.counts, s.plan, s.slot0);
+  combine_plan<<<1, kPlanThreads, s.plan_shared, s.stream>>>(ids, s.shape, s.counts, s.plan, s.slot0, s.map);
   host::checkLaunch(kernel);
   const std::int64_t warps_per_block = kRowThreads / 32;
   std::int64_t wanted = (s.shape.tokens + warps_per_block - 1) / warps_per_block;
@@ -398,7 +397,7 @@ void moeCombine(Context &ctx, const Tensor &expert_out, const DispatchLayout & /
         vectorized, s.plan, static_cast<T *>(out.data));
   });
   host::checkLaunch(kernel);
-  combine_leave<<<1, 32, 0, s.stream>>>(s.slot0);
+  combine_leave<<<1, 32, 0, s.stream>>>(s.slot0, s.map);
   host::checkLaunch(kernel);
 }
 

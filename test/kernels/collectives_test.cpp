@@ -99,18 +99,10 @@ void allReduceCase(Context &ctx, std::int64_t numel, const AllReduceConfig &conf
                  std::to_string(numel));
 }
 
-// What the cuda bodies do not have yet: f16, the ring, and running in rounds when the scratch or
-// the signals are too few (there those limits are errors, tested in errors_test.cpp).
 bool onCuda() { return std::string(tdist::backendName()) == "cuda"; }
-bool hasBody(AllReduceAlgorithm algorithm) { return !(onCuda() && algorithm == AllReduceAlgorithm::Ring); }
 
 template <class T>
-class Collectives : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (std::is_same_v<T, Float16> && onCuda()) GTEST_SKIP() << "f16 has no cuda body";
-  }
-};
+class Collectives : public ::testing::Test {};
 using StorageTypes = ::testing::Types<float, BFloat16, Float16>;
 TYPED_TEST_SUITE(Collectives, StorageTypes);
 
@@ -141,7 +133,6 @@ TYPED_TEST(Collectives, EveryAllReduceAlgorithmGivesThePeOrderSum) {
   int call = 0;
   for (AllReduceAlgorithm algorithm : {AllReduceAlgorithm::Auto, AllReduceAlgorithm::OneShot,
                                        AllReduceAlgorithm::TwoShot, AllReduceAlgorithm::Ring}) {
-    if (!hasBody(algorithm)) continue;
     for (std::int64_t numel : kSizes) {
       for (AllReduceConfig config : {AllReduceConfig{algorithm}, AllReduceConfig{algorithm, 4096, 3}}) {
         allReduceCase<TypeParam>(ctx, numel, config, false, call);
@@ -155,7 +146,6 @@ TYPED_TEST(Collectives, EveryAllReduceAlgorithmGivesThePeOrderSum) {
 // A scratch of a few chunks and a few signal slots: every kernel runs in many rounds, and its
 // result is still the same.
 TYPED_TEST(Collectives, TinyScratchAndFewSignalsRunInRounds) {
-  if (onCuda()) GTEST_SKIP() << "the cuda bodies do not run in rounds yet";
   Context ctx(smallContext(3 * 4096 + 100, 24));
   int call = 0;
   for (std::int64_t numel : {std::int64_t{1}, std::int64_t{9001}}) {
@@ -175,7 +165,7 @@ TEST(CollectivesOnOneContext, ManyCallsOfEveryKernelInterleaveWithoutResets) {
     allGatherCase<float>(ctx, 301 + call, {4096, 0}, call);
     reduceScatterCase<BFloat16>(ctx, 257, {4096, 0}, call);
     const auto algorithm = static_cast<AllReduceAlgorithm>(call % 4);
-    if (hasBody(algorithm)) allReduceCase<float>(ctx, 5000, {algorithm, 4096, 0}, call % 2 == 0, call);
+    allReduceCase<float>(ctx, 5000, {algorithm, 4096, 0}, call % 2 == 0, call);
   }
 }
 

@@ -2,7 +2,9 @@
 // decomposed overlap of kernels/cuda/gemm.cu. One cuBLASLt GEMM of the whole shape against the same
 // product as 2, 4 and 8 GEMMs of row chunks (as AllGather+GEMM and GEMM+ReduceScatter issue them),
 // of column chunks, and of a 2-D grid; each with cuBLASLt's first heuristic choice or with the
-// fastest of its first few algorithms for that chunk shape.
+// fastest of its first few algorithms for that chunk shape; and row chunks on two streams in turn
+// (split=rows-2s, rows-tuned-2s), as kernels/cuda/gemm.cu issues AllGather+GEMM's chunks, so that
+// one GEMM's last wave overlaps the next one's first.
 //
 // RESULT lines: case=cuda-gemm-chunks m= n= k= chunks= split= efficiency= ... median_us=: the time
 // of the whole product per iteration, and its efficiency = the whole GEMM's time (fastest algorithm)
@@ -87,8 +89,11 @@ struct Matmul {
 class GemmChunks {
  public:
   GemmChunks(std::int64_t max_m, std::int64_t max_n, std::int64_t k)
-      : k_(k), a_(max_m * k), b_(k * max_n), c_(max_m * max_n), workspace_(kWorkspaceBytes) {
+      : k_(k), a_(max_m * k), b_(k * max_n), c_(max_m * max_n), workspace_(kWorkspaceBytes),
+        alt_workspace_(kWorkspaceBytes) {
     checkLt(cublasLtCreate(&handle_), "cublasLtCreate");
+    gpu::check(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    gpu::check(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming), "cudaEventCreateWithFlags");
     fillKernel<<<1024, 256, 0, stream_.get()>>>(a_.get(), max_m * k, 0x1234u);
     gpu::checkLaunch("fillKernel");
     fillKernel<<<1024, 256, 0, stream_.get()>>>(b_.get(), k * max_n, 0x9876u);
@@ -104,6 +109,8 @@ class GemmChunks {
       cublasLtMatmulDescDestroy(matmul.op);
     }
     cublasLtDestroy(handle_);
+    cudaEventDestroy(fork_);
+    cudaEventDestroy(join_);
   }
   GemmChunks(const GemmChunks &) = delete;
   GemmChunks &operator=(const GemmChunks &) = delete;
@@ -120,13 +127,24 @@ class GemmChunks {
     return m;
   }
 
-  void run(const Matmul &m, int algo, const Piece &piece, std::int64_t n) {
+  // On the main stream, or (alt) on the second one, each with its own workspace.
+  void run(const Matmul &m, int algo, const Piece &piece, std::int64_t n, bool alt = false) {
     const float alpha = 1.0f, beta = 0.0f;
     void *c = cOf(piece, n);
     checkLt(cublasLtMatmul(handle_, m.op, &alpha, bOf(piece), m.layout_b, aOf(piece), m.layout_a, &beta, c,
-                           m.layout_c, c, m.layout_c, &m.algos[algo].algo, workspace_.get(), kWorkspaceBytes,
-                           stream_.get()),
+                           m.layout_c, c, m.layout_c, &m.algos[algo].algo,
+                           alt ? alt_workspace_.get() : workspace_.get(), kWorkspaceBytes,
+                           alt ? alt_.get() : stream_.get()),
             "cublasLtMatmul");
+  }
+  // The second stream starts after everything on the main one, and the main one goes on after it.
+  void fork() {
+    gpu::check(cudaEventRecord(fork_, stream_.get()), "cudaEventRecord");
+    gpu::check(cudaStreamWaitEvent(alt_.get(), fork_, 0), "cudaStreamWaitEvent");
+  }
+  void join() {
+    gpu::check(cudaEventRecord(join_, alt_.get()), "cudaEventRecord");
+    gpu::check(cudaStreamWaitEvent(stream_.get(), join_, 0), "cudaStreamWaitEvent");
   }
 
   cudaStream_t stream() const { return stream_.get(); }
@@ -197,9 +215,10 @@ class GemmChunks {
   }
 
   std::int64_t k_;
-  gpu::Stream stream_;
+  gpu::Stream stream_, alt_;
   gpu::DeviceBuffer<__nv_bfloat16> a_, b_, c_;
-  gpu::DeviceBuffer<std::byte> workspace_;
+  gpu::DeviceBuffer<std::byte> workspace_, alt_workspace_;
+  cudaEvent_t fork_ = nullptr, join_ = nullptr;
   gpu::EventTimer timer_;
   cublasLtHandle_t handle_ = nullptr;
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, unsigned, unsigned, unsigned>, Matmul> matmuls_;
@@ -223,6 +242,7 @@ struct Variant {
   int chunks = 1;
   bool tuned = true;
   std::vector<Piece> pieces;
+  bool two_streams = false;  // pieces alternate between the main and a second stream
 };
 
 Variant grid(const std::string &split, int row_parts, int col_parts, bool tuned, std::int64_t m, std::int64_t n) {
@@ -240,6 +260,10 @@ std::vector<Variant> variants(std::int64_t m, std::int64_t n) {
   for (int chunks : kChunkCounts) {
     out.push_back(grid("rows", chunks, 1, false, m, n));
     out.push_back(grid("rows-tuned", chunks, 1, true, m, n));
+    out.push_back(grid("rows-2s", chunks, 1, false, m, n));
+    out.back().two_streams = true;
+    out.push_back(grid("rows-tuned-2s", chunks, 1, true, m, n));
+    out.back().two_streams = true;
     out.push_back(grid("cols-tuned", 1, chunks, true, m, n));
     if (chunks >= 4) out.push_back(grid("2d-tuned", 2, chunks / 2, true, m, n));
   }
@@ -247,10 +271,12 @@ std::vector<Variant> variants(std::int64_t m, std::int64_t n) {
 }
 
 void enqueue(GemmChunks &bench, const Variant &v, std::int64_t n) {
-  for (const Piece &piece : v.pieces) {
-    Matmul &m = bench.matmul(piece, n);
-    bench.run(m, v.tuned ? m.fastest : 0, piece, n);
+  if (v.two_streams) bench.fork();
+  for (std::size_t i = 0; i < v.pieces.size(); ++i) {
+    Matmul &m = bench.matmul(v.pieces[i], n);
+    bench.run(m, v.tuned ? m.fastest : 0, v.pieces[i], n, v.two_streams && i % 2 == 1);
   }
+  if (v.two_streams) bench.join();
 }
 
 // Seconds per iteration of iters products back to back.
