@@ -83,6 +83,10 @@ using shmem::SignalOp;
 // Engine::Auto: the copy engine from this many bytes of each PE's input (all_gather) or output
 // (reduce_scatter) on; SMs below. A guess to be measured (bench/).
 constexpr std::size_t kAllGatherCopyEngineFrom = 1u << 20;
+// The copy-engine paths move at least this much a copy, whatever config.chunk_bytes says: a copy
+// costs microseconds to start (256 KiB copies made a 64 MiB all_gather of 2 PEs take 2.3-3 ms on
+// an H200, 30x one copy's time), and nothing waits on a piece of them.
+constexpr std::size_t kCopyEngineMinPiece = 64u << 20;
 constexpr std::size_t kReduceScatterCopyEngineFrom = 4u << 20;
 // AllReduceAlgorithm::Auto: one-shot up to this many bytes (and while it fits its scratch),
 // two-shot beyond. One-shot moves (n-1) x bytes per PE, two-shot 2 (n-1)/n x bytes.
@@ -104,13 +108,15 @@ __device__ __forceinline__ void store_one(T *dest, std::int64_t index, T value, 
   *dev::symm_at(dest + index, pe) = value;
 }
 
-// Thread 0, after the block's stores: fence, then data[me][block] = epoch on every peer.
+// Thread 0, after the block's stores: data[me][block] = epoch on every peer. A release store
+// after the barrier is enough: bar.sync orders the block's stores before thread 0's, and a release
+// at system scope is cumulative, so a peer that acquires the signal sees them all (a fence.sc.sys
+// before it measured 0.5 us a call on an H200, for nothing).
 __device__ __forceinline__ void notify_peers(std::uint64_t *slot0, SlotMap map, std::uint64_t epoch) {
   __syncthreads();
   const int me = dev::rank();
   const int n = dev::num_ranks();
   if (threadIdx.x == 0) {
-    dev::fence();
     for (int k = 1; k < n; ++k) {
       dev::signal_op(slotAt(slot0, map.data(me, blockIdx.x)), epoch, SignalOp::Set, (me + k) % n);
     }
@@ -296,8 +302,7 @@ __global__ void __launch_bounds__(detail::kThreads)
   };
   auto notify_next = [&](int which) {
     __syncthreads();
-    if (threadIdx.x == 0) {
-      dev::fence();
+    if (threadIdx.x == 0) {  // the release is cumulative (notify_peers)
       dev::signal_op(slotAt(slot0, map.data(me, 2 * blockIdx.x + which)), epoch, SignalOp::Set, next);
     }
   };
@@ -434,10 +439,11 @@ void allGather(Context &ctx, const Tensor &input, Tensor &output, const AllGathe
   host::checkLaunch(kernel);
   auto *out = static_cast<std::byte *>(output.data) + static_cast<std::size_t>(me) * bytes;
   const auto *in = static_cast<const std::byte *>(input.data);
+  const std::size_t piece = config.chunk_bytes > kCopyEngineMinPiece ? config.chunk_bytes : kCopyEngineMinPiece;
   for (int k = 0; k < n; ++k) {
     const int pe = (me + k) % n;
-    for (std::size_t at = 0; at < bytes; at += config.chunk_bytes) {
-      std::size_t len = bytes - at < config.chunk_bytes ? bytes - at : config.chunk_bytes;
+    for (std::size_t at = 0; at < bytes; at += piece) {
+      std::size_t len = bytes - at < piece ? bytes - at : piece;
       tdist::cuda::putmem_on_stream(out + at, in + at, len, pe, stream);
     }
   }
@@ -474,7 +480,8 @@ void reduceScatter(Context &ctx, const Tensor &input, Tensor &output, const Redu
   // by this PE, so the rounds share the call's epoch).
   detail::ScratchMap scratch{static_cast<std::byte *>(ctx.scratch()), ctx.scratchBytes()};
   std::size_t row_bytes = scratch.stagingBytes() / static_cast<std::size_t>(n);
-  if (row_bytes > config.chunk_bytes) row_bytes = config.chunk_bytes;
+  const std::size_t piece = config.chunk_bytes > kCopyEngineMinPiece ? config.chunk_bytes : kCopyEngineMinPiece;
+  if (row_bytes > piece) row_bytes = piece;
   row_bytes &= ~std::size_t{255};
   if (row_bytes < element) {
     throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the context's scratch is too small for the "

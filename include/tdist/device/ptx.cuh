@@ -5,7 +5,9 @@
 // another GPU over NVLink), so every synchronising access needs `.sys` scope and an explicit
 // order. CUDA's atomicAdd and LLVM's atomicrmw lower to `atom.global.add` (relaxed, .gpu scope),
 // which is too weak for a signal that publishes data to another process; so loads, stores,
-// reductions, atomics and fences are spelled out here, once, and nothing else emits them.
+// reductions, atomics and fences are spelled out here, once, and nothing else emits them. The
+// one GPU-scope operation, atomic_fetch_add_gpu, is for a PE's private counters that no other
+// process ever reads.
 //
 // Values travel as their bits: a template picks the 32- or 64-bit form by size, so int32/uint32/
 // float share one instruction and int64/uint64/double another (two's complement makes signed and
@@ -114,6 +116,24 @@ __device__ __forceinline__ T atomic_fetch_add(T *address, T value) {
   } else {
     std::uint32_t old;
     asm volatile("atom.acq_rel.sys.global.add.u32 %0, [%1], %2;"
+                 : "=r"(old) : "l"(at), "r"(bits_as<std::uint32_t>(value)) : "memory");
+    return bits_as<T>(old);
+  }
+}
+
+// The same at GPU scope, for words only one PE's own kernels touch (the kernel library's arrival
+// counts): every thread that may observe it runs on this GPU.
+template <AtomicInteger T>
+__device__ __forceinline__ T atomic_fetch_add_gpu(T *address, T value) {
+  std::size_t at = global(address);
+  if constexpr (sizeof(T) == 8) {
+    std::uint64_t old;
+    asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], %2;"
+                 : "=l"(old) : "l"(at), "l"(bits_as<std::uint64_t>(value)) : "memory");
+    return bits_as<T>(old);
+  } else {
+    std::uint32_t old;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;"
                  : "=r"(old) : "l"(at), "r"(bits_as<std::uint32_t>(value)) : "memory");
     return bits_as<T>(old);
   }
