@@ -431,7 +431,8 @@ void waitArrivals(Context &ctx, cudaStream_t s, int chunks, int src, int ch, int
 // Side stream: bytes into q's copy of dest, then chunk ch's arrival signal from this PE there.
 void pushWithSignal(Context &ctx, const Streams &streams, void *dest, const void *source, std::size_t bytes,
                     int chunks, int me, int ch, int q) {
-  tc::putmem_on_stream(dest, source, bytes, q, streams.lane->side);
+  // A PE without rows (m_local = 0) has no block to send, only the signal that it sent it.
+  if (bytes != 0) tc::putmem_on_stream(dest, source, bytes, q, streams.lane->side);
   signal_slot<<<1, 1, 0, streams.lane->side>>>(ctx.slot(0), arrivalSlot(ctx, chunks, me, ch), q);
   launched("signal_slot");
 }
