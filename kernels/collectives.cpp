@@ -102,7 +102,7 @@ void all_gather(Context &ctx, const Tensor &input, Tensor &output, const AllGath
     requireNumel(kName, "output", output, input.numel() * nPes(), "n_pes x the elements of input");
   });
   const Packed packed{input.dtype, 0, static_cast<int>(config.engine), config.programs, config.chunk_bytes};
-  detail::agree(kName, signatureOf(input, output, packed), code, error);
+  detail::agree(ctx, kName, signatureOf(input, output, packed), code, error);
   const std::uint64_t epoch = ctx.nextEpoch();
 #ifdef TDIST_KERNELS_HAVE_CUDA
   if (ctx.backend() == "cuda") return cuda::allGather(ctx, input, output, config, epoch);
@@ -122,7 +122,7 @@ void reduce_scatter(Context &ctx, const Tensor &input, Tensor &output, const Red
     requireNumel(kName, "output", output, input.numel() / nPes(), "the elements of input / n_pes");
   });
   const Packed packed{input.dtype, 0, static_cast<int>(config.engine), config.programs, config.chunk_bytes};
-  detail::agree(kName, signatureOf(input, output, packed), code, error);
+  detail::agree(ctx, kName, signatureOf(input, output, packed), code, error);
   const std::uint64_t epoch = ctx.nextEpoch();
 #ifdef TDIST_KERNELS_HAVE_CUDA
   if (ctx.backend() == "cuda") return cuda::reduceScatter(ctx, input, output, config, epoch);
@@ -140,7 +140,7 @@ void all_reduce(Context &ctx, const Tensor &input, Tensor &output, const AllRedu
     requireNumel(kName, "output", output, input.numel(), "the elements of input");
   });
   const Packed packed{input.dtype, static_cast<int>(config.algorithm), 0, config.programs, config.chunk_bytes};
-  detail::agree(kName, signatureOf(input, output, packed), code, error);
+  detail::agree(ctx, kName, signatureOf(input, output, packed), code, error);
   // Every PE agreed on the size, so every PE picks the same algorithm.
   AllReduceAlgorithm algorithm = config.algorithm;
   if (algorithm == AllReduceAlgorithm::Auto) algorithm = chooseAllReduce(ctx, input.nbytes());

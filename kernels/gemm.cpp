@@ -143,7 +143,7 @@ void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, 
     }
     requireBackendDtype(kAllGatherGemm, ctx, a.dtype);
   });
-  detail::agree(kAllGatherGemm, signature, code, message);
+  detail::agree(ctx, kAllGatherGemm, signature, code, message);
   const std::uint64_t epoch = ctx.nextEpoch();
   Tensor scratch_gathered;
   if (!gathered) {
@@ -206,7 +206,7 @@ void gemm_reduce_scatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor 
     }
     requireBackendDtype(kGemmReduceScatter, ctx, a.dtype);
   });
-  detail::agree(kGemmReduceScatter, signature, code, message);
+  detail::agree(ctx, kGemmReduceScatter, signature, code, message);
   const std::uint64_t epoch = ctx.nextEpoch();
 #ifdef TDIST_KERNELS_HAVE_CUDA
   if (ctx.backend() == "cuda") return cuda::gemmReduceScatter(ctx, a, b, c, config, epoch);

@@ -6,9 +6,10 @@
 // (the programs are the parallelism). f32 only: the entry point refuses bf16 on this backend.
 //
 // Signals are ctx.slot(i), written with this call's epoch (SET) and waited for until >= epoch,
-// never reset. Buffer reuse: both kernels end with a barrier, so no PE starts its next call (and
-// pushes into a peer's gathered rows or scratch, or sets its signals) before every PE has finished
-// reading them in this one.
+// never reset. Buffer reuse: the next call's entry handshake (kernels/checks.h) is through only
+// once every PE has finished this one, so no PE pushes into a peer's gathered rows or scratch,
+// or sets its signals, while that peer still reads them. Both kernels only push (blocking puts,
+// complete on return), and each PE waits for everything pushed to it before it returns.
 #include <cblas.h>
 
 #include <algorithm>
@@ -143,7 +144,6 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
   for (int src = 0; src < n_pes; ++src) {
     for (int chunk = 0; chunk < chunks; ++chunk) wait_chunk(src, chunk);
   }
-  sh::barrier_all();
 }
 
 // ---- GEMM + ReduceScatter --------------------------------------------------------------------
@@ -252,7 +252,6 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
     const int owner = (me + 1 + static_cast<int>(i / own_items)) % n_pes;
     partial(owner, chunk, column, staging[dl::program_id(0)]);
   });
-  sh::barrier_all();
 }
 
 }  // namespace tdist::kernels::cpu

@@ -23,6 +23,10 @@
 
 namespace tdist::kernels {
 
+namespace detail {
+struct ContextAccess;  // the library's own entry points (kernels/context_state.h)
+}
+
 struct ContextOptions {
   std::size_t scratch_bytes = 64u << 20;  // symmetric scratch per PE (staging, gathered tiles)
   int max_signals = 4096;                 // symmetric signal slots per PE (64 bytes each)
@@ -52,6 +56,7 @@ class Context {
   const std::string &backend() const;  // "cpu", "cuda"
 
  private:
+  friend struct detail::ContextAccess;
   struct State;
   std::unique_ptr<State> state_;
 };
