@@ -14,10 +14,11 @@ namespace {
 constexpr long long kMinChunkBytes = 4096;
 constexpr long long kMaxChunkBytes = 1ll << 30;
 constexpr long long kMaxPrograms = 1024;
-// Auto: one-shot (one step, n - 1 times the bytes out of every PE) up to this size, two-shot
-// above it, on any number of PEs: on 2 CPU PEs the two-shot measured 0.89-1.02x MPI from 1 MiB on
-// where the one-shot took 1.5-1.9x (docs/BENCHMARKS.md), and the cuda one-shot holds the whole
-// input per source in the scratch.
+// Auto on cuda: one-shot (one step, n - 1 times the bytes out of every PE) up to this size,
+// two-shot above it: the cuda one-shot holds the whole input per source in the scratch. On cpu
+// the two-shot pulls its blocks straight from the peers' inputs (one signal step, as the
+// one-shot, and 1/n of the reduction work): it measured faster than the one-shot at every size
+// from 16 KiB on 2 and 4 PEs (docs/BENCHMARKS.md), so Auto takes it on any size there.
 constexpr std::size_t kOneShotMaxBytes = 256u << 10;
 
 // The call's signature: value[0] packs dtype, algorithm, engine, programs and chunk_bytes;
@@ -152,8 +153,9 @@ void all_reduce(Context &ctx, const Tensor &input, Tensor &output, const AllRedu
 }
 
 AllReduceAlgorithm chooseAllReduce(const Context &ctx, std::size_t bytes) {
-  if (bytes <= kOneShotMaxBytes || nPes() == 1) return AllReduceAlgorithm::OneShot;
-  return AllReduceAlgorithm::TwoShot;
+  if (nPes() == 1) return AllReduceAlgorithm::OneShot;
+  if (ctx.backend() == "cpu") return AllReduceAlgorithm::TwoShot;
+  return bytes <= kOneShotMaxBytes ? AllReduceAlgorithm::OneShot : AllReduceAlgorithm::TwoShot;
 }
 
 const char *algorithmName(AllReduceAlgorithm algorithm) {

@@ -154,6 +154,25 @@ void putWithSignal(Context &ctx, void *dest, const void *source, std::size_t byt
   shmem::putmem_signal<std::uint64_t>(dest, source, bytes, ctx.slot(slot), epoch, shmem::SignalOp::Set, pe);
 }
 
+// out[i] = sum over src = 0 .. n-1 of source(src)[i], for i in 0 .. length-1: in f32, in PE
+// order (PE 0's value first, then + PE 1's, ...), rounded once; a block of elements at a time,
+// every source's whole block in turn, so that the inner loops vectorize.
+template <class T, class Source>
+void sumInPeOrder(int n, std::int64_t length, Source &&source, T *out) {
+  constexpr std::int64_t kBlock = 1024;
+  float acc[kBlock];
+  for (std::int64_t first = 0; first < length; first += kBlock) {
+    const std::int64_t count = std::min(kBlock, length - first);
+    const T *from = source(0) + first;
+    for (std::int64_t i = 0; i < count; ++i) acc[i] = load(from[i]);
+    for (int src = 1; src < n; ++src) {
+      from = source(src) + first;
+      for (std::int64_t i = 0; i < count; ++i) acc[i] += load(from[i]);
+    }
+    for (std::int64_t i = 0; i < count; ++i) out[first + i] = store<T>(acc[i]);
+  }
+}
+
 // ---- AllGather ----------------------------------------------------------------------------
 
 template <class T>
@@ -236,11 +255,8 @@ void scatterReduce(Context &ctx, const char *kernel, const T *in, T *out, const 
       const std::int64_t mine = length(me, c), offset = offset_of(c);
       if (mine == 0) return;
       for (int j = 0; j < n; ++j) signalWait(ctx, scatter_slot((me + j) % n, c), e);
-      for (std::int64_t i = 0; i < mine; ++i) {
-        float sum = load(scratch[c * rounds.chunk + i]);
-        for (int src = 1; src < n; ++src) sum += load(scratch[src * rounds.per_round + c * rounds.chunk + i]);
-        reduced[offset + i] = store<T>(sum);
-      }
+      sumInPeOrder<T>(n, mine, [&](int src) { return scratch + src * rounds.per_round + c * rounds.chunk; },
+                      reduced + offset);
       if (!shape.gather) return;
       for (int j = 1; j < n; ++j) {
         putWithSignal(ctx, reduced + offset, reduced + offset, mine * sizeof(T), gather_slot(me, c), e,
@@ -258,6 +274,57 @@ void scatterReduce(Context &ctx, const char *kernel, const T *in, T *out, const 
     if (shape.gather) overChunks(chunks, configured_programs, push_shard, reduce_chunk, wait_tile);
     else overChunks(chunks, configured_programs, push_shard, reduce_chunk);
   });
+}
+
+// ---- AllReduce, two-shot by pulls ---------------------------------------------------------
+
+// Where every PE's heap is loadable (the cpu backend maps every peer's), the two-shot needs no
+// staging: once the handshake is through, every PE's input is ready, so each PE sums block me
+// straight from every PE's input (PE order), writes it into its own output and pushes it into
+// every peer's. No PE returns before every peer has read its input: a peer pushes its reduced
+// chunk only after reading that chunk of every input, and every PE waits for every peer's
+// chunks. In place is safe too: block q of an input is read by PE q alone, and overwritten (by
+// PE q's push, or by PE q itself) only after PE q read that chunk. Returns false (nothing done)
+// where some peer's input cannot be loaded.
+template <class T>
+bool pulledTwoShot(Context &ctx, const T *in, T *out, std::int64_t numel, const AllReduceConfig &config,
+                   std::uint64_t epoch) {
+  const int me = shmem::my_pe(), n = shmem::n_pes();
+  if (numel == 0) return true;
+  std::vector<const T *> inputs(static_cast<std::size_t>(n));
+  for (int pe = 0; pe < n; ++pe) {
+    inputs[pe] = static_cast<const T *>(shmem::ptr(in, pe));
+    if (inputs[pe] == nullptr) return false;
+  }
+  const std::int64_t block = (numel + n - 1) / n;
+  const auto block_length = [&](int pe) { return std::clamp<std::int64_t>(numel - pe * block, 0, block); };
+  const Rounds rounds = planRounds("tdist::kernels::all_reduce", ctx, block, sizeof(T), config.chunk_bytes, -1, n);
+  const auto slot = [&](int src, std::int64_t c) { return static_cast<int>(src * rounds.chunks_per_round + c); };
+  inRounds(ctx, rounds, epoch, [&](std::int64_t r, std::uint64_t e) {
+    const auto offset_of = [&](std::int64_t c) { return me * block + r * rounds.per_round + c * rounds.chunk; };
+    const auto length = [&](int pe, std::int64_t c) {
+      return std::clamp<std::int64_t>(block_length(pe) - r * rounds.per_round - c * rounds.chunk, 0, rounds.chunk);
+    };
+    // pull_reduce: this PE's chunk of every input, summed in PE order; notify_peers: into every
+    // peer's output.
+    const auto pull_reduce = [&](std::int64_t c) {
+      const std::int64_t mine = length(me, c), offset = offset_of(c);
+      if (mine == 0) return;
+      sumInPeOrder<T>(n, mine, [&](int src) { return inputs[src] + offset; }, out + offset);
+      for (int j = 1; j < n; ++j) {
+        putWithSignal(ctx, out + offset, out + offset, mine * sizeof(T), slot(me, c), e, (me + j) % n);
+      }
+    };
+    // wait_tile: every peer's reduced chunk.
+    const auto wait_tile = [&](std::int64_t c) {
+      for (int j = 1; j < n; ++j) {
+        const int src = (me + j) % n;
+        if (length(src, c) > 0) signalWait(ctx, slot(src, c), e);
+      }
+    };
+    overChunks(rounds.chunksIn(r, block), config.programs, pull_reduce, wait_tile);
+  });
+  return true;
 }
 
 // ---- AllReduce, ring ----------------------------------------------------------------------
@@ -345,6 +412,7 @@ void allReduce(Context &ctx, const Tensor &input, Tensor &output, AllReduceAlgor
         return scatterReduce<T>(ctx, kName, in, out, ScatterReduce{0, numel, numel, false}, config.chunk_bytes,
                                 config.programs, epoch);
       case AllReduceAlgorithm::TwoShot: {
+        if (pulledTwoShot<T>(ctx, in, out, numel, config, epoch)) return;
         const std::int64_t n = shmem::n_pes();
         const std::int64_t block = (numel + n - 1) / n;
         return scatterReduce<T>(ctx, kName, in, out, ScatterReduce{block, block, numel, true}, config.chunk_bytes,

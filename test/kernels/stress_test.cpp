@@ -187,6 +187,30 @@ TEST(KernelStress, BackToBackCallsOnFibers) {
   else unsetenv("TDIST_WORKERS");
 }
 
+// Signal slots for two chunks of every PE only: the two-shot (which pulls, and needs no
+// scratch) runs in rounds, in place and not, and back to back.
+TEST(KernelStress, TwoShotInRoundsOfFewSignals) {
+  const int n = nPes(), me = myPe();
+  ContextOptions few;
+  few.scratch_bytes = 0;
+  few.max_signals = 2 * n;
+  Context ctx(few);
+  constexpr std::int64_t kNumel = 50021;
+  HeapTensor input({kNumel}, DType::F32), output({kNumel}, DType::F32);
+  for (int it = 0; it < 6; ++it) {
+    const bool in_place = it % 2 == 1;
+    std::vector<float> mine(kNumel), want(kNumel);
+    for (std::int64_t i = 0; i < kNumel; ++i) {
+      mine[i] = valueOf(me, i, it);
+      for (int pe = 0; pe < n; ++pe) want[i] += valueOf(pe, i, it);
+    }
+    writeTensor(*input, mine);
+    randomDelay(it);
+    all_reduce(ctx, *input, in_place ? *input : *output, {AllReduceAlgorithm::TwoShot, 4096, 0});
+    expectEqual(readTensor<float>(ctx, in_place ? *input : *output), want, "iteration " + std::to_string(it));
+  }
+}
+
 // PEs that call different kernels on one context: a mismatch on every PE, naming each PE's
 // kernel, and the context still works.
 TEST(KernelStress, DifferentKernelsAreAMismatchOnEveryPe) {
