@@ -78,9 +78,9 @@ void requireConfig(const char *kernel, const Config &config) {
   detail::requireRange(kernel, "programs", config.programs, 0, 1024);
 }
 
-// The dtypes the backend's body takes: f32 everywhere, bf16 on cuda only.
+// The dtypes the backend's body takes: f32 and bf16 on cpu and cuda.
 void requireBackendDtype(const char *kernel, const Context &ctx, DType dtype) {
-  if (dtype == DType::BF16 && ctx.backend() != "cuda") {
+  if (dtype == DType::BF16 && ctx.backend() != "cuda" && ctx.backend() != "cpu") {
     throw Error(ErrorCode::NotSupported,
                 std::string(kernel) + ": bf16 is not supported on the " + ctx.backend() + " backend (f32 is)");
   }
