@@ -276,19 +276,21 @@ void scatterReduce(Context &ctx, const char *kernel, const T *in, T *out, const 
   });
 }
 
-// ---- AllReduce, two-shot by pulls ---------------------------------------------------------
+// ---- ReduceScatter and the two-shot AllReduce by pulls ------------------------------------
 
-// Where every PE's heap is loadable (the cpu backend maps every peer's), the two-shot needs no
-// staging: once the handshake is through, every PE's input is ready, so each PE sums block me
-// straight from every PE's input (PE order), writes it into its own output and pushes it into
-// every peer's. No PE returns before every peer has read its input: a peer pushes its reduced
-// chunk only after reading that chunk of every input, and every PE waits for every peer's
-// chunks. In place is safe too: block q of an input is read by PE q alone, and overwritten (by
-// PE q's push, or by PE q itself) only after PE q read that chunk. Returns false (nothing done)
-// where some peer's input cannot be loaded.
+// Where every PE's heap is loadable (the cpu backend maps every peer's), neither needs staging:
+// once the handshake is through, every PE's input is ready, so each PE sums block me straight
+// from every PE's input (PE order) into its output. The two-shot then pushes each reduced
+// chunk into every peer's output; no PE returns before every peer has read its input, since a
+// peer pushes its chunk only after reading that chunk of every input, and every PE waits for
+// every peer's chunks. In place is safe: block q of an input is read by PE q alone, and
+// overwritten (by PE q's push, or by PE q itself) only after PE q read that chunk. The
+// reduce-scatter has nothing to push, so each PE tells every peer it is done reading (a signal)
+// and returns once every peer is. Returns false (nothing done) where some peer's input cannot
+// be loaded.
 template <class T>
-bool pulledTwoShot(Context &ctx, const T *in, T *out, std::int64_t numel, const AllReduceConfig &config,
-                   std::uint64_t epoch) {
+bool pulledScatterReduce(Context &ctx, const T *in, T *out, std::int64_t numel, std::int64_t block, bool gather,
+                         std::size_t chunk_bytes, int configured_programs, std::uint64_t epoch) {
   const int me = shmem::my_pe(), n = shmem::n_pes();
   if (numel == 0) return true;
   std::vector<const T *> inputs(static_cast<std::size_t>(n));
@@ -296,23 +298,25 @@ bool pulledTwoShot(Context &ctx, const T *in, T *out, std::int64_t numel, const 
     inputs[pe] = static_cast<const T *>(shmem::ptr(in, pe));
     if (inputs[pe] == nullptr) return false;
   }
-  const std::int64_t block = (numel + n - 1) / n;
   const auto block_length = [&](int pe) { return std::clamp<std::int64_t>(numel - pe * block, 0, block); };
-  const Rounds rounds = planRounds("tdist::kernels::all_reduce", ctx, block, sizeof(T), config.chunk_bytes, -1, n);
+  const Rounds rounds = planRounds(gather ? "tdist::kernels::all_reduce" : "tdist::kernels::reduce_scatter", ctx,
+                                   block, sizeof(T), chunk_bytes, -1, n);
   const auto slot = [&](int src, std::int64_t c) { return static_cast<int>(src * rounds.chunks_per_round + c); };
+  T *reduced = gather ? out + me * block : out;
   inRounds(ctx, rounds, epoch, [&](std::int64_t r, std::uint64_t e) {
-    const auto offset_of = [&](std::int64_t c) { return me * block + r * rounds.per_round + c * rounds.chunk; };
+    const auto offset_of = [&](std::int64_t c) { return r * rounds.per_round + c * rounds.chunk; };  // in a block
     const auto length = [&](int pe, std::int64_t c) {
-      return std::clamp<std::int64_t>(block_length(pe) - r * rounds.per_round - c * rounds.chunk, 0, rounds.chunk);
+      return std::clamp<std::int64_t>(block_length(pe) - offset_of(c), 0, rounds.chunk);
     };
-    // pull_reduce: this PE's chunk of every input, summed in PE order; notify_peers: into every
-    // peer's output.
+    // pull_reduce: this PE's chunk of every input, summed in PE order; two-shot: notify_peers,
+    // into every peer's output.
     const auto pull_reduce = [&](std::int64_t c) {
       const std::int64_t mine = length(me, c), offset = offset_of(c);
       if (mine == 0) return;
-      sumInPeOrder<T>(n, mine, [&](int src) { return inputs[src] + offset; }, out + offset);
+      sumInPeOrder<T>(n, mine, [&](int src) { return inputs[src] + me * block + offset; }, reduced + offset);
+      if (!gather) return;
       for (int j = 1; j < n; ++j) {
-        putWithSignal(ctx, out + offset, out + offset, mine * sizeof(T), slot(me, c), e, (me + j) % n);
+        putWithSignal(ctx, reduced + offset, reduced + offset, mine * sizeof(T), slot(me, c), e, (me + j) % n);
       }
     };
     // wait_tile: every peer's reduced chunk.
@@ -322,7 +326,12 @@ bool pulledTwoShot(Context &ctx, const T *in, T *out, std::int64_t numel, const 
         if (length(src, c) > 0) signalWait(ctx, slot(src, c), e);
       }
     };
-    overChunks(rounds.chunksIn(r, block), config.programs, pull_reduce, wait_tile);
+    const std::int64_t chunks = rounds.chunksIn(r, block);
+    if (gather) return overChunks(chunks, configured_programs, pull_reduce, wait_tile);
+    overChunks(chunks, configured_programs, pull_reduce);
+    // done_reading, then wait_done: no peer's input is read any more.
+    for (int j = 1; j < n; ++j) shmem::signal_op<std::uint64_t>(ctx.slot(slot(me, 0)), e, shmem::SignalOp::Set, (me + j) % n);
+    for (int j = 1; j < n; ++j) signalWait(ctx, slot((me + j) % n, 0), e);
   });
   return true;
 }
@@ -392,6 +401,10 @@ void reduceScatter(Context &ctx, const Tensor &input, Tensor &output, const Redu
   byDtype(input.dtype, [&](auto type) {
     using T = decltype(type);
     const std::int64_t block = output.numel();
+    if (pulledScatterReduce<T>(ctx, input.as<const T>(), output.as<T>(), input.numel(), block, false,
+                               config.chunk_bytes, config.programs, epoch)) {
+      return;
+    }
     const ScatterReduce shape{block, block, input.numel(), false};
     scatterReduce<T>(ctx, "tdist::kernels::reduce_scatter", input.as<const T>(), output.as<T>(), shape,
                      config.chunk_bytes, config.programs, epoch);
@@ -412,7 +425,11 @@ void allReduce(Context &ctx, const Tensor &input, Tensor &output, AllReduceAlgor
         return scatterReduce<T>(ctx, kName, in, out, ScatterReduce{0, numel, numel, false}, config.chunk_bytes,
                                 config.programs, epoch);
       case AllReduceAlgorithm::TwoShot: {
-        if (pulledTwoShot<T>(ctx, in, out, numel, config, epoch)) return;
+        const std::int64_t pes = shmem::n_pes();
+        if (pulledScatterReduce<T>(ctx, in, out, numel, (numel + pes - 1) / pes, true, config.chunk_bytes,
+                                   config.programs, epoch)) {
+          return;
+        }
         const std::int64_t n = shmem::n_pes();
         const std::int64_t block = (numel + n - 1) / n;
         return scatterReduce<T>(ctx, kName, in, out, ScatterReduce{block, block, numel, true}, config.chunk_bytes,
