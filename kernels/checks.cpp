@@ -3,8 +3,12 @@
 #include "kernels/checks.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <vector>
+
+#include "kernels/context_state.h"
+#include "tdist/shmem.h"
 
 namespace tdist::kernels::detail {
 namespace {
@@ -74,22 +78,59 @@ void requireRange(const char *kernel, const char *field, long long value, long l
   }
 }
 
-void agree(const char *kernel, const CallSignature &mine, int local_code, const std::string &local_error) {
-  CallArgs args;
-  for (int i = 0; i < 3; ++i) args.value[i] = mine.value[i];
-  args.status = local_code;
-  const std::vector<CallArgs> all = exchangeCallArgs(kernel, args);
+namespace {
+
+// What each PE said of its call, for the verdict.
+struct Said {
+  std::uint64_t kernel = 0;
+  std::int64_t status = 0;
+  std::uint64_t value[3] = {0, 0, 0};
+};
+
+// The kernels whose names a handshake row carries as a hash (FNV-1a, 64 bits): the ones the
+// library has; another name is said as its hash.
+constexpr const char *kKernelNames[] = {
+    "tdist::kernels::all_gather", "tdist::kernels::reduce_scatter", "tdist::kernels::all_reduce",
+    "all_gather_gemm",            "gemm_reduce_scatter",            "tdist::kernels::moe_dispatch",
+    "tdist::kernels::moe_combine",
+};
+
+std::uint64_t kernelHash(const char *name) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const char *c = name; *c; ++c) hash = (hash ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
+  return hash;
+}
+
+std::string kernelName(std::uint64_t hash) {
+  for (const char *name : kKernelNames) {
+    if (kernelHash(name) == hash) return name;
+  }
+  char text[40];
+  std::snprintf(text, sizeof text, "a kernel of hash 0x%llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+// The verdict every PE reaches alike from every PE's row (index = PE); throws unless every PE
+// found its arguments good and called the same kernel with the same values.
+void verdict(const char *kernel, const CallSignature &mine, int local_code, const std::string &local_error,
+             const std::vector<Said> &all) {
   if (local_code != 0) throw Error(static_cast<ErrorCode>(local_code), local_error);
   for (std::size_t pe = 0; pe < all.size(); ++pe) {
     if (all[pe].status == 0) continue;
     const auto code = static_cast<ErrorCode>(all[pe].status);
     throw Error(code, std::string(kernel) + ": failed on PE " + std::to_string(pe) + " (" + toString(code) + ")");
   }
-  const auto same = [](const CallArgs &a, const CallArgs &b) {
-    return std::equal(a.value, a.value + 3, b.value);
-  };
-  if (std::all_of(all.begin(), all.end(), [&](const CallArgs &a) { return same(a, all[0]); })) return;
-  const auto say = [&](const CallArgs &a) {
+  if (std::any_of(all.begin(), all.end(), [&](const Said &a) { return a.kernel != all[0].kernel; })) {
+    std::string message = std::string(kernel) + ": the call differs between PEs: ";
+    for (std::size_t pe = 0; pe < all.size(); ++pe) {
+      if (pe) message += ", ";
+      message += "PE " + std::to_string(pe) + " called " + kernelName(all[pe].kernel);
+    }
+    throw Error(ErrorCode::CollectiveMismatch, message);
+  }
+  const auto same = [](const Said &a, const Said &b) { return std::equal(a.value, a.value + 3, b.value); };
+  if (std::all_of(all.begin(), all.end(), [&](const Said &a) { return same(a, all[0]); })) return;
+  const auto say = [&](const Said &a) {
     if (mine.describe != nullptr) return mine.describe(a.value);
     char text[96];
     std::snprintf(text, sizeof text, "(%llu, %llu, %llu)", static_cast<unsigned long long>(a.value[0]),
@@ -102,6 +143,54 @@ void agree(const char *kernel, const CallSignature &mine, int local_code, const 
     message += "PE " + std::to_string(pe) + " passed " + say(all[pe]);
   }
   throw Error(ErrorCode::CollectiveMismatch, message);
+}
+
+}  // namespace
+
+void agree(const char *kernel, const CallSignature &mine, int local_code, const std::string &local_error) {
+  CallArgs args;
+  for (int i = 0; i < 3; ++i) args.value[i] = mine.value[i];
+  args.status = local_code;
+  const std::vector<CallArgs> exchanged = exchangeCallArgs(kernel, args);
+  std::vector<Said> all(exchanged.size());
+  const std::uint64_t hash = kernelHash(kernel);  // the host exchange does not carry it
+  for (std::size_t pe = 0; pe < all.size(); ++pe) {
+    all[pe].kernel = hash;
+    all[pe].status = exchanged[pe].status;
+    std::copy_n(exchanged[pe].value, 3, all[pe].value);
+  }
+  verdict(kernel, mine, local_code, local_error, all);
+}
+
+void agree(Context &ctx, const char *kernel, const CallSignature &mine, int local_code,
+           const std::string &local_error) {
+  auto &state = ContextAccess::state(ctx);
+  if (state.handshake == nullptr) return agree(kernel, mine, local_code, local_error);
+  const int me = myPe(), n = nPes();
+  const std::uint64_t h = ++state.handshakes;
+  HandshakeRow *rows = static_cast<HandshakeRow *>(state.handshake) + (h & 1) * static_cast<std::size_t>(n);
+  HandshakeRow row;
+  row.kernel = kernelHash(kernel);
+  row.status = local_code;
+  std::copy_n(mine.value, 3, row.value);
+  // Everything from `kernel` to the end of `value`, then `sequence` as the signal (SET h).
+  constexpr std::size_t kBody = offsetof(HandshakeRow, unused) - offsetof(HandshakeRow, kernel);
+  for (int j = 0; j < n; ++j) {
+    shmem::putmem_signal<std::uint64_t>(&rows[me].kernel, &row.kernel, kBody, &rows[me].sequence, h,
+                                        shmem::SignalOp::Set, (me + j) % n);
+  }
+  std::vector<Said> all(static_cast<std::size_t>(n));
+  for (int q = 0; q < n; ++q) {
+    // Row [h & 1][q] carries h (not yet h + 2: q cannot be past handshake h + 1 before this PE
+    // wrote its row h + 1).
+    shmem::signal_wait_until<std::uint64_t>(&rows[q].sequence, shmem::Cmp::GE, h);
+    HandshakeRow seen;
+    shmem::getmem(&seen, &rows[q], sizeof seen, me);
+    all[q].kernel = seen.kernel;
+    all[q].status = seen.status;
+    std::copy_n(seen.value, 3, all[q].value);
+  }
+  verdict(kernel, mine, local_code, local_error, all);
 }
 
 }  // namespace tdist::kernels::detail

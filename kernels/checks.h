@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tdist/error.h"
+#include "tdist/kernels/context.h"
 #include "tdist/runtime.h"
 
 namespace tdist::kernels::detail {
@@ -33,6 +34,29 @@ struct CallSignature {
 // passed ...". Runs on the host, never on a GPU stream: calls stay capturable.
 void agree(const char *kernel, const CallSignature &mine, int local_code = 0,
            const std::string &local_error = "");
+
+// The same agreement, and the same errors, for a call on ctx (collective over the world team in
+// the order of the context's calls). cuda: agree() above. cpu: in band, through the context's
+// handshake table, 2 parities x n_pes rows: handshake h (the context's h-th) writes this PE's
+// row into row [h & 1][me] of every PE's table (a put with a SET signal of h), waits until
+// every row [h & 1][q] of its own carries h (a wait of the runtime, with its deadline and
+// diagnostic), and every PE, seeing every row, reaches the same verdict. A PE enters call h
+// only after it returned from call h - 1, so once a handshake is through, every PE has
+// finished every earlier call on the context: no body needs a closing barrier for the sake of
+// the next call. And a fast PE cannot overwrite a row of parity h & 1 (at h + 2) before every
+// PE has written its row h + 1, i.e. read all of its rows h.
+void agree(Context &ctx, const char *kernel, const CallSignature &mine, int local_code = 0,
+           const std::string &local_error = "");
+
+// A row of the handshake table (one 64-byte slot). `sequence` is the signal, written last.
+struct HandshakeRow {
+  std::uint64_t sequence = 0;  // the handshake's number h
+  std::uint64_t kernel = 0;    // the kernel called (a hash of its name)
+  std::int64_t status = 0;     // 0, or the ErrorCode this PE found in its own arguments
+  std::uint64_t value[3] = {0, 0, 0};
+  std::uint64_t unused[2] = {0, 0};
+};
+static_assert(sizeof(HandshakeRow) == 64);
 
 // A dtype's name and size, for messages and sizes.
 const char *dtypeText(DType dtype);

@@ -14,10 +14,11 @@ namespace {
 constexpr long long kMinChunkBytes = 4096;
 constexpr long long kMaxChunkBytes = 1ll << 30;
 constexpr long long kMaxPrograms = 1024;
-// Auto: one-shot (one step, n - 1 times the bytes out of every PE) up to this size, two-shot
-// above it, on any number of PEs: on 2 CPU PEs the two-shot measured 0.89-1.02x MPI from 1 MiB on
-// where the one-shot took 1.5-1.9x (docs/BENCHMARKS.md), and the cuda one-shot holds the whole
-// input per source in the scratch.
+// Auto on cuda: one-shot (one step, n - 1 times the bytes out of every PE) up to this size,
+// two-shot above it: the cuda one-shot holds the whole input per source in the scratch. On cpu
+// the two-shot pulls its blocks straight from the peers' inputs (one signal step, as the
+// one-shot, and 1/n of the reduction work): it measured faster than the one-shot at every size
+// from 16 KiB on 2 and 4 PEs (docs/BENCHMARKS.md), so Auto takes it on any size there.
 constexpr std::size_t kOneShotMaxBytes = 256u << 10;
 
 // The call's signature: value[0] packs dtype, algorithm, engine, programs and chunk_bytes;
@@ -98,7 +99,7 @@ void all_gather(Context &ctx, const Tensor &input, Tensor &output, const AllGath
     requireNumel(kName, "output", output, input.numel() * nPes(), "n_pes x the elements of input");
   });
   const Packed packed{input.dtype, 0, static_cast<int>(config.engine), config.programs, config.chunk_bytes};
-  detail::agree(kName, signatureOf(input, output, packed), code, error);
+  detail::agree(ctx, kName, signatureOf(input, output, packed), code, error);
   const std::uint64_t epoch = ctx.nextEpoch();
 #ifdef TDIST_KERNELS_HAVE_CUDA
   if (ctx.backend() == "cuda") return cuda::allGather(ctx, input, output, config, epoch);
@@ -118,7 +119,7 @@ void reduce_scatter(Context &ctx, const Tensor &input, Tensor &output, const Red
     requireNumel(kName, "output", output, input.numel() / nPes(), "the elements of input / n_pes");
   });
   const Packed packed{input.dtype, 0, static_cast<int>(config.engine), config.programs, config.chunk_bytes};
-  detail::agree(kName, signatureOf(input, output, packed), code, error);
+  detail::agree(ctx, kName, signatureOf(input, output, packed), code, error);
   const std::uint64_t epoch = ctx.nextEpoch();
 #ifdef TDIST_KERNELS_HAVE_CUDA
   if (ctx.backend() == "cuda") return cuda::reduceScatter(ctx, input, output, config, epoch);
@@ -136,7 +137,7 @@ void all_reduce(Context &ctx, const Tensor &input, Tensor &output, const AllRedu
     requireNumel(kName, "output", output, input.numel(), "the elements of input");
   });
   const Packed packed{input.dtype, static_cast<int>(config.algorithm), 0, config.programs, config.chunk_bytes};
-  detail::agree(kName, signatureOf(input, output, packed), code, error);
+  detail::agree(ctx, kName, signatureOf(input, output, packed), code, error);
   // Every PE agreed on the size, so every PE picks the same algorithm.
   AllReduceAlgorithm algorithm = config.algorithm;
   if (algorithm == AllReduceAlgorithm::Auto) algorithm = chooseAllReduce(ctx, input.nbytes());
@@ -148,8 +149,9 @@ void all_reduce(Context &ctx, const Tensor &input, Tensor &output, const AllRedu
 }
 
 AllReduceAlgorithm chooseAllReduce(const Context &ctx, std::size_t bytes) {
-  if (bytes <= kOneShotMaxBytes || nPes() == 1) return AllReduceAlgorithm::OneShot;
-  return AllReduceAlgorithm::TwoShot;
+  if (nPes() == 1) return AllReduceAlgorithm::OneShot;
+  if (ctx.backend() == "cpu") return AllReduceAlgorithm::TwoShot;
+  return bytes <= kOneShotMaxBytes ? AllReduceAlgorithm::OneShot : AllReduceAlgorithm::TwoShot;
 }
 
 const char *algorithmName(AllReduceAlgorithm algorithm) {

@@ -1,10 +1,12 @@
 // kernels/context.cpp - the context of the kernel library: its symmetric signal slots (zeroed
-// once, never reset: every call waits for its own epoch or a later one) and its scratch.
+// once, never reset: every call waits for its own epoch or a later one), its scratch and, on
+// cpu, the table of the entry handshake (kernels/checks.h).
 #include "tdist/kernels/context.h"
 
 #include <cstdio>
 
 #include "kernels/checks.h"
+#include "kernels/context_state.h"
 
 #ifdef TDIST_KERNELS_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -24,16 +26,6 @@ std::string describeOptions(const std::uint64_t value[3]) {
 
 }  // namespace
 
-struct Context::State {
-  void *signals = nullptr;
-  int max_signals = 0;
-  void *scratch = nullptr;
-  std::size_t scratch_bytes = 0;
-  std::uint64_t epoch = 0;
-  std::string backend;
-  void *stream = nullptr;
-};
-
 Context::Context(const ContextOptions &options) : state_(std::make_unique<State>()) {
   constexpr const char *kName = "tdist::kernels::Context";
   int code = 0;
@@ -48,6 +40,7 @@ Context::Context(const ContextOptions &options) : state_(std::make_unique<State>
   signature.value[0] = static_cast<std::uint64_t>(options.max_signals);
   signature.value[1] = options.scratch_bytes;
   signature.describe = describeOptions;
+  // On the host: the context has no handshake table yet.
   detail::agree(kName, signature, code, error);
 
   state_->backend = backendName();
@@ -55,7 +48,11 @@ Context::Context(const ContextOptions &options) : state_(std::make_unique<State>
   state_->signals = allocateZeroed(static_cast<std::size_t>(options.max_signals), kSlotBytes);
   try {
     state_->scratch = options.scratch_bytes ? allocate(options.scratch_bytes) : nullptr;
+    if (state_->backend == "cpu") {
+      state_->handshake = allocateZeroed(2 * static_cast<std::size_t>(nPes()), sizeof(detail::HandshakeRow));
+    }
   } catch (...) {
+    if (state_->scratch != nullptr) deallocate(state_->scratch);
     deallocate(state_->signals);
     throw;
   }
@@ -70,6 +67,7 @@ Context::Context(const ContextOptions &options) : state_(std::make_unique<State>
 Context::~Context() {
   // Collective like the allocation; a destructor never throws (say, after finalize).
   try {
+    if (state_->handshake != nullptr) deallocate(state_->handshake);
     if (state_->scratch != nullptr) deallocate(state_->scratch);
     deallocate(state_->signals);
   } catch (const std::exception &e) {

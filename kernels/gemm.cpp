@@ -78,9 +78,9 @@ void requireConfig(const char *kernel, const Config &config) {
   detail::requireRange(kernel, "programs", config.programs, 0, 1024);
 }
 
-// The dtypes the backend's body takes: f32 everywhere, bf16 on cuda only.
+// The dtypes the backend's body takes: f32 and bf16 on cpu and cuda.
 void requireBackendDtype(const char *kernel, const Context &ctx, DType dtype) {
-  if (dtype == DType::BF16 && ctx.backend() != "cuda") {
+  if (dtype == DType::BF16 && ctx.backend() != "cuda" && ctx.backend() != "cpu") {
     throw Error(ErrorCode::NotSupported,
                 std::string(kernel) + ": bf16 is not supported on the " + ctx.backend() + " backend (f32 is)");
   }
@@ -143,7 +143,7 @@ void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, 
     }
     requireBackendDtype(kAllGatherGemm, ctx, a.dtype);
   });
-  detail::agree(kAllGatherGemm, signature, code, message);
+  detail::agree(ctx, kAllGatherGemm, signature, code, message);
   const std::uint64_t epoch = ctx.nextEpoch();
   Tensor scratch_gathered;
   if (!gathered) {
@@ -206,7 +206,7 @@ void gemm_reduce_scatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor 
     }
     requireBackendDtype(kGemmReduceScatter, ctx, a.dtype);
   });
-  detail::agree(kGemmReduceScatter, signature, code, message);
+  detail::agree(ctx, kGemmReduceScatter, signature, code, message);
   const std::uint64_t epoch = ctx.nextEpoch();
 #ifdef TDIST_KERNELS_HAVE_CUDA
   if (ctx.backend() == "cuda") return cuda::gemmReduceScatter(ctx, a, b, c, config, epoch);

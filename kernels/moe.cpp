@@ -115,7 +115,7 @@ DispatchLayout moe_dispatch(Context &ctx, const Tensor &x, const Tensor &topk_id
     requireShape(kName, "recv", recv, config.capacity, x.shape[1], "config.capacity by the hidden size of x");
   });
   const std::int64_t hidden = x.shape.size() == 2 ? x.shape[1] : -1;
-  detail::agree(kName, signatureOf(x.dtype, hidden, config), code, error);
+  detail::agree(ctx, kName, signatureOf(x.dtype, hidden, config), code, error);
   const std::uint64_t epoch = ctx.nextEpoch();
 #ifdef TDIST_KERNELS_HAVE_CUDA
   if (ctx.backend() == "cuda") return cuda::moeDispatch(ctx, x, topk_ids, recv, config, epoch);
@@ -141,7 +141,7 @@ void moe_combine(Context &ctx, const Tensor &expert_out, const DispatchLayout &l
     requireLayout(kName, layout, config);
   });
   const std::int64_t hidden = out.shape.size() == 2 ? out.shape[1] : -1;
-  detail::agree(kName, signatureOf(out.dtype, hidden, config), code, error);
+  detail::agree(ctx, kName, signatureOf(out.dtype, hidden, config), code, error);
   const std::uint64_t epoch = ctx.nextEpoch();
 #ifdef TDIST_KERNELS_HAVE_CUDA
   if (ctx.backend() == "cuda") return cuda::moeCombine(ctx, expert_out, layout, topk_ids, topk_weights, out, config, epoch);

@@ -1,17 +1,26 @@
 // kernels/cpu/collectives.cpp - AllGather, ReduceScatter and AllReduce on the cpu backend:
-// programs are fibers of tdist::launch, one per chunk (up to config.programs), moving data with
-// put-with-signal; every PE starts with its own block and goes round the ring from there.
+// each chunk's work is a few steps (push, wait and reduce, ...), moving data with
+// put-with-signal; every PE starts with its own block and goes round the ring from there. With
+// one launch worker per PE (cores / PEs, TDIST_WORKERS) the steps run inline on the calling
+// thread, every chunk's first step before any chunk's second, and so on; with more, programs
+// are fibers of tdist::launch, one per chunk (up to config.programs), each running its chunks'
+// steps in turn.
 //
 // Signals. A signal per (source PE, chunk): the source writes the epoch (SET) with its data,
 // the receiver waits for that epoch or a later one; nothing is reset.
-// Buffer reuse. Every call ends with a barrier, so no PE starts its next call (and writes into a
-// peer's scratch or output, or into a slot) while a slow one still reads this call's. When the
-// scratch or the signal slots are too few for a whole tensor, a call runs in rounds, each a
-// piece of every block, separated by the same barrier, each round with an epoch of its own
-// (the context's next one: every PE takes the same number, so contexts stay in step).
+// Buffer reuse. The entry handshake (kernels/checks.h) is through only once every PE has
+// finished its previous call on the context, so no PE writes into a peer's scratch, output or
+// slots while a slow one still reads the previous call's. Nothing of a call happens on a PE's
+// memory after that PE returns: every body only pushes (blocking puts, complete on return),
+// and each PE waits for everything pushed to it. When the scratch or the signal slots are too
+// few for a whole tensor, a call runs in rounds, each a piece of every block, separated by a
+// barrier, each round with an epoch of its own (the context's next one: every PE takes the
+// same number, so contexts stay in step).
 // Determinism. Every element is summed in PE order 0, 1, ..., n - 1 in f32 (starting from PE
 // 0's value, not from 0), and rounded to the storage type once.
 #include <algorithm>
+#include <cstdlib>
+#include <thread>
 #include <vector>
 
 #include "kernels/bodies.h"
@@ -84,25 +93,55 @@ int programsFor(int configured, std::int64_t chunks) {
   return static_cast<int>(std::max<std::int64_t>(1, std::min(most, chunks)));
 }
 
-// Runs round(r, epoch) for every round, a barrier after each: the call's end barrier after the
-// last one (see the top of the file).
+// Runs round(r, epoch) for every round, a barrier between rounds (none after the last: the
+// next call's handshake orders it, see the top of the file).
 template <class Round>
 void inRounds(Context &ctx, const Rounds &rounds, std::uint64_t epoch, Round &&round) {
   for (std::int64_t r = 0; r < rounds.count; ++r) {
-    if (r > 0) epoch = ctx.nextEpoch();
+    if (r > 0) {
+      shmem::barrier_all();
+      epoch = ctx.nextEpoch();
+    }
     round(r, epoch);
-    if (r + 1 < rounds.count) shmem::barrier_all();
   }
-  shmem::barrier_all();
 }
 
-// Runs chunk(c) for c in 0 .. chunks-1 over a grid of programs.
-template <class Chunk>
-void overChunks(std::int64_t chunks, int configured_programs, Chunk &&chunk) {
+// The workers a launch of this PE gets by default (tdist/launch.h: TDIST_WORKERS, else cores /
+// PEs on this host; every PE of the cpu backend is on this host).
+int launchWorkers() {
+  if (const char *text = std::getenv("TDIST_WORKERS")) {
+    char *end = nullptr;
+    const long workers = std::strtol(text, &end, 10);
+    if (end != text && *end == '\0' && workers > 0) return static_cast<int>(workers);
+  }
+  long pes = shmem::n_pes();
+  if (const char *text = std::getenv("TDIST_LOCAL_PES")) {
+    char *end = nullptr;
+    const long local = std::strtol(text, &end, 10);
+    if (end != text && *end == '\0' && local > 0) pes = local;
+  }
+  return static_cast<int>(std::max<long>(1, std::thread::hardware_concurrency() / pes));
+}
+
+// Runs steps(c)... for c in 0 .. chunks-1. Inline when one worker would run the programs
+// anyway (a launch costs 15-40 us here, docs/BENCHMARKS.md): first step of every chunk, then the
+// second of every chunk, ...; so a chunk's wait never holds back another chunk's push, as a
+// fiber that yields in its wait would not either. Otherwise over a grid of programs, program p
+// running every step of chunks p, p + P, ... A step may only wait for earlier steps (of any
+// chunk, on any PE) and for the same step of other PEs.
+template <class... Steps>
+void overChunks(std::int64_t chunks, int configured_programs, Steps &&...steps) {
   if (chunks == 0) return;
   const int programs = programsFor(configured_programs, chunks);
+  if (programs == 1 || launchWorkers() == 1) {
+    const auto run = [&](auto &step) {
+      for (std::int64_t c = 0; c < chunks; ++c) step(c);
+    };
+    (run(steps), ...);
+    return;
+  }
   launch(Grid{programs}, [&] {
-    for (std::int64_t c = dl::program_id(); c < chunks; c += programs) chunk(c);
+    for (std::int64_t c = dl::program_id(); c < chunks; c += programs) (steps(c), ...);
   });
 }
 
@@ -113,6 +152,25 @@ void signalWait(Context &ctx, int slot, std::uint64_t epoch) {
 void putWithSignal(Context &ctx, void *dest, const void *source, std::size_t bytes, int slot, std::uint64_t epoch,
                    int pe) {
   shmem::putmem_signal<std::uint64_t>(dest, source, bytes, ctx.slot(slot), epoch, shmem::SignalOp::Set, pe);
+}
+
+// out[i] = sum over src = 0 .. n-1 of source(src)[i], for i in 0 .. length-1: in f32, in PE
+// order (PE 0's value first, then + PE 1's, ...), rounded once; a block of elements at a time,
+// every source's whole block in turn, so that the inner loops vectorize.
+template <class T, class Source>
+void sumInPeOrder(int n, std::int64_t length, Source &&source, T *out) {
+  constexpr std::int64_t kBlock = 1024;
+  float acc[kBlock];
+  for (std::int64_t first = 0; first < length; first += kBlock) {
+    const std::int64_t count = std::min(kBlock, length - first);
+    const T *from = source(0) + first;
+    for (std::int64_t i = 0; i < count; ++i) acc[i] = load(from[i]);
+    for (int src = 1; src < n; ++src) {
+      from = source(src) + first;
+      for (std::int64_t i = 0; i < count; ++i) acc[i] += load(from[i]);
+    }
+    for (std::int64_t i = 0; i < count; ++i) out[first + i] = store<T>(acc[i]);
+  }
 }
 
 // ---- AllGather ----------------------------------------------------------------------------
@@ -127,16 +185,19 @@ void allGatherTyped(Context &ctx, const Tensor &input, Tensor &output, const All
   const Rounds rounds = planRounds("tdist::kernels::all_gather", ctx, numel, sizeof(T), config.chunk_bytes, -1, n);
   const auto slot = [&](int src, std::int64_t c) { return static_cast<int>(src * rounds.chunks_per_round + c); };
   inRounds(ctx, rounds, epoch, [&](std::int64_t r, std::uint64_t e) {
-    overChunks(rounds.chunksIn(r, numel), config.programs, [&](std::int64_t c) {
+    const auto push_chunk = [&](std::int64_t c) {
       const std::int64_t first = r * rounds.per_round + c * rounds.chunk;
       const std::size_t bytes = std::min(rounds.chunk, numel - first) * sizeof(T);
-      // push_chunk: own block first (j = 0), then the peers after this PE.
+      // Own block first (j = 0), then the peers after this PE.
       for (int j = 0; j < n; ++j) {
         putWithSignal(ctx, out + me * numel + first, in + first, bytes, slot(me, c), e, (me + j) % n);
       }
-      // wait_chunk: every source's copy of this chunk has arrived.
+    };
+    // wait_chunk: every source's copy of this chunk has arrived.
+    const auto wait_chunk = [&](std::int64_t c) {
       for (int j = 0; j < n; ++j) signalWait(ctx, slot((me + j) % n, c), e);
-    });
+    };
+    overChunks(rounds.chunksIn(r, numel), config.programs, push_chunk, wait_chunk);
   });
 }
 
@@ -174,42 +235,105 @@ void scatterReduce(Context &ctx, const char *kernel, const T *in, T *out, const 
   };
   T *reduced = out + (shape.gather ? me * shape.stride : 0);
   inRounds(ctx, rounds, epoch, [&](std::int64_t r, std::uint64_t e) {
-    overChunks(rounds.chunksIn(r, shape.block), configured_programs, [&](std::int64_t c) {
-      const std::int64_t offset = r * rounds.per_round + c * rounds.chunk;  // within a block
-      const auto length = [&](int pe) {
-        return std::clamp<std::int64_t>(shape.blockLength(pe) - offset, 0, rounds.chunk);
-      };
+    const auto offset_of = [&](std::int64_t c) { return r * rounds.per_round + c * rounds.chunk; };  // in a block
+    const auto length = [&](int pe, std::int64_t c) {
+      return std::clamp<std::int64_t>(shape.blockLength(pe) - offset_of(c), 0, rounds.chunk);
+    };
+    // push_shard: this PE's own block first, then the peers after it.
+    const auto push_shard = [&](std::int64_t c) {
       T *slot_of_me = scratch + me * rounds.per_round + c * rounds.chunk;
-      // push_shard: this PE's own block first, then the peers after it.
       for (int j = 0; j < n; ++j) {
         const int dst = (me + j) % n;
-        if (length(dst) == 0) continue;
-        putWithSignal(ctx, slot_of_me, in + dst * shape.stride + offset, length(dst) * sizeof(T),
+        if (length(dst, c) == 0) continue;
+        putWithSignal(ctx, slot_of_me, in + dst * shape.stride + offset_of(c), length(dst, c) * sizeof(T),
                       scatter_slot(me, c), e, dst);
       }
-      const std::int64_t mine = length(me);
-      if (mine > 0) {
-        // wait_shards, then reduce_tile: in PE order, whatever order they arrived in.
-        for (int j = 0; j < n; ++j) signalWait(ctx, scatter_slot((me + j) % n, c), e);
-        for (std::int64_t i = 0; i < mine; ++i) {
-          float sum = load(scratch[c * rounds.chunk + i]);
-          for (int src = 1; src < n; ++src) sum += load(scratch[src * rounds.per_round + c * rounds.chunk + i]);
-          reduced[offset + i] = store<T>(sum);
-        }
-      }
+    };
+    // wait_shards, then reduce_tile: in PE order, whatever order they arrived in; with gather,
+    // notify_peers: the reduced chunk to every peer's copy of this PE's block.
+    const auto reduce_chunk = [&](std::int64_t c) {
+      const std::int64_t mine = length(me, c), offset = offset_of(c);
+      if (mine == 0) return;
+      for (int j = 0; j < n; ++j) signalWait(ctx, scatter_slot((me + j) % n, c), e);
+      sumInPeOrder<T>(n, mine, [&](int src) { return scratch + src * rounds.per_round + c * rounds.chunk; },
+                      reduced + offset);
       if (!shape.gather) return;
-      // notify_peers: the reduced chunk to every peer's copy of this PE's block.
-      for (int j = 1; j < n && mine > 0; ++j) {
+      for (int j = 1; j < n; ++j) {
         putWithSignal(ctx, reduced + offset, reduced + offset, mine * sizeof(T), gather_slot(me, c), e,
                       (me + j) % n);
       }
-      // wait_tile: every peer's reduced chunk.
+    };
+    // wait_tile: every peer's reduced chunk.
+    const auto wait_tile = [&](std::int64_t c) {
       for (int j = 1; j < n; ++j) {
         const int src = (me + j) % n;
-        if (length(src) > 0) signalWait(ctx, gather_slot(src, c), e);
+        if (length(src, c) > 0) signalWait(ctx, gather_slot(src, c), e);
       }
-    });
+    };
+    const std::int64_t chunks = rounds.chunksIn(r, shape.block);
+    if (shape.gather) overChunks(chunks, configured_programs, push_shard, reduce_chunk, wait_tile);
+    else overChunks(chunks, configured_programs, push_shard, reduce_chunk);
   });
+}
+
+// ---- ReduceScatter and the two-shot AllReduce by pulls ------------------------------------
+
+// Where every PE's heap is loadable (the cpu backend maps every peer's), neither needs staging:
+// once the handshake is through, every PE's input is ready, so each PE sums block me straight
+// from every PE's input (PE order) into its output. The two-shot then pushes each reduced
+// chunk into every peer's output; no PE returns before every peer has read its input, since a
+// peer pushes its chunk only after reading that chunk of every input, and every PE waits for
+// every peer's chunks. In place is safe: block q of an input is read by PE q alone, and
+// overwritten (by PE q's push, or by PE q itself) only after PE q read that chunk. The
+// reduce-scatter has nothing to push, so each PE tells every peer it is done reading (a signal)
+// and returns once every peer is. Returns false (nothing done) where some peer's input cannot
+// be loaded.
+template <class T>
+bool pulledScatterReduce(Context &ctx, const T *in, T *out, std::int64_t numel, std::int64_t block, bool gather,
+                         std::size_t chunk_bytes, int configured_programs, std::uint64_t epoch) {
+  const int me = shmem::my_pe(), n = shmem::n_pes();
+  if (numel == 0) return true;
+  std::vector<const T *> inputs(static_cast<std::size_t>(n));
+  for (int pe = 0; pe < n; ++pe) {
+    inputs[pe] = static_cast<const T *>(shmem::ptr(in, pe));
+    if (inputs[pe] == nullptr) return false;
+  }
+  const auto block_length = [&](int pe) { return std::clamp<std::int64_t>(numel - pe * block, 0, block); };
+  const Rounds rounds = planRounds(gather ? "tdist::kernels::all_reduce" : "tdist::kernels::reduce_scatter", ctx,
+                                   block, sizeof(T), chunk_bytes, -1, n);
+  const auto slot = [&](int src, std::int64_t c) { return static_cast<int>(src * rounds.chunks_per_round + c); };
+  T *reduced = gather ? out + me * block : out;
+  inRounds(ctx, rounds, epoch, [&](std::int64_t r, std::uint64_t e) {
+    const auto offset_of = [&](std::int64_t c) { return r * rounds.per_round + c * rounds.chunk; };  // in a block
+    const auto length = [&](int pe, std::int64_t c) {
+      return std::clamp<std::int64_t>(block_length(pe) - offset_of(c), 0, rounds.chunk);
+    };
+    // pull_reduce: this PE's chunk of every input, summed in PE order; two-shot: notify_peers,
+    // into every peer's output.
+    const auto pull_reduce = [&](std::int64_t c) {
+      const std::int64_t mine = length(me, c), offset = offset_of(c);
+      if (mine == 0) return;
+      sumInPeOrder<T>(n, mine, [&](int src) { return inputs[src] + me * block + offset; }, reduced + offset);
+      if (!gather) return;
+      for (int j = 1; j < n; ++j) {
+        putWithSignal(ctx, reduced + offset, reduced + offset, mine * sizeof(T), slot(me, c), e, (me + j) % n);
+      }
+    };
+    // wait_tile: every peer's reduced chunk.
+    const auto wait_tile = [&](std::int64_t c) {
+      for (int j = 1; j < n; ++j) {
+        const int src = (me + j) % n;
+        if (length(src, c) > 0) signalWait(ctx, slot(src, c), e);
+      }
+    };
+    const std::int64_t chunks = rounds.chunksIn(r, block);
+    if (gather) return overChunks(chunks, configured_programs, pull_reduce, wait_tile);
+    overChunks(chunks, configured_programs, pull_reduce);
+    // done_reading, then wait_done: no peer's input is read any more.
+    for (int j = 1; j < n; ++j) shmem::signal_op<std::uint64_t>(ctx.slot(slot(me, 0)), e, shmem::SignalOp::Set, (me + j) % n);
+    for (int j = 1; j < n; ++j) signalWait(ctx, slot((me + j) % n, 0), e);
+  });
+  return true;
 }
 
 // ---- AllReduce, ring ----------------------------------------------------------------------
@@ -230,28 +354,38 @@ void ringAllReduce(Context &ctx, const T *in, T *out, std::int64_t numel, const 
   const auto partial_slot = [&](std::int64_t c) { return static_cast<int>(c); };
   const auto total_slot = [&](std::int64_t c) { return static_cast<int>(rounds.chunks_per_round + c); };
   inRounds(ctx, rounds, epoch, [&](std::int64_t r, std::uint64_t e) {
-    overChunks(rounds.chunksIn(r, numel), config.programs, [&](std::int64_t c) {
-      const std::int64_t first = r * rounds.per_round + c * rounds.chunk;
-      const std::int64_t length = std::min(rounds.chunk, numel - first);
-      float *received = partials + c * rounds.chunk;
-      // add_own: PE 0 starts the sum; every later PE adds to its predecessor's.
+    const auto first_of = [&](std::int64_t c) { return r * rounds.per_round + c * rounds.chunk; };
+    const auto length_of = [&](std::int64_t c) { return std::min(rounds.chunk, numel - first_of(c)); };
+    // pass_total: the total goes on round the ring unless the next PE is the one that made it.
+    const auto pass_total = [&](std::int64_t c) {
+      if (next == n - 1 || n == 1) return;
+      putWithSignal(ctx, out + first_of(c), out + first_of(c), length_of(c) * sizeof(T), total_slot(c), e, next);
+    };
+    // add_own: PE 0 starts the sum; every later PE adds to its predecessor's and passes it on;
+    // the last rounds the total and starts it round the ring.
+    const auto add_own = [&](std::int64_t c) {
+      const std::int64_t first = first_of(c), length = length_of(c);
+      const float *received = partials + c * rounds.chunk;
       std::vector<float> partial(static_cast<std::size_t>(length));
       if (me > 0) signalWait(ctx, partial_slot(c), e);
       for (std::int64_t i = 0; i < length; ++i) {
         partial[i] = me == 0 ? load(in[first + i]) : received[i] + load(in[first + i]);
       }
       if (me + 1 < n) {
-        // pass_partial to the next PE's scratch.
-        putWithSignal(ctx, received, partial.data(), length * sizeof(float), partial_slot(c), e, next);
-        // wait_total, then pass it on unless the next PE is the one that made it.
-        signalWait(ctx, total_slot(c), e);
-      } else {
-        for (std::int64_t i = 0; i < length; ++i) out[first + i] = store<T>(partial[i]);
+        putWithSignal(ctx, partials + c * rounds.chunk, partial.data(), length * sizeof(float), partial_slot(c), e,
+                      next);
+        return;
       }
-      if (next != n - 1 && n > 1) {
-        putWithSignal(ctx, out + first, out + first, length * sizeof(T), total_slot(c), e, next);
-      }
-    });
+      for (std::int64_t i = 0; i < length; ++i) out[first + i] = store<T>(partial[i]);
+      pass_total(c);
+    };
+    // wait_total, then pass it on.
+    const auto forward_total = [&](std::int64_t c) {
+      if (me + 1 == n) return;
+      signalWait(ctx, total_slot(c), e);
+      pass_total(c);
+    };
+    overChunks(rounds.chunksIn(r, numel), config.programs, add_own, forward_total);
   });
 }
 
@@ -267,6 +401,10 @@ void reduceScatter(Context &ctx, const Tensor &input, Tensor &output, const Redu
   byDtype(input.dtype, [&](auto type) {
     using T = decltype(type);
     const std::int64_t block = output.numel();
+    if (pulledScatterReduce<T>(ctx, input.as<const T>(), output.as<T>(), input.numel(), block, false,
+                               config.chunk_bytes, config.programs, epoch)) {
+      return;
+    }
     const ScatterReduce shape{block, block, input.numel(), false};
     scatterReduce<T>(ctx, "tdist::kernels::reduce_scatter", input.as<const T>(), output.as<T>(), shape,
                      config.chunk_bytes, config.programs, epoch);
@@ -287,6 +425,11 @@ void allReduce(Context &ctx, const Tensor &input, Tensor &output, AllReduceAlgor
         return scatterReduce<T>(ctx, kName, in, out, ScatterReduce{0, numel, numel, false}, config.chunk_bytes,
                                 config.programs, epoch);
       case AllReduceAlgorithm::TwoShot: {
+        const std::int64_t pes = shmem::n_pes();
+        if (pulledScatterReduce<T>(ctx, in, out, numel, (numel + pes - 1) / pes, true, config.chunk_bytes,
+                                   config.programs, epoch)) {
+          return;
+        }
         const std::int64_t n = shmem::n_pes();
         const std::int64_t block = (numel + n - 1) / n;
         return scatterReduce<T>(ctx, kName, in, out, ScatterReduce{block, block, numel, true}, config.chunk_bytes,

@@ -3,12 +3,15 @@
 // Programs are fibers of tdist::launch; each takes work items i, i + P, i + 2P, ... of one list in
 // which every item that signals comes before every item that waits, so no program ever waits on
 // an item queued behind itself, whatever P. Tile GEMMs are OpenBLAS sgemm calls, single-threaded
-// (the programs are the parallelism). f32 only: the entry point refuses bf16 on this backend.
+// (the programs are the parallelism). bf16: B is converted to f32 once per call, each tile of A
+// rows just before its GEMM, products accumulate in f32 and every element of C is rounded to
+// bf16 once (after the PE-order reduction of GEMM + ReduceScatter); transfers move bf16.
 //
 // Signals are ctx.slot(i), written with this call's epoch (SET) and waited for until >= epoch,
-// never reset. Buffer reuse: both kernels end with a barrier, so no PE starts its next call (and
-// pushes into a peer's gathered rows or scratch, or sets its signals) before every PE has finished
-// reading them in this one.
+// never reset. Buffer reuse: the next call's entry handshake (kernels/checks.h) is through only
+// once every PE has finished this one, so no PE pushes into a peer's gathered rows or scratch,
+// or sets its signals, while that peer still reads them. Both kernels only push (blocking puts,
+// complete on return), and each PE waits for everything pushed to it before it returns.
 #include <cblas.h>
 
 #include <algorithm>
@@ -16,9 +19,11 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/bodies.h"
+#include "kernels/cpu/bfloat16.h"
 #include "tdist/dl.h"
 #include "tdist/launch.h"
 #include "tdist/shmem.h"
@@ -76,6 +81,32 @@ void mma_tile(std::int64_t h, std::int64_t w, std::int64_t k, const float *rows,
               static_cast<int>(ld));
 }
 
+// f32 operands of a GEMM from storage of type T: for f32 the storage itself, for bf16 a copy.
+template <class T>
+const float *asFloats(const T *data, std::size_t count, std::vector<float> &buffer) {
+  if constexpr (std::is_same_v<T, float>) {
+    return data;
+  } else {
+    buffer.resize(count);
+    for (std::size_t i = 0; i < count; ++i) buffer[i] = load(data[i]);
+    return buffer.data();
+  }
+}
+
+// Rows [h x w] of f32 into C's storage (ld elements apart), rounded once.
+template <class T>
+void storeRows(std::int64_t h, std::int64_t w, const float *from, std::int64_t from_ld, T *to, std::int64_t ld) {
+  for (std::int64_t r = 0; r < h; ++r) {
+    for (std::int64_t j = 0; j < w; ++j) to[r * ld + j] = store<T>(from[r * from_ld + j]);
+  }
+}
+
+template <class F>
+void byGemmDtype(DType dtype, F &&body) {
+  if (dtype == DType::BF16) return body(BFloat16{});
+  body(float{});
+}
+
 }  // namespace
 
 // ---- AllGather + GEMM ------------------------------------------------------------------------
@@ -87,23 +118,27 @@ void mma_tile(std::int64_t h, std::int64_t w, std::int64_t k, const float *rows,
 //   gemm(src, chunk, column)   for src = me, me + 1, ... (each PE starts on its own rows, which
 //                              need no transfer), every chunk, every tile_n column tile of C:
 //                              wait_chunk, then mma_tile for each tile_m rows of the chunk.
-void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor &gathered,
-                   const AllGatherGemmConfig &config, std::uint64_t epoch) {
+namespace {
+
+template <class T>
+void allGatherGemmTyped(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor &gathered,
+                        const AllGatherGemmConfig &config, std::uint64_t epoch) {
   singleThreadedBlas();
   const int me = sh::my_pe(), n_pes = sh::n_pes();
   const int chunks = config.chunks_per_pe;
   const std::int64_t m_local = a.shape[0], K = a.shape[1], N = b.shape[1];
   const std::int64_t column_tiles = (N + config.tile_n - 1) / config.tile_n;
-  const float *a_rows = a.as<const float>();
-  const float *b_data = b.as<const float>();
-  float *c_data = c.as<float>();
-  float *gathered_rows = gathered.as<float>();
+  const T *a_rows = a.as<const T>();
+  std::vector<float> b_buffer;
+  const float *b_data = asFloats(b.as<const T>(), static_cast<std::size_t>(K * N), b_buffer);
+  T *c_data = c.as<T>();
+  T *gathered_rows = gathered.as<T>();
   auto chunk_signal = [&](int src, int chunk) { return ctx.slot(src * chunks + chunk); };
 
   auto push_chunk = [&](int chunk) {
     const Span rows = part(m_local, chunks, chunk);
-    float *dest = gathered_rows + (me * m_local + rows.begin) * K;
-    const std::size_t bytes = static_cast<std::size_t>(rows.size() * K) * sizeof(float);
+    T *dest = gathered_rows + (me * m_local + rows.begin) * K;
+    const std::size_t bytes = static_cast<std::size_t>(rows.size() * K) * sizeof(T);
     for (int step = 0; step < n_pes; ++step) {
       const int peer = (me + step) % n_pes;
       if (bytes == 0) sh::signal_op<std::uint64_t>(chunk_signal(me, chunk), epoch, sh::SignalOp::Set, peer);
@@ -115,35 +150,57 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
     const std::uint64_t seen = sh::signal_wait_until<std::uint64_t>(chunk_signal(src, chunk), sh::Cmp::GE, epoch);
     return dl::Token{seen};
   };
-  auto gemm = [&](int src, int chunk, std::int64_t column_tile) {
+  // Per program: bf16 rows of A and the f32 tile of C, converted (unused for f32).
+  struct Buffers {
+    std::vector<float> rows, tile;
+  };
+  std::vector<Buffers> buffers;
+  auto gemm = [&](int src, int chunk, std::int64_t column_tile, Buffers &buffer) {
     const Span rows = part(m_local, chunks, chunk);
     if (rows.size() == 0) return;
     const dl::Token token = wait_chunk(src, chunk);
-    const float *chunk_rows = dl::consume_token(gathered_rows + (src * m_local + rows.begin) * K, token);
+    const T *chunk_rows = dl::consume_token(gathered_rows + (src * m_local + rows.begin) * K, token);
     const std::int64_t c0 = column_tile * config.tile_n, w = std::min<std::int64_t>(config.tile_n, N - c0);
     for (std::int64_t r = 0; r < rows.size(); r += config.tile_m) {
       const std::int64_t h = std::min<std::int64_t>(config.tile_m, rows.size() - r);
       const std::int64_t c_row = src * m_local + rows.begin + r;
-      mma_tile(h, w, K, chunk_rows + r * K, b_data + c0, N, c_data + c_row * N + c0, N);
+      const float *tile_rows = asFloats(chunk_rows + r * K, static_cast<std::size_t>(h * K), buffer.rows);
+      if constexpr (std::is_same_v<T, float>) {
+        mma_tile(h, w, K, tile_rows, b_data + c0, N, c_data + c_row * N + c0, N);
+      } else {
+        buffer.tile.resize(static_cast<std::size_t>(h * w));
+        mma_tile(h, w, K, tile_rows, b_data + c0, N, buffer.tile.data(), w);
+        storeRows(h, w, buffer.tile.data(), w, c_data + c_row * N + c0, N);
+      }
     }
   };
 
   const std::size_t gemm_items = static_cast<std::size_t>(n_pes) * chunks * column_tiles;
   const std::size_t items = chunks + gemm_items;
-  runItems(programCount(config.programs, items), items, [&](std::size_t i) {
+  const int programs = programCount(config.programs, items);
+  buffers.resize(static_cast<std::size_t>(programs));
+  runItems(programs, items, [&](std::size_t i) {
     if (i < static_cast<std::size_t>(chunks)) return push_chunk(static_cast<int>(i));
     std::size_t g = i - chunks;
     const std::int64_t column_tile = static_cast<std::int64_t>(g % column_tiles);
     g /= column_tiles;
     const int chunk = static_cast<int>(g % chunks);
     const int src = (me + static_cast<int>(g / chunks)) % n_pes;
-    gemm(src, chunk, column_tile);
+    gemm(src, chunk, column_tile, buffers[dl::program_id(0)]);
   });
   // gathered is complete only when every chunk has landed (with N = 0 no gemm item waited).
   for (int src = 0; src < n_pes; ++src) {
     for (int chunk = 0; chunk < chunks; ++chunk) wait_chunk(src, chunk);
   }
-  sh::barrier_all();
+}
+
+}  // namespace
+
+void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor &gathered,
+                   const AllGatherGemmConfig &config, std::uint64_t epoch) {
+  byGemmDtype(a.dtype, [&](auto type) {
+    allGatherGemmTyped<decltype(type)>(ctx, a, b, c, gathered, config, epoch);
+  });
 }
 
 // ---- GEMM + ReduceScatter --------------------------------------------------------------------
@@ -162,17 +219,21 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
 //   reduce(chunk, column)          of the own block: wait_partial src = 0, 1, ..., n - 1 and
 //                                  reduce_tile into c in that order (PE order, whatever order the
 //                                  partials arrive in: bitwise the same result every time).
-void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
-                       const GemmReduceScatterConfig &config, std::uint64_t epoch) {
+namespace {
+
+template <class T>
+void gemmReduceScatterTyped(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
+                            const GemmReduceScatterConfig &config, std::uint64_t epoch) {
   singleThreadedBlas();
   const int me = sh::my_pe(), n_pes = sh::n_pes();
   const int chunks = config.chunks_per_pe;
   const std::int64_t M = a.shape[0], k_local = a.shape[1], N = b.shape[1];
   const std::int64_t m_block = M / n_pes;
   const std::int64_t column_tiles = (N + config.tile_n - 1) / config.tile_n;
-  const float *a_data = a.as<const float>();
-  const float *b_data = b.as<const float>();
-  float *c_data = c.as<float>();
+  const T *a_data = a.as<const T>();
+  std::vector<float> b_buffer;
+  const float *b_data = asFloats(b.as<const T>(), static_cast<std::size_t>(k_local * N), b_buffer);
+  T *c_data = c.as<T>();
   auto partial_block = [&](int src) { return static_cast<float *>(ctx.scratch()) + src * m_block * N; };
   auto tile_signal = [&](int src, int chunk, std::int64_t column) {
     return ctx.slot(static_cast<int>((static_cast<std::int64_t>(src) * chunks + chunk) * column_tiles + column));
@@ -186,7 +247,12 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
     if (bytes == 0) sh::signal_op<std::uint64_t>(signal, epoch, sh::SignalOp::Set, owner);
     else sh::putmem_signal<std::uint64_t>(dest, tile, bytes, signal, epoch, sh::SignalOp::Set, owner);
   };
-  auto partial = [&](int owner, int chunk, std::int64_t column, std::vector<float> &staging) {
+  // Per program: the f32 partial tile to push, and bf16 rows of A converted (unused for f32).
+  struct Buffers {
+    std::vector<float> staging, rows;
+  };
+  auto partial = [&](int owner, int chunk, std::int64_t column, Buffers &buffer) {
+    std::vector<float> &staging = buffer.staging;
     const Span rows = part(m_block, chunks, chunk), cols = column_span(column);
     const std::int64_t w = cols.size();
     float *slot_block = partial_block(me);  // partial[me] of owner's scratch (the same offset here)
@@ -195,7 +261,8 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
     for (std::int64_t t0 = rows.begin; t0 < rows.end; t0 += config.tile_m) {
       const std::int64_t h = std::min<std::int64_t>(config.tile_m, rows.end - t0);
       const bool last = t0 + h == rows.end;
-      const float *a_rows = a_data + (owner * m_block + t0) * k_local;
+      const float *a_rows =
+          asFloats(a_data + (owner * m_block + t0) * k_local, static_cast<std::size_t>(h * k_local), buffer.rows);
       float *dest = slot_block + t0 * N + h * cols.begin;
       const std::size_t bytes = static_cast<std::size_t>(h * w) * sizeof(float);
       if (owner == me) {
@@ -218,24 +285,37 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
   auto wait_partial = [&](int src, int chunk, std::int64_t column) {
     return dl::Token{sh::signal_wait_until<std::uint64_t>(tile_signal(src, chunk, column), sh::Cmp::GE, epoch)};
   };
-  auto reduce_tile = [&](const float *tile, std::int64_t t0, std::int64_t h, Span cols, bool first) {
-    const std::int64_t w = cols.size();
+  // The sum goes into `sum` (rows of ld elements): C itself for f32, an f32 block for bf16.
+  auto reduce_tile = [&](const float *tile, float *sum, std::int64_t ld, std::int64_t h, std::int64_t w, bool first) {
     for (std::int64_t r = 0; r < h; ++r) {
-      float *out = c_data + (t0 + r) * N + cols.begin;
+      float *out = sum + r * ld;
       const float *in = tile + r * w;
       if (first) std::memcpy(out, in, static_cast<std::size_t>(w) * sizeof(float));
       else for (std::int64_t j = 0; j < w; ++j) out[j] += in[j];
     }
   };
-  auto reduce = [&](int chunk, std::int64_t column) {
+  auto reduce = [&](int chunk, std::int64_t column, Buffers &buffer) {
     const Span rows = part(m_block, chunks, chunk), cols = column_span(column);
+    const std::int64_t w = cols.size();
+    float *sum = nullptr;
+    std::int64_t ld = N;
+    if constexpr (std::is_same_v<T, float>) {
+      sum = c_data + rows.begin * N + cols.begin;
+    } else {
+      buffer.staging.resize(static_cast<std::size_t>(rows.size() * w));
+      sum = buffer.staging.data();
+      ld = w;
+    }
     for (int src = 0; src < n_pes; ++src) {
       const dl::Token token = wait_partial(src, chunk, column);
       const float *block = dl::consume_token(static_cast<const float *>(partial_block(src)), token);
       for (std::int64_t t0 = rows.begin; t0 < rows.end; t0 += config.tile_m) {
         const std::int64_t h = std::min<std::int64_t>(config.tile_m, rows.end - t0);
-        reduce_tile(block + t0 * N + h * cols.begin, t0, h, cols, src == 0);
+        reduce_tile(block + t0 * N + h * cols.begin, sum + (t0 - rows.begin) * ld, ld, h, w, src == 0);
       }
+    }
+    if constexpr (!std::is_same_v<T, float>) {
+      storeRows(rows.size(), w, sum, ld, c_data + rows.begin * N + cols.begin, N);
     }
   };
 
@@ -243,16 +323,23 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
   const std::size_t partial_items = static_cast<std::size_t>(n_pes) * own_items;
   const std::size_t items = partial_items + own_items;
   const int programs = programCount(config.programs, items);
-  std::vector<std::vector<float>> staging(programs);
+  std::vector<Buffers> buffers(programs);
   runItems(programs, items, [&](std::size_t i) {
     const std::size_t local = i % own_items;
     const int chunk = static_cast<int>(local / column_tiles);
     const std::int64_t column = static_cast<std::int64_t>(local % column_tiles);
-    if (i >= partial_items) return reduce(chunk, column);
+    Buffers &buffer = buffers[dl::program_id(0)];
+    if (i >= partial_items) return reduce(chunk, column, buffer);
     const int owner = (me + 1 + static_cast<int>(i / own_items)) % n_pes;
-    partial(owner, chunk, column, staging[dl::program_id(0)]);
+    partial(owner, chunk, column, buffer);
   });
-  sh::barrier_all();
+}
+
+}  // namespace
+
+void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
+                       const GemmReduceScatterConfig &config, std::uint64_t epoch) {
+  byGemmDtype(a.dtype, [&](auto type) { gemmReduceScatterTyped<decltype(type)>(ctx, a, b, c, config, epoch); });
 }
 
 }  // namespace tdist::kernels::cpu

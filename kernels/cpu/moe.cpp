@@ -11,8 +11,11 @@
 // combine: each PE reads back (getmem) the expert output rows of its own (t, k) from their
 // owners and sums topk_weights[t, k] * row in k order in f32, rounding once.
 // Signals: slots [0, n) carry the counts, [n, 2n) dispatch's rows; the epoch, never reset.
-// Buffer reuse: every call ends with a barrier (also before an error it throws after the
-// exchange), so no PE's next call overwrites counts a slow PE still reads.
+// Buffer reuse: the next call's entry handshake (kernels/checks.h) is through only once every
+// PE has finished this one, so no PE's next call overwrites counts a slow PE still reads.
+// dispatch only pushes, and each PE waits for every row pushed to it: it returns without a
+// barrier. combine pulls the owners' expert_out, so it ends with a barrier: no owner returns
+// (and lets its caller write expert_out) before every PE has read its rows.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -136,7 +139,6 @@ DispatchLayout dispatchTyped(Context &ctx, const Tensor &x, const Tensor &topk_i
   const int me = shmem::my_pe(), n = shmem::n_pes();
   const Counts counts = exchangeCounts(ctx, kName, topk_ids, config.experts, epoch);
   if (std::string error = matrixError(kName, counts, config.experts, config.capacity); !error.empty()) {
-    shmem::barrier_all();
     throw Error(ErrorCode::InvalidParam, error);
   }
   const std::int64_t hidden = x.shape[1];
@@ -159,7 +161,6 @@ DispatchLayout dispatchTyped(Context &ctx, const Tensor &x, const Tensor &topk_i
     }
   });
   for (int j = 0; j < n; ++j) shmem::signal_wait_until<std::uint64_t>(ctx.slot(n + (me + j) % n), shmem::Cmp::GE, epoch);
-  shmem::barrier_all();
 
   DispatchLayout layout;
   layout.counts.resize(std::size_t(counts.local) * n);
@@ -197,7 +198,7 @@ void combineTyped(Context &ctx, const Tensor &expert_out, const DispatchLayout &
   }
   if (!error.empty()) code = static_cast<int>(ErrorCode::InvalidParam);
   // Every PE learns whether some PE's layout is off (and has finished reading the counts).
-  detail::agree(kName, detail::CallSignature{}, code, error);
+  detail::agree(ctx, kName, detail::CallSignature{}, code, error);
 
   const std::int64_t hidden = out.shape[1];
   const std::int64_t tokens = out.shape[0];
@@ -228,6 +229,7 @@ void combineTyped(Context &ctx, const Tensor &expert_out, const DispatchLayout &
       }
     });
   }
+  // Every PE has read its rows from every owner's expert_out.
   shmem::barrier_all();
 }
 

@@ -169,10 +169,13 @@ TEST(CollectivesOnOneContext, ManyCallsOfEveryKernelInterleaveWithoutResets) {
   }
 }
 
-TEST(CollectivesOnOneContext, AutoPicksOneShotForSmallSizesAndTwoShotAbove) {
+// cuda: one-shot up to 256 KiB, two-shot above; cpu (whose two-shot pulls): two-shot at every
+// size; one PE: one-shot.
+TEST(CollectivesOnOneContext, AutoPicksByBackendSizeAndPes) {
   Context ctx(smallContext());
-  EXPECT_EQ(chooseAllReduce(ctx, 4096), AllReduceAlgorithm::OneShot);
-  EXPECT_EQ(chooseAllReduce(ctx, 256u << 10), AllReduceAlgorithm::OneShot);
+  const auto small = nPes() > 1 && ctx.backend() == "cpu" ? AllReduceAlgorithm::TwoShot : AllReduceAlgorithm::OneShot;
+  EXPECT_EQ(chooseAllReduce(ctx, 4096), small);
+  EXPECT_EQ(chooseAllReduce(ctx, 256u << 10), small);
   EXPECT_EQ(chooseAllReduce(ctx, 64u << 20),
             nPes() == 1 ? AllReduceAlgorithm::OneShot : AllReduceAlgorithm::TwoShot);
   EXPECT_STREQ(algorithmName(AllReduceAlgorithm::Ring), "ring");

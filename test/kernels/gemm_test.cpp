@@ -28,6 +28,7 @@
 #include "tdist/kernels/gemm.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
+#include "kernels/cpu/bfloat16.h"
 
 namespace tdist::kernels {
 namespace {
@@ -40,14 +41,35 @@ ContextOptions smallContext() {
   return options;
 }
 
-// This PE's heap is read and written through the API (backend-neutral).
+// This PE's heap is read and written through the API (backend-neutral); a bf16 tensor holds
+// the values rounded to bf16 and reads back as floats.
 void store(Tensor &t, const std::vector<float> &values) {
   ASSERT_EQ(static_cast<std::int64_t>(values.size()), t.numel());
-  if (!values.empty()) sh::putmem(t.data, values.data(), values.size() * sizeof(float), sh::my_pe());
+  if (values.empty()) return;
+  if (t.dtype == DType::BF16) {
+    std::vector<BFloat16> rounded(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) rounded[i] = toBFloat16(values[i]);
+    sh::putmem(t.data, rounded.data(), rounded.size() * sizeof(BFloat16), sh::my_pe());
+    return;
+  }
+  sh::putmem(t.data, values.data(), values.size() * sizeof(float), sh::my_pe());
 }
 std::vector<float> load(const Tensor &t) {
   std::vector<float> values(static_cast<std::size_t>(t.numel()));
-  if (!values.empty()) sh::getmem(values.data(), t.data, values.size() * sizeof(float), sh::my_pe());
+  if (values.empty()) return values;
+  if (t.dtype == DType::BF16) {
+    std::vector<BFloat16> stored(values.size());
+    sh::getmem(stored.data(), t.data, stored.size() * sizeof(BFloat16), sh::my_pe());
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = toFloat(stored[i]);
+    return values;
+  }
+  sh::getmem(values.data(), t.data, values.size() * sizeof(float), sh::my_pe());
+  return values;
+}
+
+// The values as a bf16 tensor holds them.
+std::vector<float> roundedToBf16(std::vector<float> values) {
+  for (float &v : values) v = toFloat(toBFloat16(v));
   return values;
 }
 
@@ -140,15 +162,19 @@ struct AgProblem {
   std::vector<float> global_a, global_b;
   Tensor a, b, c, gathered;
 
-  AgProblem(std::int64_t m_local_, std::int64_t K_, std::int64_t N_, Values kind)
+  AgProblem(std::int64_t m_local_, std::int64_t K_, std::int64_t N_, Values kind, DType dtype = DType::F32)
       : m_local(m_local_), K(K_), N(N_) {
     const int n = sh::n_pes(), me = sh::my_pe();
     global_a = matrix(n * m_local, K, 1, kind);
     global_b = matrix(K, N, 2, kind);
-    a = createTensor({m_local, K}, DType::F32);
-    b = createTensor({K, N}, DType::F32);
-    c = createTensor({n * m_local, N}, DType::F32);
-    gathered = createTensor({n * m_local, K}, DType::F32);
+    if (dtype == DType::BF16) {
+      global_a = roundedToBf16(global_a);
+      global_b = roundedToBf16(global_b);
+    }
+    a = createTensor({m_local, K}, dtype);
+    b = createTensor({K, N}, dtype);
+    c = createTensor({n * m_local, N}, dtype);
+    gathered = createTensor({n * m_local, K}, dtype);
     store(a, std::vector<float>(global_a.begin() + me * m_local * K, global_a.begin() + (me + 1) * m_local * K));
     store(b, global_b);
   }
@@ -243,10 +269,8 @@ TEST(AllGatherGemm, ErrorsAreTheSameOnEveryPeAndLeaveTheContextUsable) {
   }
   Tensor a16 = createTensor({6, 5}, DType::BF16), b16 = createTensor({5, 4}, DType::BF16);
   Tensor c16 = createTensor({6 * sh::n_pes(), 4}, DType::BF16);
-  // bf16 has no cpu body (cuda has one).
-  if (std::string(tdist::backendName()) == "cpu") {
-    expectError(ErrorCode::NotSupported, "bf16", [&] { all_gather_gemm(ctx, a16, b16, c16); });
-  }
+  // bf16 on every backend (tests below); a bf16 C of f32 operands is refused.
+  expectError(ErrorCode::InvalidParam, "c has dtype bf16", [&] { all_gather_gemm(ctx, p.a, p.b, c16); });
   expectError(ErrorCode::InvalidParam, "b", [&] { all_gather_gemm(ctx, p.a, b16, p.c); });  // mixed dtypes
   {
     ContextOptions tiny = smallContext();
@@ -280,7 +304,8 @@ struct RsProblem {
   std::vector<float> global_a, global_b;
   Tensor a_storage, b_storage, a, b, c;
 
-  RsProblem(std::int64_t M_, std::int64_t N_, Values kind, int k_each = -1) : M(M_), N(N_) {
+  RsProblem(std::int64_t M_, std::int64_t N_, Values kind, int k_each = -1, DType dtype = DType::F32)
+      : M(M_), N(N_) {
     const int n = sh::n_pes(), me = sh::my_pe();
     for (int pe = 0; pe <= n; ++pe) {
       k_begin.push_back(K);
@@ -288,16 +313,20 @@ struct RsProblem {
     }
     global_a = matrix(M, K, 3, kind);
     global_b = matrix(K, N, 4, kind);
+    if (dtype == DType::BF16) {
+      global_a = roundedToBf16(global_a);
+      global_b = roundedToBf16(global_b);
+    }
     const std::int64_t k0 = k_begin[me], k_local = k_begin[me + 1] - k0;
     // Heap allocations are the same size on every PE: the largest k_local's, viewed as this
     // PE's shape.
     std::int64_t k_max = 0;
     for (int pe = 0; pe < n; ++pe) k_max = std::max(k_max, k_begin[pe + 1] - k_begin[pe]);
-    a_storage = createTensor({M, k_max}, DType::F32);
-    b_storage = createTensor({k_max, N}, DType::F32);
+    a_storage = createTensor({M, k_max}, dtype);
+    b_storage = createTensor({k_max, N}, dtype);
     a = view(a_storage, {M, k_local});
     b = view(b_storage, {k_local, N});
-    c = createTensor({M / n, N}, DType::F32);
+    c = createTensor({M / n, N}, dtype);
     std::vector<float> my_a(static_cast<std::size_t>(M * k_local));
     for (std::int64_t i = 0; i < M; ++i) {
       for (std::int64_t p = 0; p < k_local; ++p) my_a[i * k_local + p] = global_a[i * K + k0 + p];
@@ -423,6 +452,85 @@ TEST(GemmReduceScatter, ErrorsAreTheSameOnEveryPeAndLeaveTheContextUsable) {
   expectExact(load(p.c), p.reference(), "c after the errors");
   freeTensor(bad_c);
   freeTensor(bad_b);
+}
+
+// ---- bf16 ---------------------------------------------------------------------------------
+
+// bf16 operands of small integers: every product and sum is exact in the f32 accumulation and
+// every element of C (|c| <= 9 K <= 256) is exact in bf16, so C equals the reference exactly.
+TEST(Bf16Gemms, AllGatherGemmOfSmallIntegersEqualsTheReference) {
+  Context ctx(smallContext());
+  AgProblem p(13, 17, 29, Values::SmallIntegers, DType::BF16);
+  const std::vector<double> want = p.reference();
+  for (const AllGatherGemmConfig &config : kAgConfigs) {
+    p.clearC();
+    all_gather_gemm(ctx, p.a, p.b, p.c, &p.gathered, config);
+    expectExact(load(p.c), want, "bf16 c, " + agText(config));
+    expectExact(load(p.gathered), std::vector<double>(p.global_a.begin(), p.global_a.end()),
+                "bf16 gathered, " + agText(config));
+    p.clearC();
+    all_gather_gemm(ctx, p.a, p.b, p.c, nullptr, config);
+    expectExact(load(p.c), want, "bf16 c (scratch), " + agText(config));
+  }
+}
+
+TEST(Bf16Gemms, GemmReduceScatterOfSmallIntegersEqualsTheReference) {
+  Context ctx(smallContext());
+  RsProblem p(11 * sh::n_pes(), 23, Values::SmallIntegers, -1, DType::BF16);  // K <= 24: |c| <= 216
+  const std::vector<double> want = p.reference();
+  for (const GemmReduceScatterConfig &config : kRsConfigs) {
+    p.clearC();
+    gemm_reduce_scatter(ctx, p.a, p.b, p.c, config);
+    expectExact(load(p.c), want, "bf16 c, " + rsText(config));
+  }
+}
+
+// |got - want| <= one bf16 ulp of want (the one rounding of C, half an ulp) + the f32 rounding
+// bound of the sum: C is rounded once, not after every partial.
+void expectWithinBf16(const std::vector<float> &got, const std::vector<double> &want, const std::vector<double> &bound,
+                      std::int64_t terms, const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double tolerance =
+        std::ldexp(std::fabs(want[i]), -8) + static_cast<double>(terms + 2) * std::ldexp(1.0, -23) * bound[i] + 1e-30;
+    if (std::fabs(got[i] - want[i]) > tolerance && wrong++ < 5) {
+      ADD_FAILURE() << what << ": element " << i << " is " << got[i] << ", expected " << want[i] << " +- " << tolerance;
+    }
+  }
+  EXPECT_EQ(wrong, 0u) << what;
+}
+
+TEST(Bf16Gemms, FloatsRoundOnceAndRepeatBitwise) {
+  Context ctx(smallContext());
+  AgProblem ag(21, 64, 40, Values::Floats, DType::BF16);
+  RsProblem rs(9 * sh::n_pes(), 33, Values::Floats, 24, DType::BF16);
+  std::vector<double> ag_bound, rs_bound;
+  const std::vector<double> ag_want = ag.reference(&ag_bound), rs_want = rs.reference(&rs_bound);
+  for (int config = 0; config < 2; ++config) {
+    const AllGatherGemmConfig ag_config = kAgConfigs[config];
+    ag.clearC();
+    all_gather_gemm(ctx, ag.a, ag.b, ag.c, nullptr, ag_config);
+    const std::vector<float> ag_first = load(ag.c);
+    expectWithinBf16(ag_first, ag_want, ag_bound, ag.K, "bf16 all_gather_gemm, " + agText(ag_config));
+    const GemmReduceScatterConfig rs_config = kRsConfigs[config];
+    rs.clearC();
+    gemm_reduce_scatter(ctx, rs.a, rs.b, rs.c, rs_config);
+    const std::vector<float> rs_first = load(rs.c);
+    expectWithinBf16(rs_first, rs_want, rs_bound, rs.K + sh::n_pes(), "bf16 gemm_reduce_scatter, " + rsText(rs_config));
+    for (int programs : {1, 3}) {
+      AllGatherGemmConfig ag_again = ag_config;
+      ag_again.programs = programs;
+      ag.clearC();
+      all_gather_gemm(ctx, ag.a, ag.b, ag.c, nullptr, ag_again);
+      expectBitwise(load(ag.c), ag_first, "bf16 all_gather_gemm, " + agText(ag_again));
+      GemmReduceScatterConfig rs_again = rs_config;
+      rs_again.programs = programs;
+      rs.clearC();
+      gemm_reduce_scatter(ctx, rs.a, rs.b, rs.c, rs_again);
+      expectBitwise(load(rs.c), rs_first, "bf16 gemm_reduce_scatter, " + rsText(rs_again));
+    }
+  }
 }
 
 // Both kernels, one after the other on one context: their epochs and signals never confuse

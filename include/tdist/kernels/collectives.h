@@ -33,9 +33,9 @@ void reduce_scatter(Context &ctx, const Tensor &input, Tensor &output, const Red
 
 // output = sum over PEs of input (same numel; output may be input).
 enum class AllReduceAlgorithm {
-  Auto,     // by size and PE count
+  Auto,     // by backend, size and PE count (chooseAllReduce)
   OneShot,  // every PE pushes its whole input to every peer; each reduces all
-  TwoShot,  // reduce-scatter, then all-gather of the reduced blocks
+  TwoShot,  // reduce-scatter, then all-gather of the reduced blocks (cpu: pulled from the peers' inputs)
   Ring,     // 2 (n - 1) steps around the ring, one block a step
 };
 struct AllReduceConfig {

@@ -7,9 +7,12 @@
 // slow one. Every kernel call is collective over the world team, in the same order on every PE,
 // with the same shapes, dtypes and config; a PE whose call differs gets an error on every PE.
 //
-// On the cpu backend a call runs to completion before it returns (its programs are fibers). On
-// the cuda backend a call only enqueues work on `stream` (or the context's stream) and returns:
-// it does no host synchronisation, so it can be captured in a CUDA graph.
+// On the cpu backend a call runs to completion on this PE before it returns (its output written,
+// its inputs free to overwrite); peers may still be in it. The PEs agree on each call in band,
+// through a handshake table of the context, and that handshake also orders a call after every
+// PE's previous one. On the cuda backend a call only enqueues work on `stream` (or the
+// context's stream) and returns: it does no host synchronisation (the agreement is on the
+// host), so it can be captured in a CUDA graph.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +25,10 @@
 #pragma GCC visibility push(default)
 
 namespace tdist::kernels {
+
+namespace detail {
+struct ContextAccess;  // the library's own entry points (kernels/context_state.h)
+}
 
 struct ContextOptions {
   std::size_t scratch_bytes = 64u << 20;  // symmetric scratch per PE (staging, gathered tiles)
@@ -52,6 +59,7 @@ class Context {
   const std::string &backend() const;  // "cpu", "cuda"
 
  private:
+  friend struct detail::ContextAccess;
   struct State;
   std::unique_ptr<State> state_;
 };
