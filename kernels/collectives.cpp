@@ -14,8 +14,10 @@ namespace {
 constexpr long long kMinChunkBytes = 4096;
 constexpr long long kMaxChunkBytes = 1ll << 30;
 constexpr long long kMaxPrograms = 1024;
-// Auto on cuda: one-shot (one step, n - 1 times the bytes out of every PE) up to this size,
-// two-shot above it: the cuda one-shot holds the whole input per source in the scratch. On cpu
+// Auto on cuda, more than 2 PEs: one-shot (one step, n - 1 times the bytes out of every PE) up
+// to this size, two-shot above it: the cuda one-shot holds the whole input per source in the
+// scratch. On 2 PEs the cuda two-shot measured faster at every size, graph-replayed, 8 KiB .. 2 MiB
+// bf16 on an H200 (5.0-8.8 us against 5.7-12.1; docs/BENCHMARKS.md). On cpu
 // the two-shot pulls its blocks straight from the peers' inputs (one signal step, as the
 // one-shot, and 1/n of the reduction work): it measured faster than the one-shot at every size
 // from 16 KiB on 2 and 4 PEs (docs/BENCHMARKS.md), so Auto takes it on any size there.
@@ -150,7 +152,7 @@ void all_reduce(Context &ctx, const Tensor &input, Tensor &output, const AllRedu
 
 AllReduceAlgorithm chooseAllReduce(const Context &ctx, std::size_t bytes) {
   if (nPes() == 1) return AllReduceAlgorithm::OneShot;
-  if (ctx.backend() == "cpu") return AllReduceAlgorithm::TwoShot;
+  if (ctx.backend() == "cpu" || nPes() == 2) return AllReduceAlgorithm::TwoShot;
   return bytes <= kOneShotMaxBytes ? AllReduceAlgorithm::OneShot : AllReduceAlgorithm::TwoShot;
 }
 
