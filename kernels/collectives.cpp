@@ -14,14 +14,11 @@ namespace {
 constexpr long long kMinChunkBytes = 4096;
 constexpr long long kMaxChunkBytes = 1ll << 30;
 constexpr long long kMaxPrograms = 1024;
-// Auto on cuda, more than 2 PEs: one-shot (one step, n - 1 times the bytes out of every PE) up
-// to this size, two-shot above it: the cuda one-shot holds the whole input per source in the
-// scratch. On 2 PEs the cuda two-shot measured faster at every size, graph-replayed, 8 KiB .. 2 MiB
-// bf16 on an H200 (5.0-8.8 us against 5.7-12.1; docs/BENCHMARKS.md). On cpu
-// the two-shot pulls its blocks straight from the peers' inputs (one signal step, as the
-// one-shot, and 1/n of the reduction work): it measured faster than the one-shot at every size
-// from 16 KiB on 2 and 4 PEs (docs/BENCHMARKS.md), so Auto takes it on any size there.
-constexpr std::size_t kOneShotMaxBytes = 256u << 10;
+// Auto: the two-shot on more than one PE, at every size and on every backend, as measured. On cpu
+// it pulls its blocks straight from the peers' inputs (one signal step, as the one-shot, and 1/n
+// of the reduction work) and measured faster than the one-shot from 16 KiB on 2 and 4 PEs; on
+// cuda, graph-replayed bf16 8 KiB .. 2 MiB on one H200, 5.0-8.8 us against the one-shot's
+// 5.7-12.1 on 2 PEs and 10.5-14.6 against 11.7-27.3 on 4 (docs/BENCHMARKS.md).
 
 // The call's signature: value[0] packs dtype, algorithm, engine, programs and chunk_bytes;
 // value[1] and value[2] are the numel of input and output.
@@ -151,9 +148,9 @@ void all_reduce(Context &ctx, const Tensor &input, Tensor &output, const AllRedu
 }
 
 AllReduceAlgorithm chooseAllReduce(const Context &ctx, std::size_t bytes) {
-  if (nPes() == 1) return AllReduceAlgorithm::OneShot;
-  if (ctx.backend() == "cpu" || nPes() == 2) return AllReduceAlgorithm::TwoShot;
-  return bytes <= kOneShotMaxBytes ? AllReduceAlgorithm::OneShot : AllReduceAlgorithm::TwoShot;
+  (void)ctx;
+  (void)bytes;
+  return nPes() == 1 ? AllReduceAlgorithm::OneShot : AllReduceAlgorithm::TwoShot;
 }
 
 const char *algorithmName(AllReduceAlgorithm algorithm) {

@@ -78,20 +78,19 @@ using detail::slotAt;
 using shmem::Cmp;
 using shmem::SignalOp;
 
-// ---- thresholds (guesses, to be measured on H200) --------------------------------------------------
+// ---- thresholds (measured on one H200, 2 PEs under MPS, docs/BENCHMARKS.md) -----------------------
 
-// Engine::Auto: the copy engine from this many bytes of each PE's input (all_gather) or output
-// (reduce_scatter) on; SMs below. A guess to be measured (bench/).
-constexpr std::size_t kAllGatherCopyEngineFrom = 1u << 20;
+// Engine::Auto: all_gather takes the copy engine from this many bytes of each PE's input on, SMs
+// below (bf16: SMs 13.5 us against 21.5 at 4 MiB, the copy engine 48.6 against 52.4 at 16 MiB and
+// 0.82x the SMs' time at 256 MiB). reduce_scatter stays on SMs at every size: its copy-engine path
+// stages the peers' blocks and reduces them in a second pass, 1.24-2.4x the SM kernel's time from
+// 64 KiB to 256 MiB.
+constexpr std::size_t kAllGatherCopyEngineFrom = 16u << 20;
 // The copy-engine paths move at least this much a copy, whatever config.chunk_bytes says: a copy
 // costs microseconds to start (256 KiB copies made a 64 MiB all_gather of 2 PEs take 2.3-3 ms on
 // an H200, 30x one copy's time), and nothing waits on a piece of them.
 constexpr std::size_t kCopyEngineMinPiece = 64u << 20;
-constexpr std::size_t kReduceScatterCopyEngineFrom = 4u << 20;
-// AllReduceAlgorithm::Auto: one-shot up to this many bytes (and while it fits its scratch),
-// two-shot beyond. One-shot moves (n-1) x bytes per PE, two-shot 2 (n-1)/n x bytes.
-constexpr std::size_t kOneShotUpTo2 = 512u << 10;  // n = 2
-constexpr std::size_t kOneShotUpTo = 256u << 10;   // n > 2
+constexpr std::size_t kReduceScatterCopyEngineFrom = ~std::size_t{0};
 // Grids when config.programs = 0: a block per this much work, 1 .. kMaxBlocks.
 constexpr std::size_t kAllReduceBytesPerBlock = 16u << 10;
 constexpr std::size_t kMoveBytesPerBlock = 64u << 10;
@@ -522,12 +521,8 @@ void allReduce(Context &ctx, const Tensor &input, Tensor &output, AllReduceAlgor
   cudaStream_t stream = host::streamOf(ctx);
   host::requireAligned16(input.data, kernel, "input");
   host::requireAligned16(output.data, kernel, "output");
-  if (algorithm == AllReduceAlgorithm::Auto) {
-    detail::ScratchMap scratch{static_cast<std::byte *>(ctx.scratch()), ctx.scratchBytes()};
-    std::size_t up_to = n == 2 ? kOneShotUpTo2 : kOneShotUpTo;
-    algorithm = bytes <= up_to && bytes <= oneShotBufferBytes(scratch, n) ? AllReduceAlgorithm::OneShot
-                                                                         : AllReduceAlgorithm::TwoShot;
-  }
+  // The entry point resolved Auto (kernels/collectives.cpp, chooseAllReduce).
+  if (algorithm == AllReduceAlgorithm::Auto) algorithm = chooseAllReduce(ctx, bytes);
   host::withElement(input.dtype, kernel, [&](auto *tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     const auto *in = static_cast<const T *>(input.data);
