@@ -55,6 +55,14 @@ float collectiveValue(int pe, std::size_t i) {
   return static_cast<float>(static_cast<int>((i * 7 + static_cast<std::size_t>(pe) * 13) % 17) - 8) * 0.25f;
 }
 
+std::vector<float> allReduceExpected(int n_pes, std::size_t count, DType dtype) {
+  std::vector<float> expected(count, 0.0f);
+  for (int pe = 0; pe < n_pes; ++pe)
+    for (std::size_t i = 0; i < count; ++i) expected[i] += collectiveValue(pe, i);
+  for (float &e : expected) e = storedAs(dtype, e);
+  return expected;
+}
+
 void requireEqual(const std::string &what, const std::vector<float> &got, const std::vector<float> &expected) {
   if (got.size() != expected.size())
     throw std::runtime_error(what + ": output has " + std::to_string(got.size()) + " elements, expected " +
@@ -213,11 +221,9 @@ void runAllReduceCase(const Options &options, Reporter &reporter) {
   for (std::size_t size : kernelSizes(options)) {
     const std::size_t count = elementsOf("allreduce", size, 1, dtype);
     Tensor input = tensor1d(count, dtype), output = tensor1d(count, dtype);
-    std::vector<float> host(count), expected(count, 0.0f);
+    std::vector<float> host(count);
     for (std::size_t i = 0; i < count; ++i) host[i] = collectiveValue(me, i);
-    for (int pe = 0; pe < n; ++pe)
-      for (std::size_t i = 0; i < count; ++i) expected[i] += collectiveValue(pe, i);
-    for (float &e : expected) e = storedAs(dtype, e);
+    const std::vector<float> expected = allReduceExpected(n, count, dtype);
     upload(input, host);
 
     std::vector<Row> rows;

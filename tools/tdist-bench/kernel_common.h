@@ -7,12 +7,16 @@
 #include <vector>
 
 #include "report.h"
+#include "tdist/runtime.h"
 
 namespace tdist::bench {
 
 // Collective inputs: multiples of 1/4 in -2 .. 2, different on every PE and element, so that
 // every sum of up to 64 of them is exact in f32 and in bf16 whatever its order.
 float collectiveValue(int pe, std::size_t i);
+// What an all_reduce of `count` collectiveValue elements on n_pes PEs holds in `dtype`: the
+// PE-order sum, rounded once.
+std::vector<float> allReduceExpected(int n_pes, std::size_t count, DType dtype);
 
 // Throws on this PE when got differs from expected anywhere (main then ends the job).
 void requireEqual(const std::string &what, const std::vector<float> &got, const std::vector<float> &expected);

@@ -303,20 +303,25 @@ bool hasKernelCase(const Options &options) {
   });
 }
 
-std::vector<std::size_t> kernelSizes(const Options &options) {
-  const std::size_t low = options.min_size_given ? options.min_size : std::size_t{16} << 10;
-  const std::size_t high = options.max_size_given ? options.max_size : std::size_t{16} << 20;
+namespace {
+
+// --min-size .. --max-size by --size-factor, or low .. high where a bound is not given.
+std::vector<std::size_t> sizesOr(const Options &options, std::size_t low, std::size_t high) {
+  if (options.min_size_given) low = options.min_size;
+  if (options.max_size_given) high = options.max_size;
   std::vector<std::size_t> sizes;
   for (std::size_t size = low; size <= high; size *= options.size_factor) sizes.push_back(size);
   return sizes;
 }
 
+}  // namespace
+
+std::vector<std::size_t> kernelSizes(const Options &options) {
+  return sizesOr(options, std::size_t{16} << 10, std::size_t{16} << 20);
+}
+
 std::vector<std::size_t> graphSizes(const Options &options) {
-  const std::size_t low = options.min_size_given ? options.min_size : std::size_t{8} << 10;
-  const std::size_t high = options.max_size_given ? options.max_size : std::size_t{2} << 20;
-  std::vector<std::size_t> sizes;
-  for (std::size_t size = low; size <= high; size *= options.size_factor) sizes.push_back(size);
-  return sizes;
+  return sizesOr(options, std::size_t{8} << 10, std::size_t{2} << 20);
 }
 
 std::string kernelDtype(const Options &options, const char *fallback) {

@@ -91,11 +91,9 @@ void runCudaAllReduceGraph(const Options &options, Reporter &reporter) {
     const std::size_t count = size / dtypeSize(dtype);
     Tensor input = tdist::createTensor({static_cast<std::int64_t>(count)}, dtype);
     Tensor output = tdist::createTensor({static_cast<std::int64_t>(count)}, dtype);
-    std::vector<float> host(count), expected(count, 0.0f);
+    std::vector<float> host(count);
     for (std::size_t i = 0; i < count; ++i) host[i] = collectiveValue(me, i);
-    for (int pe = 0; pe < n; ++pe)
-      for (std::size_t i = 0; i < count; ++i) expected[i] += collectiveValue(pe, i);
-    for (float &e : expected) e = storedAs(dtype, e);
+    const std::vector<float> expected = allReduceExpected(n, count, dtype);
     upload(input, host);
 
     std::vector<Variant> variants;
