@@ -160,7 +160,8 @@ void putWithSignal(Context &ctx, void *dest, const void *source, std::size_t byt
 template <class T, class Source>
 void sumInPeOrder(int n, std::int64_t length, Source &&source, T *out) {
   constexpr std::int64_t kBlock = 1024;
-  float acc[kBlock];
+  // On the heap: a program's stack is small, and a call may run on one (kernels run as fibers).
+  std::vector<float> acc(static_cast<std::size_t>(std::min(kBlock, length)));
   for (std::int64_t first = 0; first < length; first += kBlock) {
     const std::int64_t count = std::min(kBlock, length - first);
     const T *from = source(0) + first;
