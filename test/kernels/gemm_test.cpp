@@ -196,7 +196,8 @@ std::string agText(const AllGatherGemmConfig &config) {
 }
 
 const std::vector<AllGatherGemmConfig> kAgConfigs = {
-    {1, 128, 256, 0},     // the defaults: one tile
+    {1, 512, 1024, 0},    // the defaults: one tile
+    {1, 128, 256, 0},     // the former defaults
     {3, 5, 7, 2},         // tiles that do not divide the chunks, fewer programs than items
     {64, 1, 1, 1},        // more chunks than rows (empty chunks), one program
     {4, 4096, 4096, 1024} // the upper limits

@@ -198,9 +198,9 @@ void describeCommandLine(CLI::App &app, Options &options, std::vector<std::strin
   addParsedOption(app, "--chunks", "C", options.chunks_per_pe, parseInRange<1, 64>,
                   "ag-gemm/gemm-rs: config.chunks_per_pe (1)");
   addParsedOption(app, "--tile-m", "T", options.tile_m, parseInRange<1, 4096>,
-                  "ag-gemm/gemm-rs: config.tile_m (128)");
+                  "ag-gemm/gemm-rs: config.tile_m (512)");
   addParsedOption(app, "--tile-n", "T", options.tile_n, parseInRange<1, 4096>,
-                  "ag-gemm/gemm-rs: config.tile_n (256)");
+                  "ag-gemm/gemm-rs: config.tile_n (1024)");
   addParsedOption(app, "--dtype", "f32|bf16", options.dtype, parseDtype,
                   "kernel cases: the tensors' dtype (f32; cuda-allreduce-graph: bf16)");
   addParsedOption(app, "--graph-ops", "G", options.graph_ops, parseInRange<1, 1000>,

@@ -56,7 +56,7 @@ struct Options {
   // (m / PEs per PE), gemm-rs splits k (k / PEs per PE) and reduce-scatters C's rows.
   long gemm_m = 1024, gemm_n = 1024, gemm_k = 512;
   int chunks_per_pe = 1;
-  int tile_m = 128, tile_n = 256;
+  int tile_m = 512, tile_n = 1024;  // the library's defaults
   // The kernel cases' element type: f32 (default) or bf16; cuda-allreduce-graph: bf16 unless given.
   std::string dtype;
   int graph_ops = 20;                    // cuda-allreduce-graph: all_reduce calls captured per graph

@@ -16,8 +16,8 @@ namespace tdist::kernels {
 // gather(A) [n_pes * m_local, K]; otherwise the context's scratch holds it (checked for size).
 struct AllGatherGemmConfig {
   int chunks_per_pe = 1;   // row chunks of each PE's A, each with its own signal; 1 .. 64
-  int tile_m = 128;        // cpu: rows of C per program tile; 1 .. 4096
-  int tile_n = 256;        // cpu: columns of C per program tile; 1 .. 4096
+  int tile_m = 512;        // cpu: rows of C per program tile; 1 .. 4096
+  int tile_n = 1024;       // cpu: columns of C per program tile; 1 .. 4096
   int programs = 0;        // cpu: programs (0 = one per core); cuda: unused
 };
 void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor *gathered = nullptr,
@@ -27,8 +27,8 @@ void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, 
 // c: [M / n_pes, N] on PE p = rows p*M/n_pes .. of sum over PEs of a x b. M a multiple of n_pes.
 struct GemmReduceScatterConfig {
   int chunks_per_pe = 1;   // row chunks of each PE's output block; 1 .. 64
-  int tile_m = 128;
-  int tile_n = 256;
+  int tile_m = 512;
+  int tile_n = 1024;
   int programs = 0;
 };
 void gemm_reduce_scatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
