@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tdist needs that are missing. Idempotent; run as root (or with
-# sudo available). Set TDIST_SKIP_PEER=1 to leave out OpenMPI (only the benchmark peer uses it).
+# sudo available). Set TDIST_SKIP_PEER=1 to leave out OpenMPI (only the benchmark peer uses it),
+# TDIST_SKIP_CUTLASS=1 to leave out the CUTLASS headers (fetched only where nvcc is found).
 #
 # Sourced (as test/unit/setup_script_test.sh does), it only defines its functions.
 set -euo pipefail
@@ -14,6 +15,50 @@ tdist_packages() {
   if [ "${TDIST_SKIP_PEER:-0}" != 1 ]; then
     printf '%s\n' openmpi-bin libopenmpi-dev
   fi
+}
+
+# CUTLASS/CuTe headers for the cuda GEMMs, where a CUDA toolkit is present: Debian has no package
+# of them, PyPI's nvidia-cutlass wheel ships them. Pinned; unpacked (headers only) into
+# .deps/cutlass/{include,util/include} of the checkout, where CMake looks for them.
+TDIST_CUTLASS_VERSION=4.2.0.0
+
+have_nvcc() { command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; }
+
+install_cutlass() {
+  local root=$1 dest=$1/.deps/cutlass
+  if [ -f "$dest/include/cutlass/cutlass.h" ] && [ -f "$dest/version" ] &&
+     [ "$(cat "$dest/version")" = "$TDIST_CUTLASS_VERSION" ]; then
+    echo "setup: CUTLASS $TDIST_CUTLASS_VERSION headers present"
+    return 0
+  fi
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    local sudo=""
+    if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends python3-pip
+  fi
+  local wheels
+  wheels=$(mktemp -d)
+  echo "setup: fetching the CUTLASS $TDIST_CUTLASS_VERSION headers (PyPI nvidia-cutlass)"
+  python3 -m pip download -q --no-deps --only-binary=:all: -d "$wheels" "nvidia-cutlass==$TDIST_CUTLASS_VERSION"
+  rm -rf "$dest"
+  mkdir -p "$dest"
+  python3 - "$wheels"/nvidia_cutlass-*.whl "$dest" <<'PY'
+import os, sys, zipfile
+wheel, dest = sys.argv[1], sys.argv[2]
+parts = {"cutlass_library/source/include/": "include/",
+         "cutlass_library/source/tools/util/include/": "util/include/"}
+with zipfile.ZipFile(wheel) as z:
+    for name in z.namelist():
+        for prefix, into in parts.items():
+            if name.startswith(prefix) and not name.endswith("/"):
+                target = dest + "/" + into + name[len(prefix):]
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                with z.open(name) as src, open(target, "wb") as out:
+                    out.write(src.read())
+PY
+  echo "$TDIST_CUTLASS_VERSION" >"$dest/version"
+  rm -rf "$wheels"
 }
 
 # Whether apt can install package $1: it has a candidate version, and not "(none)".
@@ -54,15 +99,17 @@ main() {
   done
   if [ ${#missing[@]} -eq 0 ]; then
     echo "setup: all packages present"
-    return 0
+  else
+    local sudo=""
+    if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+    echo "setup: installing ${missing[*]}"
+    $sudo apt-get update -qq
+    check_candidates "${missing[@]}"
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
   fi
-
-  local sudo=""
-  if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
-  echo "setup: installing ${missing[*]}"
-  $sudo apt-get update -qq
-  check_candidates "${missing[@]}"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  if have_nvcc && [ "${TDIST_SKIP_CUTLASS:-0}" != 1 ]; then
+    install_cutlass "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  fi
 }
 
 # "return" succeeds only in a sourced file.

@@ -64,6 +64,11 @@ void runCudaGemmChunks(const Options &options, Reporter &reporter);
 // is checked against a host reference after an eager call and again after the replays.
 void runCudaAllReduceGraph(const Options &options, Reporter &reporter);
 
+// PE 0 alone (cuda-gemm-cutlass, built with the CUTLASS headers): a persistent warp-specialized
+// bf16 CUTLASS GEMM against cuBLASLt on M 4096, 8192 x N 8192, 14336 x K 8192, outputs compared
+// exactly, then timed alternately; ratio = CUTLASS's throughput over cuBLASLt's, per repeat.
+void runCudaGemmCutlass(const Options &options, Reporter &reporter);
+
 // Symmetric heap bytes that the cases of options allocate on n_pes PEs, with room to spare.
 std::size_t heapBytesNeeded(const Options &options, int n_pes);
 

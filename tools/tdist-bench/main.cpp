@@ -45,13 +45,19 @@ void runCases(const Options &options) {
       case Case::CudaPutBw: runCudaPutBandwidth(options, reporter); break;
       case Case::CudaGemmChunks: runCudaGemmChunks(options, reporter); break;
       case Case::CudaAllReduceGraph: runCudaAllReduceGraph(options, reporter); break;
+#if defined(TDIST_BENCH_HAVE_CUTLASS)
+      case Case::CudaGemmCutlass: runCudaGemmCutlass(options, reporter); break;
+#else
+      case Case::CudaGemmCutlass: break;  // parseOptions refuses it in a build without CUTLASS
+#endif
 #else
       // parseOptions refuses them in a build without the cuda backend.
       case Case::CudaPingPong:
       case Case::CudaBarrier:
       case Case::CudaPutBw:
       case Case::CudaGemmChunks:
-      case Case::CudaAllReduceGraph: break;
+      case Case::CudaAllReduceGraph:
+      case Case::CudaGemmCutlass: break;
 #endif
       case Case::AllReduce:
       case Case::AllGather:

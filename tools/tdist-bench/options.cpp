@@ -48,7 +48,7 @@ constexpr const char *kCaseNames[] = {"put",          "pingpong",     "ring",   
                                       "switch",       "all",          "cuda-pingpong", "cuda-barrier",
                                       "cuda-put-bw",  "cuda",         "allreduce",   "allgather",
                                       "reducescatter", "ag-gemm",     "gemm-rs",     "kernels",
-                                      "cuda-gemm-chunks", "cuda-allreduce-graph"};
+                                      "cuda-gemm-chunks", "cuda-allreduce-graph", "cuda-gemm-cutlass"};
 
 values::Parsed<std::string> parseDtype(std::string_view text) {
   if (text == "f32" || text == "bf16") return {.value = std::string(text), .error = {}};
@@ -77,6 +77,7 @@ void addCase(Options &options, const std::string &name) {
   else if (name == "cuda-put-bw") add(Case::CudaPutBw);
   else if (name == "cuda-gemm-chunks") add(Case::CudaGemmChunks);
   else if (name == "cuda-allreduce-graph") add(Case::CudaAllReduceGraph);
+  else if (name == "cuda-gemm-cutlass") add(Case::CudaGemmCutlass);
   else if (name == "cuda") {
     add(Case::CudaPingPong);
     add(Case::CudaBarrier);
@@ -108,11 +109,14 @@ CLI::Validator knownCase() {
       if (name != known) continue;
       if (!kHaveCudaCases && name.starts_with("cuda"))
         return "case '" + name + "' needs a tdist-bench built with the cuda backend";
+      if (!kHaveCutlassCase && name == "cuda-gemm-cutlass")
+        return "case 'cuda-gemm-cutlass' needs a tdist-bench built with the CUTLASS headers "
+               "(scripts/setup.sh fetches them where nvcc is found; then configure again)";
       return "";
     }
     return "unknown case '" + name + "' (known: put, pingpong, ring, barrier, switch, all, "
            "cuda-pingpong, cuda-barrier, cuda-put-bw, cuda, allreduce, allgather, reducescatter, "
-           "ag-gemm, gemm-rs, kernels, cuda-gemm-chunks, cuda-allreduce-graph)";
+           "ag-gemm, gemm-rs, kernels, cuda-gemm-chunks, cuda-allreduce-graph, cuda-gemm-cutlass)";
   }, "");
 }
 
@@ -144,7 +148,9 @@ kernel library (tdist::kernels, on the job's backend; not in all; 'kernels' = th
                  algorithm); efficiency = whole / chunks (--iters per repeat, default 10)
   cuda-allreduce-graph  all_reduce (one-shot, two-shot, auto) of 8K .. 2M per PE, bf16 unless --dtype,
                  --graph-ops calls captured in one CUDA graph, replayed --iters times a repeat (10);
-                 GPU time per call (not in all or 'cuda'))";
+                 GPU time per call (not in all or 'cuda')
+  cuda-gemm-cutlass  PE 0 alone: a persistent warp-specialized bf16 CUTLASS GEMM (sm90a) against
+                 cuBLASLt, M 4096 8192 x N 8192 14336 x K 8192, checked equal, then timed alternately)";
 
 // Every flag, described once for parsing and for the help page.
 void describeCommandLine(CLI::App &app, Options &options, std::vector<std::string> &case_names,
@@ -271,6 +277,7 @@ const char *caseName(Case c) {
     case Case::GemmRs: return "gemm-rs";
     case Case::CudaGemmChunks: return "cuda-gemm-chunks";
     case Case::CudaAllReduceGraph: return "cuda-allreduce-graph";
+    case Case::CudaGemmCutlass: return "cuda-gemm-cutlass";
   }
   return "?";
 }
@@ -292,7 +299,7 @@ long gpuPutIterations(const Options &options, std::size_t size) {
 bool hasCudaCase(const Options &options) {
   return std::any_of(options.cases.begin(), options.cases.end(), [](Case c) {
     return c == Case::CudaPingPong || c == Case::CudaBarrier || c == Case::CudaPutBw ||
-           c == Case::CudaGemmChunks || c == Case::CudaAllReduceGraph;
+           c == Case::CudaGemmChunks || c == Case::CudaAllReduceGraph || c == Case::CudaGemmCutlass;
   });
 }
 

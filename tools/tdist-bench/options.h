@@ -14,6 +14,8 @@ enum class Case {
   Put, PingPong, Ring, Barrier, Switch, CudaPingPong, CudaBarrier, CudaPutBw, CudaGemmChunks,
   // all_reduce of the kernel library captured in CUDA graphs (tools/tdist-bench/cuda/).
   CudaAllReduceGraph,
+  // One bf16 GEMM on CUTLASS against cuBLASLt (tools/tdist-bench/cuda/cutlass_gemm.cu).
+  CudaGemmCutlass,
   // The kernel library (tdist::kernels, kernel_cases.cpp), on the backend the job runs on.
   AllReduce, AllGather, ReduceScatter, AgGemm, GemmRs,
 };
@@ -23,6 +25,12 @@ enum class Case {
 constexpr bool kHaveCudaCases = true;
 #else
 constexpr bool kHaveCudaCases = false;
+#endif
+// Whether it has cuda-gemm-cutlass (the CUTLASS headers were found at configure time).
+#if defined(TDIST_BENCH_HAVE_CUTLASS)
+constexpr bool kHaveCutlassCase = true;
+#else
+constexpr bool kHaveCutlassCase = false;
 #endif
 
 // How the ping-pong carries its flag: p() + wait_until (what OpenSHMEM 1.4 offers too), or

@@ -89,4 +89,10 @@ std::string formatBytes(std::size_t bytes) {
   return text;
 }
 
+std::string formatFixed(double value, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
 }  // namespace tdist::bench

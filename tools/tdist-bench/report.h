@@ -65,5 +65,7 @@ class Stopwatch {
 };
 
 std::string formatBytes(std::size_t bytes);
+// value with `digits` digits after the point ("0.9873").
+std::string formatFixed(double value, int digits);
 
 }  // namespace tdist::bench

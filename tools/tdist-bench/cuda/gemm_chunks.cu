@@ -287,12 +287,6 @@ double timeVariant(GemmChunks &bench, gpu::EventTimer &timer, const Variant &v, 
   return timer.seconds() / static_cast<double>(iters);
 }
 
-std::string fixed(double value, int digits) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
-
 }  // namespace
 
 void runCudaGemmChunks(const Options &options, Reporter &reporter) {
@@ -327,7 +321,7 @@ void runCudaGemmChunks(const Options &options, Reporter &reporter) {
           const std::string variant = "m=" + std::to_string(m) + " n=" + std::to_string(n) +
                                       " k=" + std::to_string(kK) + " chunks=" + std::to_string(all[v].chunks) +
                                       " split=" + all[v].split + " efficiency=" +
-                                      fixed(summarize(efficiency).median, 4) + " tflops=" + fixed(tflops, 1);
+                                      formatFixed(summarize(efficiency).median, 4) + " tflops=" + formatFixed(tflops, 1);
           reporter.add(Result{.case_name = "cuda-gemm-chunks", .variant = variant, .pes = shmem::n_pes(),
                               .size = static_cast<std::size_t>(m * n) * sizeof(__nv_bfloat16), .iters = iters,
                               .repeats = options.repeats, .unit = Unit::Microseconds, .summary = time});
