@@ -521,8 +521,6 @@ void allReduce(Context &ctx, const Tensor &input, Tensor &output, AllReduceAlgor
   cudaStream_t stream = host::streamOf(ctx);
   host::requireAligned16(input.data, kernel, "input");
   host::requireAligned16(output.data, kernel, "output");
-  // The entry point resolved Auto (kernels/collectives.cpp, chooseAllReduce).
-  if (algorithm == AllReduceAlgorithm::Auto) algorithm = chooseAllReduce(ctx, bytes);
   host::withElement(input.dtype, kernel, [&](auto *tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     const auto *in = static_cast<const T *>(input.data);
