@@ -192,6 +192,18 @@ std::string sizeText(std::size_t size) { return formatBytes(size); }
 
 // ---- the collectives ---------------------------------------------------------------------------
 
+// Adds `row` to `rows` after checking it: output zeroed, one collective call, every element
+// against `expected` (exact).
+void addCheckedRow(std::vector<Row> &rows, Row row, kn::Context &ctx, const Tensor &output,
+                   const std::vector<float> &expected, const std::string &what) {
+  upload(output, std::vector<float>(static_cast<std::size_t>(output.numel()), 0.0f));
+  shmem::barrier_all();
+  row.call();
+  ctx.synchronize();
+  requireEqual(what, download(output), expected);
+  rows.push_back(std::move(row));
+}
+
 // The engines a collective's rows compare: on cuda SMs, the copy engine and Auto's choice; on cpu
 // only the one body (Auto).
 template <class Engine>
@@ -238,13 +250,7 @@ void runAllReduceCase(const Options &options, Reporter &reporter) {
       Row row{.variant = variant, .us = {}, .call = [&ctx, &input, &output, config] {
                 kn::all_reduce(ctx, input, output, config);
               }};
-      // The check: a zeroed output, one call, every element against the PE-order sum.
-      upload(output, std::vector<float>(count, 0.0f));
-      shmem::barrier_all();
-      row.call();
-      ctx.synchronize();
-      requireEqual("allreduce " + variant + " " + sizeText(size), download(output), expected);
-      rows.push_back(std::move(row));
+      addCheckedRow(rows, std::move(row), ctx, output, expected, "allreduce " + variant + " " + sizeText(size));
     }
     timeRows(options, reporter, ctx, "allreduce", size, kernelIterations(options, size), rows);
     tdist::freeTensor(output);
@@ -271,13 +277,11 @@ void runAllGatherCase(const Options &options, Reporter &reporter) {
     for (auto engine : enginesOf<kn::AllGatherConfig::Engine>(ctx)) {
       kn::AllGatherConfig c = config;
       c.engine = engine;
-      rows.push_back(Row{.variant = engineVariant(ctx, static_cast<int>(engine)), .us = {},
-                         .call = [&ctx, &input, &output, c] { kn::all_gather(ctx, input, output, c); }});
-      upload(output, std::vector<float>(count * n, 0.0f));
-      shmem::barrier_all();
-      rows.back().call();
-      ctx.synchronize();
-      requireEqual("allgather " + rows.back().variant + " " + sizeText(size), download(output), expected);
+      const std::string variant = engineVariant(ctx, static_cast<int>(engine));
+      addCheckedRow(rows,
+                    Row{.variant = variant, .us = {},
+                        .call = [&ctx, &input, &output, c] { kn::all_gather(ctx, input, output, c); }},
+                    ctx, output, expected, "allgather " + variant + " " + sizeText(size));
     }
     timeRows(options, reporter, ctx, "allgather", size, kernelIterations(options, size), rows);
     tdist::freeTensor(output);
@@ -306,13 +310,11 @@ void runReduceScatterCase(const Options &options, Reporter &reporter) {
     for (auto engine : enginesOf<kn::ReduceScatterConfig::Engine>(ctx)) {
       kn::ReduceScatterConfig c = config;
       c.engine = engine;
-      rows.push_back(Row{.variant = engineVariant(ctx, static_cast<int>(engine)), .us = {},
-                         .call = [&ctx, &input, &output, c] { kn::reduce_scatter(ctx, input, output, c); }});
-      upload(output, std::vector<float>(block, 0.0f));
-      shmem::barrier_all();
-      rows.back().call();
-      ctx.synchronize();
-      requireEqual("reducescatter " + rows.back().variant + " " + sizeText(size), download(output), expected);
+      const std::string variant = engineVariant(ctx, static_cast<int>(engine));
+      addCheckedRow(rows,
+                    Row{.variant = variant, .us = {},
+                        .call = [&ctx, &input, &output, c] { kn::reduce_scatter(ctx, input, output, c); }},
+                    ctx, output, expected, "reducescatter " + variant + " " + sizeText(size));
     }
     timeRows(options, reporter, ctx, "reducescatter", size, kernelIterations(options, size), rows);
     tdist::freeTensor(output);
