@@ -41,6 +41,7 @@ struct CudaState {
   std::vector<bool> mapped;                    // segment i is mapped at base + i * stride
   CUdeviceptr base = 0;                        // the reserved range, n_pes * stride bytes
   std::size_t reserved = 0;
+  bool one_device = false;                     // every PE of the job runs on this GPU
 
   // Device state (device_state.cpp): host-mapped pinned words and the device team table.
   device::HangRecord *hang = nullptr;          // host view; the device view is device_hang

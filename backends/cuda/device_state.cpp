@@ -103,6 +103,7 @@ void startDeviceState(runtime::RuntimeState &state) {
   d.heap_size = cuda.layout.heap_bytes;
   d.internal = cuda.layout.internal;
   d.wait_timeout_ns = static_cast<std::uint64_t>(state.wait_timeout.count());
+  d.one_device = cuda.one_device ? 1 : 0;
   d.hang = cuda.device_hang;
   d.abort_flag = cuda.device_abort_flag;
   d.teams = cuda.teams;

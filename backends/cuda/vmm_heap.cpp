@@ -2,6 +2,7 @@
 // exported as a POSIX file descriptor that the core passes to every peer (runtime/fd_exchange.h),
 // and every PE's allocation mapped into ONE reserved range, segment i at base + i * stride, so
 // that a kernel's symm_at is arithmetic. Nothing is named; nothing outlives the processes.
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -47,6 +48,16 @@ SegmentLayout layoutFor(std::size_t heap_bytes, std::size_t granularity) {
   return l;
 }
 
+// TDIST_CUDA_SYNC_SCOPE=system keeps the primitives at system scope even when every PE runs on
+// one GPU (to compare the two, or to rule the scope out); unset or "auto" lets init choose.
+bool systemScopeForced() {
+  const char *value = std::getenv("TDIST_CUDA_SYNC_SCOPE");
+  if (value == nullptr || std::strcmp(value, "auto") == 0 || value[0] == '\0') return false;
+  if (std::strcmp(value, "system") == 0) return true;
+  throw Error(ErrorCode::InvalidParam,
+              std::string("init: TDIST_CUDA_SYNC_SCOPE must be \"auto\" or \"system\", not \"") + value + "\"");
+}
+
 }  // namespace
 
 int createHeap(runtime::RuntimeState &state, std::size_t bytes) {
@@ -79,19 +90,34 @@ void mapHeap(runtime::RuntimeState &state, std::span<const int> fds) {
   const int n = state.n_pes;
 
   // Strides must agree, or the arithmetic of symm_at would differ between PEs (GPUs of
-  // different granularity): every PE sees every stride and fails alike.
-  const std::uint64_t mine = cuda.layout.stride;
-  auto strides = state.store->allgather({reinterpret_cast<const std::byte *>(&mine), sizeof mine});
+  // different granularity): every PE sees every stride and fails alike. The GPUs' UUIDs come
+  // along: when every PE runs on this GPU, the primitives synchronise at GPU scope.
+  struct Mine {
+    std::uint64_t stride = 0;
+    char uuid[16] = {};
+  } me;
+  me.stride = cuda.layout.stride;
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, cuda.device), "cudaGetDeviceProperties");
+  static_assert(sizeof prop.uuid.bytes == sizeof me.uuid);
+  std::memcpy(me.uuid, prop.uuid.bytes, sizeof me.uuid);
+  const std::uint64_t mine = me.stride;
+  const bool system_scope = systemScopeForced();
+  auto gathered = state.store->allgather({reinterpret_cast<const std::byte *>(&me), sizeof me});
+  cuda.one_device = true;
   for (int pe = 0; pe < n; ++pe) {
-    std::uint64_t theirs = 0;
-    std::memcpy(&theirs, strides[pe].data(), sizeof theirs);
-    if (theirs != mine) {
+    Mine theirs;
+    std::memcpy(&theirs, gathered[pe].data(), sizeof theirs);
+    if (std::memcmp(theirs.uuid, me.uuid, sizeof me.uuid) != 0) cuda.one_device = false;
+    if (theirs.stride != mine) {
       throw Error(ErrorCode::SharedMemory, "init: heap segment strides differ between PEs: PE " +
                                                std::to_string(state.my_pe) + " has " + std::to_string(mine) +
                                                " bytes, PE " + std::to_string(pe) + " has " +
-                                               std::to_string(theirs) + " (GPUs of another VMM granularity)");
+                                               std::to_string(theirs.stride) + " (GPUs of another VMM granularity)");
     }
   }
+
+  if (system_scope) cuda.one_device = false;
 
   const std::size_t stride = cuda.layout.stride;
   cuda.reserved = stride * static_cast<std::size_t>(n);

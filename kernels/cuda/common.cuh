@@ -134,7 +134,8 @@ __device__ __forceinline__ void finish_call(std::uint64_t *slot0, std::uint64_t 
     if (gridDim.x == 1) {
       is_last = 1;
     } else {
-      std::uint64_t before = device::ptx::atomic_fetch_add_gpu(slotAt(slot0, kSlotArrivals), std::uint64_t{1});
+      std::uint64_t before =
+          device::ptx::atomic_fetch_add(slotAt(slot0, kSlotArrivals), std::uint64_t{1}, device::ptx::Scope::Gpu);
       is_last = before + 1 == gridDim.x;
     }
   }
@@ -152,16 +153,32 @@ __device__ __forceinline__ void finish_call(std::uint64_t *slot0, std::uint64_t 
   finish_call(slot0, epoch, [] {});
 }
 
+// entry[me] = epoch on PE pe, and the wait for entry[src] >= epoch. Both relaxed: the entry
+// publishes nothing that this kernel wrote. What a peer reads after it (this PE's inputs) and
+// what it may then overwrite (this PE's outputs and scratch, read by earlier calls) belong to
+// kernels and copies that finished before this kernel began, and a kernel boundary orders
+// those. A release store and an acquire poll cost 0.5 us a call more on an H200
+// (docs/BENCHMARKS.md), on a step that every call takes.
+__device__ __forceinline__ void announce_entry_to(std::uint64_t *slot0, SlotMap map, std::uint64_t epoch, int pe) {
+  device::ptx::store_relaxed(device::symm_at(slotAt(slot0, map.entry(device::rank())), pe), epoch,
+                             device::detail::scope());
+}
+
+__device__ __forceinline__ void wait_entry(std::uint64_t *slot0, SlotMap map, std::uint64_t epoch, int src) {
+  device::detail::wait_word<std::uint64_t, device::detail::Poll::Relaxed>(
+      slotAt(slot0, map.entry(src)), shmem::Cmp::GE, epoch, "tdist::device::signal_wait_until");
+}
+
 // Block 0 tells every peer that this PE has reached the call; every block then waits until every
 // peer has (thread t waits for PE t).
 __device__ __forceinline__ void announce_and_wait_entry(std::uint64_t *slot0, SlotMap map, std::uint64_t epoch) {
   const int me = device::rank();
   const int n = device::num_ranks();
   for (int pe = threadIdx.x; pe < n; pe += blockDim.x) {
-    if (blockIdx.x == 0 && pe != me) device::signal_op(slotAt(slot0, map.entry(me)), epoch, shmem::SignalOp::Set, pe);
+    if (blockIdx.x == 0 && pe != me) announce_entry_to(slot0, map, epoch, pe);
   }
   for (int pe = threadIdx.x; pe < n; pe += blockDim.x) {
-    if (pe != me) device::signal_wait_until(slotAt(slot0, map.entry(pe)), shmem::Cmp::GE, epoch);
+    if (pe != me) wait_entry(slot0, map, epoch, pe);
   }
   __syncthreads();
 }

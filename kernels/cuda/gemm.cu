@@ -380,7 +380,7 @@ __global__ void announce_entry(std::uint64_t *slot0, detail::SlotMap map) {
   const int me = dev::rank();
   const std::uint64_t epoch = detail::call_epoch(slot0);
   for (int pe = threadIdx.x; pe < dev::num_ranks(); pe += blockDim.x) {
-    if (pe != me) dev::signal_op(slotAt(slot0, map.entry(me)), epoch, SignalOp::Set, pe);
+    if (pe != me) detail::announce_entry_to(slot0, map, epoch, pe);
   }
 }
 

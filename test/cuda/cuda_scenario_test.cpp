@@ -15,6 +15,7 @@ namespace {
 using launcher::test::contains;
 using launcher::test::LauncherResult;
 using launcher::test::runLauncher;
+using launcher::test::runLauncherWithEnvironment;
 using launcher::test::scenarioJob;
 using namespace std::chrono_literals;
 
@@ -86,6 +87,19 @@ TEST(CudaScenario, InitFinalizeInitMapsAFreshHeapEachRound) {
       EXPECT_TRUE(contains(r.out, "PE " + std::to_string(pe) + ": round 3 ok")) << r.out << r.err;
     }
   }
+}
+
+// A TDIST_CUDA_SYNC_SCOPE that is neither "auto" nor "system" fails init on every PE with the
+// variable's name and value, and the job ends (no PE left waiting for the others).
+TEST(CudaScenario, UnknownSyncScopeIsRefusedAtInit) {
+  LauncherResult r = runLauncherWithEnvironment(
+      {"TDIST_CUDA_SYNC_SCOPE=gpu-please"}, scenarioJob(TDIST_CUDA_SCENARIO_PATH, 2, "init-finalize-init",
+                                                        {"--wait-timeout", "20"}));
+  EXPECT_FALSE(r.hung);
+  EXPECT_NE(r.exit_status, 0) << r.err;
+  EXPECT_LT(r.elapsed, 30s);
+  EXPECT_TRUE(contains(r.err, "TDIST_CUDA_SYNC_SCOPE must be \"auto\" or \"system\", not \"gpu-please\""))
+      << r.err;
 }
 
 }  // namespace

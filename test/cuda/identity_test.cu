@@ -1,5 +1,9 @@
 // rank, num_ranks and symm_at seen from a kernel: the same PE numbers as the host's, and peer
 // addresses by the segment arithmetic, which the peer's copy really answers to.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
 #include "test/cuda/cuda_test_support.cuh"
 
 namespace tdist::cuda_test {
@@ -30,6 +34,37 @@ __global__ void storeThroughPeerAddresses(std::int64_t *slots) {
   const int me = dev::rank();
   for (int pe = 0; pe < dev::num_ranks(); ++pe) *dev::symm_at(slots + me, pe) = 1000 + me;
   dev::fence();
+}
+
+__global__ void readScope(int *gpu_scope) { *gpu_scope = dev::detail::scope() == dev::ptx::Scope::Gpu ? 1 : 0; }
+
+// The primitives synchronise at GPU scope exactly when every PE runs on this GPU (and
+// TDIST_CUDA_SYNC_SCOPE does not ask for system scope); the host reference compares the GPUs'
+// UUIDs, which every PE leaves in its copy of a symmetric buffer.
+TEST_F(CudaTest, SyncScopeIsGpuExactlyWhenEveryPeSharesThisGpu) {
+  constexpr std::size_t kUuid = sizeof(cudaUUID_t);
+  Symmetric<char> uuids(kUuid);
+  cudaDeviceProp prop{};
+  int device = -1;
+  TDIST_ASSERT_CUDA(cudaGetDevice(&device));
+  TDIST_ASSERT_CUDA(cudaGetDeviceProperties(&prop, device));
+  uuids.write(std::vector<char>(prop.uuid.bytes, prop.uuid.bytes + kUuid));
+  finishAll();
+  bool one_device = true;
+  for (int pe = 0; pe < n(); ++pe) {
+    char theirs[kUuid];
+    TDIST_ASSERT_CUDA(cudaMemcpy(theirs, sh::ptr(uuids.get(), pe), kUuid, cudaMemcpyDefault));
+    if (std::memcmp(theirs, prop.uuid.bytes, kUuid) != 0) one_device = false;
+  }
+  const char *forced = std::getenv("TDIST_CUDA_SYNC_SCOPE");
+  const bool system = forced != nullptr && std::string(forced) == "system";
+  int *gpu_scope = nullptr;
+  TDIST_ASSERT_CUDA(cudaMallocManaged(&gpu_scope, sizeof(int)));
+  *gpu_scope = -1;
+  readScope<<<1, 1, 0, stream_>>>(gpu_scope);
+  finishAll();
+  EXPECT_EQ(*gpu_scope, one_device && !system ? 1 : 0) << "one device: " << one_device << ", forced: " << system;
+  cudaFree(gpu_scope);
 }
 
 TEST_F(CudaTest, RankAndNumRanksAreTheHosts) {

@@ -23,38 +23,38 @@ concept AtomicValue = IntegerWord<T> || std::is_same_v<T, float> || std::is_same
 template <class T>
   requires detail::AtomicValue<T>
 __device__ __forceinline__ T atomic_fetch(const T *source, int pe) {
-  return ptx::load_acquire(symm_at(source, pe));
+  return ptx::load_acquire(symm_at(source, pe), detail::scope());
 }
 
 template <class T>
   requires detail::AtomicValue<T>
 __device__ __forceinline__ void atomic_set(T *dest, T value, int pe) {
-  ptx::store_release(symm_at(dest, pe), value);
+  ptx::store_release(symm_at(dest, pe), value, detail::scope());
 }
 
 template <class T>
   requires detail::AtomicValue<T>
 __device__ __forceinline__ T atomic_swap(T *dest, T value, int pe) {
-  return ptx::atomic_exchange(symm_at(dest, pe), value);
+  return ptx::atomic_exchange(symm_at(dest, pe), value, detail::scope());
 }
 
 // Stores value if pe's *dest equals cond; returns what it held.
 template <class T>
   requires detail::IntegerWord<T>
 __device__ __forceinline__ T atomic_compare_swap(T *dest, T cond, T value, int pe) {
-  return ptx::atomic_compare_exchange(symm_at(dest, pe), cond, value);
+  return ptx::atomic_compare_exchange(symm_at(dest, pe), cond, value, detail::scope());
 }
 
 template <class T>
   requires detail::IntegerWord<T>
 __device__ __forceinline__ T atomic_fetch_add(T *dest, T value, int pe) {
-  return ptx::atomic_fetch_add(symm_at(dest, pe), value);
+  return ptx::atomic_fetch_add(symm_at(dest, pe), value, detail::scope());
 }
 
 template <class T>
   requires detail::IntegerWord<T>
 __device__ __forceinline__ T atomic_fetch_inc(T *dest, int pe) {
-  return ptx::atomic_fetch_add(symm_at(dest, pe), T{1});
+  return ptx::atomic_fetch_add(symm_at(dest, pe), T{1}, detail::scope());
 }
 
 // The non-fetching forms are the same acq_rel atomic with the result dropped, not a `red`: an
@@ -62,13 +62,13 @@ __device__ __forceinline__ T atomic_fetch_inc(T *dest, int pe) {
 template <class T>
   requires detail::IntegerWord<T>
 __device__ __forceinline__ void atomic_add(T *dest, T value, int pe) {
-  (void)ptx::atomic_fetch_add(symm_at(dest, pe), value);
+  (void)ptx::atomic_fetch_add(symm_at(dest, pe), value, detail::scope());
 }
 
 template <class T>
   requires detail::IntegerWord<T>
 __device__ __forceinline__ void atomic_inc(T *dest, int pe) {
-  (void)ptx::atomic_fetch_add(symm_at(dest, pe), T{1});
+  (void)ptx::atomic_fetch_add(symm_at(dest, pe), T{1}, detail::scope());
 }
 
 }  // namespace tdist::device

@@ -2,7 +2,7 @@
 // notify, wait, consume_token.
 //
 // The same semantics as tdist/dl.h on the host (DESIGN §4): notify SET is a release store, ADD an
-// atomic add with release order, both at system scope; wait spins with acquire loads until each of
+// atomic add with release order, both at the job's scope (ptx.cuh); wait spins with acquire loads until each of
 // n slots (one per 64-byte line) equals the value, never modifies them, and has one deadline for
 // the whole call. Every PE's segment is mapped at heap_base + pe * stride in every process, so
 // symm_at is arithmetic and a peer's words are reached with ordinary loads and stores.
@@ -50,9 +50,9 @@ template <class S>
 __device__ __forceinline__ void notify(S *sig, int pe, S value, dl::SignalOp op = dl::SignalOp::Set) {
   S *target = symm_at(sig, pe);
   if (op == dl::SignalOp::Add) {
-    ptx::red_release_add(target, value);
+    ptx::red_release_add(target, value, detail::scope());
   } else {
-    ptx::store_release(target, value);
+    ptx::store_release(target, value, detail::scope());
   }
 }
 

@@ -6,9 +6,9 @@
 // neither -rdc nor a device library to link; each translation unit holds its own copy of the
 // device state, which the runtime fills at init (state.cuh).
 //
-// Memory order, as on every backend: signal SET is st.release.sys, ADD red.release.sys, waits spin
-// on ld.acquire.sys with a deadline, remote atomics are atom.acq_rel.sys, quiet/fence are
-// fence.sc.sys. The enums are the host API's: tdist::shmem::SignalOp and Cmp (tdist/shmem.h),
+// Memory order, as on every backend: signal SET is a release store, ADD a release reduction, waits
+// spin on acquire loads with a deadline, remote atomics are acq_rel, quiet/fence are fence.sc; all
+// at system scope, or at GPU scope when every PE of the job runs on this GPU (ptx.cuh). The enums are the host API's: tdist::shmem::SignalOp and Cmp (tdist/shmem.h),
 // tdist::dl::SignalOp and Token (tdist/dl.h).
 #pragma once
 

@@ -4,7 +4,7 @@
 // OpenSHMEM's semantics as aclshmem implements them (tdist/shmem.h): a signal SET is a release
 // store, ADD an atomic add with release order; waits are acquire loads with the device deadline.
 // On the MTE path every put is a store the SM has already issued, so quiet and fence are one
-// system-scope sequentially consistent fence: it orders this thread's earlier stores (to any PE)
+// sequentially consistent fence at the job's scope (ptx.cuh): it orders this thread's earlier stores (to any PE)
 // before its later accesses as every observer sees them.
 #pragma once
 
@@ -18,8 +18,8 @@
 
 namespace tdist::device {
 
-__device__ __forceinline__ void quiet() { ptx::fence_sc_sys(); }
-__device__ __forceinline__ void fence() { ptx::fence_sc_sys(); }
+__device__ __forceinline__ void quiet() { ptx::fence_sc(detail::scope()); }
+__device__ __forceinline__ void fence() { ptx::fence_sc(detail::scope()); }
 
 // SET: release store of value into pe's *sig; ADD: atomic add with release order.
 template <class S>
@@ -27,9 +27,9 @@ template <class S>
 __device__ __forceinline__ void signal_op(S *sig, S value, shmem::SignalOp op, int pe) {
   S *target = symm_at(sig, pe);
   if (op == shmem::SignalOp::Add) {
-    ptx::red_release_add(target, value);
+    ptx::red_release_add(target, value, detail::scope());
   } else {
-    ptx::store_release(target, value);
+    ptx::store_release(target, value, detail::scope());
   }
 }
 
@@ -50,7 +50,7 @@ __device__ __forceinline__ void wait_until(T *ivar, shmem::Cmp cmp, T value) {
 template <class T>
   requires detail::IntegerWord<T>
 __device__ __forceinline__ bool test(T *ivar, shmem::Cmp cmp, T value) {
-  return detail::satisfies(ptx::load_acquire(ivar), cmp, value);
+  return detail::satisfies(ptx::load_acquire(ivar, detail::scope()), cmp, value);
 }
 
 }  // namespace tdist::device

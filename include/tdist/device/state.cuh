@@ -17,6 +17,7 @@
 
 #include <cstdio>
 
+#include "tdist/device/ptx.cuh"
 #include "tdist/device/state.h"
 
 // The same declaration as tdist/cuda.h's (identical redeclarations are allowed), so that a kernel
@@ -54,6 +55,9 @@ void publishDeviceState(const DeviceState &filled) {
 }  // namespace
 
 namespace detail {
+
+// The scope at which this job's PEs synchronise: GPU scope when they all run on this GPU.
+__device__ __forceinline__ ptx::Scope scope() { return state().one_device != 0 ? ptx::Scope::Gpu : ptx::Scope::Sys; }
 
 // The PE's own segment base: its internal words (barrier epochs, hang claim) live there.
 __device__ __forceinline__ std::byte *own_segment() {

@@ -58,6 +58,9 @@ struct DeviceState {
   std::size_t heap_size = 0;       // the user part of each segment: symmetric offsets are below it
   InternalLayout internal{};       // offsets within each segment, at or past heap_size
   std::uint64_t wait_timeout_ns = 0;  // every device wait's deadline
+  // 1 when every PE of the job runs on this GPU (several PEs under MPS): the primitives then
+  // synchronise at GPU scope (tdist/device/ptx.cuh), else at system scope.
+  std::int32_t one_device = 0;
   HangRecord *hang = nullptr;         // host-mapped: the first expired wait's record
   const volatile std::int32_t *abort_flag = nullptr;  // host-mapped: non-zero = the job ends
   const TeamState *teams = nullptr;   // device memory: kMaxDeviceTeams entries, [0] = world

@@ -66,7 +66,7 @@ __device__ __forceinline__ void team_sync(int team, const char *call) {
   volatile std::uint64_t *epoch = barrier_epoch(team);
   std::uint64_t mine = *epoch + 1;
   *epoch = mine;
-  ptx::store_release(barrier_slot(team, state().my_pe), mine);
+  ptx::store_release(barrier_slot(team, state().my_pe), mine, scope());
   // Consecutive members' slots are a constant distance apart, so the one wait loop walks them as
   // the slots of a single call: one deadline, and the record names the member not yet arrived.
   std::ptrdiff_t member_distance =

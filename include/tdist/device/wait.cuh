@@ -3,8 +3,8 @@
 //
 // A GPU wait must never hang silently: a peer that died, or a kernel whose signal never comes,
 // would otherwise keep the GPU busy forever and the job would never end. So every wait spins
-// with acquire loads at system scope, and every 256 polls (reading the clock costs more than a
-// poll) checks the GPU's global timer against one deadline for the whole call and the host-mapped
+// with acquire loads at the job's scope (ptx.cuh), and every 256 polls (reading the clock costs
+// more than a poll) checks the GPU's global timer against one deadline for the whole call and the host-mapped
 // abort flag. Past the deadline the first expired wait of the PE claims the hang record, fills
 // it, and traps; the PE's host watchdog prints the record as the cpu backend prints its wait
 // diagnostic and ends the job with status 97. An abort request traps without a record (the job
@@ -138,30 +138,44 @@ class WaitLoop {
 };
 
 // Waits until each of `count` words, `stride_bytes` apart from `first`, satisfies cmp value, with
-// an acquire load at system scope, in order, under one deadline for the whole call; calls
+// an acquire (or, with Poll::Relaxed, relaxed) load at the job's scope, in order, under one deadline for the whole call; calls
 // on_ready(value) with the value that satisfied each word. The words may be this PE's or a peer's
 // (barriers poll their members' slots through the peer mapping).
-template <class T, class OnReady>
+// How a wait polls: Acquire (the default: what the word publishes is read after the wait) or
+// Relaxed (the word publishes nothing the waiter reads through it; see ptx::load_relaxed).
+enum class Poll { Acquire, Relaxed };
+
+template <Poll P, class T>
+__device__ __forceinline__ T poll(const T *address) {
+  if constexpr (P == Poll::Relaxed) {
+    return ptx::load_relaxed(address, scope());
+  } else {
+    return ptx::load_acquire(address, scope());
+  }
+}
+
+template <class T, class OnReady, Poll P = Poll::Acquire>
 __device__ __forceinline__ void wait_words(const T *first, int count, std::ptrdiff_t stride_bytes,
                                            shmem::Cmp cmp, T value, const char *call, OnReady &&on_ready) {
   WaitLoop loop;
   for (int slot = 0; slot < count; ++slot) {
     const T *address =
         reinterpret_cast<const T *>(reinterpret_cast<const std::byte *>(first) + slot * stride_bytes);
-    T seen = ptx::load_acquire(address);
+    T seen = poll<P>(address);
     while (!satisfies(seen, cmp, value)) {
       loop.pause(WaitSite{call, cmp, record_value(value), count}, address, record_value(seen), slot);
-      seen = ptx::load_acquire(address);
+      seen = poll<P>(address);
     }
     on_ready(seen);
   }
 }
 
 // One word; returns the value that satisfied the predicate.
-template <class T>
+template <class T, Poll P = Poll::Acquire>
 __device__ __forceinline__ T wait_word(const T *address, shmem::Cmp cmp, T value, const char *call) {
   T ready{};
-  wait_words(address, 1, 0, cmp, value, call, [&](T seen) { ready = seen; });
+  auto on_ready = [&](T seen) { ready = seen; };
+  wait_words<T, decltype(on_ready) &, P>(address, 1, 0, cmp, value, call, on_ready);
   return ready;
 }
 
