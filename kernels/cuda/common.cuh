@@ -5,9 +5,16 @@
 // THE DEVICE EPOCH. A body enqueues work and returns; a CUDA graph captured from it replays the
 // same kernel arguments every time. An epoch baked into the arguments would make every replay
 // after the first see its waits satisfied by the previous replay's signals. So the epoch a kernel
-// writes and waits for is read on the device: slot kSlotEpoch of this PE (only this PE touches it)
-// holds the epoch of the last finished call; every kernel of a call uses e = that + 1, and the
-// last kernel of the call stores e there when its last block is done (finish_call). Every PE runs
+// writes and waits for is read on the device: this PE's epoch words (only this PE touches them)
+// hold the epoch of the last finished call; every kernel of a call uses e = that + 1, and the
+// last kernel of the call stores e there when it is done (finish_call). There is a word per
+// block (kMaxBlocks, packed from slot 0): block b reads word b and, at its end, stores e into
+// word b only, so no block of a call can see the epoch move under it before it has read it, and
+// no block needs to know that the others are done (the next kernel starts after all of them).
+// Block 0 also stores e into the words of the blocks the grid does not have, so that every word
+// holds e for the next call, whatever its grid. Grids with more blocks, and kernels whose end
+// must run once after every block (the one-shot's acks), count arrivals instead; the last block
+// stores e into every word. Every PE runs
 // the same calls in the same order, so every PE's e is the same for the same call, eager or
 // replayed. The host's `epoch` argument is not used on cuda. The slots must start at zero (the
 // context allocates them zeroed), and they are the library's: nothing else may write them.
@@ -29,8 +36,8 @@
 // a writer that has finished call e (its stream is ordered), so it never releases a waiter early.
 // B = the data slots per source, as many as the context's slots leave (at most kMaxBlocks; it
 // bounds the blocks of a collective kernel).
-//   kSlotEpoch, kSlotArrivals, kSlotLastOneShot+{0,1}: this PE's own words (see above, and
-//     one-shot's ack protocol in collectives.cu);
+//   kSlotEpoch .. +3 (kMaxBlocks packed words), kSlotArrivals, kSlotLastOneShot+{0,1}: this
+//     PE's own words (see above, and one-shot's ack protocol in collectives.cu);
 //   entry[src]       : src's stream has reached call e: everything it did before is finished,
 //                      so its inputs are ready and its outputs/scratch may be written;
 //   data[src][block] : src's block `block` has finished its part of call e toward this PE (the
@@ -74,10 +81,11 @@ constexpr int kMaxBlocks = 32;  // blocks of one collective kernel (data slots p
 constexpr int kThreads = 512;   // threads of a collective block
 constexpr std::size_t kSlotWords = 64 / sizeof(std::uint64_t);
 
-constexpr int kSlotEpoch = 0;
-constexpr int kSlotArrivals = 1;
-constexpr int kSlotLastOneShot = 2;  // two slots: parity 0 and 1
-constexpr int kSlotEntry = 4;
+constexpr int kSlotEpoch = 0;        // kMaxBlocks words, packed: slots 0 .. 3
+constexpr int kSlotArrivals = 4;
+constexpr int kSlotLastOneShot = 5;  // two slots: parity 0 and 1
+constexpr int kSlotEntry = 7;
+static_assert(kMaxBlocks * sizeof(std::uint64_t) <= (kSlotArrivals - kSlotEpoch) * 64);
 
 struct SlotMap {
   int n = 1;
@@ -115,17 +123,29 @@ struct ScratchMap {
 
 // ---- the device epoch -----------------------------------------------------------------------------
 
+// This block's epoch word (a grid of more than kMaxBlocks blocks counts arrivals, and its blocks
+// past the last word read word 0, which no block of such a grid stores before all have arrived).
+__device__ __forceinline__ volatile std::uint64_t *epoch_word(std::uint64_t *slot0) {
+  const unsigned b = blockIdx.x < static_cast<unsigned>(kMaxBlocks) ? blockIdx.x : 0u;
+  return reinterpret_cast<volatile std::uint64_t *>(slotAt(slot0, kSlotEpoch)) + b;
+}
+
 // The epoch of the call this kernel belongs to.
-__device__ __forceinline__ std::uint64_t call_epoch(std::uint64_t *slot0) {
-  return *reinterpret_cast<volatile std::uint64_t *>(slotAt(slot0, kSlotEpoch)) + 1;
+__device__ __forceinline__ std::uint64_t call_epoch(std::uint64_t *slot0) { return *epoch_word(slot0) + 1; }
+
+// Epoch words from .. kMaxBlocks - 1 = epoch, from every thread of the block (one coalesced store
+// of the first warp; a loop of one thread cost 0.1-0.3 us a call on an H200).
+__device__ __forceinline__ void store_epoch_words(std::uint64_t *slot0, std::uint64_t epoch, int from) {
+  volatile std::uint64_t *words = reinterpret_cast<volatile std::uint64_t *>(slotAt(slot0, kSlotEpoch));
+  for (int k = from + static_cast<int>(threadIdx.x); k < kMaxBlocks; k += static_cast<int>(blockDim.x)) words[k] = epoch;
 }
 
 // The end of the last kernel of a call, from every thread of every block: the last block to
 // arrive runs last_block() (every thread of it; peers' data read by any block is read by then),
-// then records the call's epoch as finished. The arrival count and the epoch are this PE's own
-// words, read only by its own later kernels: GPU scope is enough for the count (a system-scope
-// atomic measured 0.7 us a call on an H200) and the kernel boundary orders the epoch's plain store
-// before the next kernel's load; a grid of one block needs no count at all.
+// then records the call's epoch as finished. The arrival count and the epoch words are this PE's
+// own, read only by its own later kernels: GPU scope is enough for the count (a system-scope
+// atomic measured 0.7 us a call on an H200) and the kernel boundary orders the epoch's plain
+// stores before the next kernel's loads; a grid of one block needs no count at all.
 template <class LastBlock>
 __device__ __forceinline__ void finish_call(std::uint64_t *slot0, std::uint64_t epoch, LastBlock &&last_block) {
   __shared__ int is_last;
@@ -143,14 +163,20 @@ __device__ __forceinline__ void finish_call(std::uint64_t *slot0, std::uint64_t 
   if (!is_last) return;
   last_block();
   __syncthreads();
-  if (threadIdx.x == 0) {
-    *reinterpret_cast<volatile std::uint64_t *>(slotAt(slot0, kSlotArrivals)) = 0;
-    *reinterpret_cast<volatile std::uint64_t *>(slotAt(slot0, kSlotEpoch)) = epoch;
-  }
+  if (threadIdx.x == 0) *reinterpret_cast<volatile std::uint64_t *>(slotAt(slot0, kSlotArrivals)) = 0;
+  store_epoch_words(slot0, epoch, 0);
 }
 
+// The same without a last-block step: each block stores its own word (no count, no atomic: an
+// H200 measured the count's atomic on the critical path of every multi-block call).
 __device__ __forceinline__ void finish_call(std::uint64_t *slot0, std::uint64_t epoch) {
-  finish_call(slot0, epoch, [] {});
+  if (gridDim.x > static_cast<unsigned>(kMaxBlocks)) {
+    finish_call(slot0, epoch, [] {});
+    return;
+  }
+  __syncthreads();  // every thread of the block has read its epoch
+  if (threadIdx.x == 0) *epoch_word(slot0) = epoch;
+  if (blockIdx.x == 0) store_epoch_words(slot0, epoch, static_cast<int>(gridDim.x));
 }
 
 // entry[me] = epoch on PE pe, and the wait for entry[src] >= epoch. Both relaxed: the entry

@@ -194,8 +194,8 @@ TEST(KernelStress, TwoShotInRoundsOfFewSignals) {
   ContextOptions few;
   few.scratch_bytes = 0;
   // cpu: two signal steps a chunk, so 2 n slots make rounds of one chunk; cuda: the fewest slots
-  // its bodies take (4 + 4 n), which make its kernels run with fewer blocks instead.
-  few.max_signals = std::string(tdist::backendName()) == "cuda" ? 4 + 4 * n : 2 * n;
+  // its bodies take (7 + 4 n), which make its kernels run with fewer blocks instead.
+  few.max_signals = std::string(tdist::backendName()) == "cuda" ? 7 + 4 * n : 2 * n;
   Context ctx(few);
   constexpr std::int64_t kNumel = 50021;
   HeapTensor input({kNumel}, DType::F32), output({kNumel}, DType::F32);
