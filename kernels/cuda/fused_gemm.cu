@@ -1,0 +1,235 @@
+// kernels/cuda/fused_gemm.cu - the fused strategy's GEMM (fused_gemm.h): CUTLASS's sm90 TMA
+// warp-specialized cooperative mainloop and epilogue, under a tile scheduler of ours that rotates
+// the rows so that this PE's own come first and makes the producer warp wait for the rows a tile
+// reads before it loads them.
+//
+// How the scheduler plugs in: CUTLASS's kernel asks detail::TileSchedulerSelector for the
+// scheduler of its tag; SignalledRows is our tag, and its scheduler is CUTLASS's static persistent
+// one with three methods wrapped: the work it hands out is rotated (initial_work_tile_info,
+// fetch_next_work), and the producer's mainloop warp (warp 0 of the producer warpgroup, the one
+// that issues the TMA loads of A and B) waits there for the tile's rows. The consumers and the
+// epilogue warp get the same rotated tiles and never wait: they consume what the producer loaded.
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/cuda/common.cuh"
+#include "kernels/cuda/fused_gemm.h"
+#include "tdist/device/shmem.cuh"
+#include "tdist/error.h"
+
+#include "cute/tensor.hpp"
+#include "cutlass/cutlass.h"
+#include "cutlass/epilogue/collective/collective_builder.hpp"
+#include "cutlass/gemm/collective/collective_builder.hpp"
+#include "cutlass/gemm/device/gemm_universal_adapter.h"
+#include "cutlass/gemm/kernel/gemm_universal.hpp"
+#include "cutlass/gemm/kernel/tile_scheduler.hpp"
+#include "cutlass/util/packed_stride.hpp"
+
+namespace tdist::kernels::cuda::fused {
+
+struct SignalledRows {};  // the scheduler tag
+
+class SignalledRowsScheduler : public cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90 {
+  using Base = cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90;
+
+ public:
+  using WorkTileInfo = typename Base::WorkTileInfo;
+  struct Arguments : Base::Arguments {
+    RowWaits waits;
+  };
+  struct Params : Base::Params {
+    RowWaits waits;
+    int tiles_m = 0;  // tiles of real rows (the grid may round up to the cluster)
+  };
+
+  template <class ProblemShapeMNKL, class TileShape, class ClusterShape>
+  static Params to_underlying_arguments(ProblemShapeMNKL problem, TileShape tile, ClusterShape cluster,
+                                        cutlass::KernelHardwareInfo const &hw, Arguments const &args,
+                                        void *workspace = nullptr, const uint32_t epilogue_subtile = 1,
+                                        uint32_t k_align = 1u) {
+    Params params;
+    static_cast<Base::Params &>(params) =
+        Base::to_underlying_arguments(problem, tile, cluster, hw, args, workspace, epilogue_subtile, k_align);
+    params.waits = args.waits;
+    params.tiles_m = static_cast<int>((cute::get<0>(problem) + kTileM - 1) / kTileM);
+    return params;
+  }
+
+  CUTLASS_HOST_DEVICE SignalledRowsScheduler() {}
+  CUTLASS_DEVICE explicit SignalledRowsScheduler(Params const &params)
+      : Base(params), waits_(params.waits), tiles_m_(params.tiles_m) {
+    waiter_ = waits_.arrivals != nullptr && threadIdx.x < 32;  // the producer's mainloop warp
+    if (waiter_) epoch_ = waits_.slot0 != nullptr ? detail::call_epoch(waits_.slot0) : waits_.epoch;
+    tiles_per_source_ = waits_.rows_per_source > 0 ? static_cast<int>(waits_.rows_per_source / kTileM) : tiles_m_;
+    shift_ = waits_.rows_per_source > 0 && waits_.rows_per_source % kTileM == 0 ? waits_.first * tiles_per_source_ : 0;
+  }
+
+  template <class ClusterShape>
+  CUTLASS_DEVICE WorkTileInfo initial_work_tile_info(ClusterShape cluster) {
+    return arrive(rotate(Base::initial_work_tile_info(cluster)));
+  }
+
+  CUTLASS_DEVICE auto fetch_next_work(WorkTileInfo work) {
+    auto [next, increment] = Base::fetch_next_work(unrotate(work));
+    return cute::make_tuple(arrive(rotate(next)), increment);
+  }
+
+  template <class Pipeline, class PipelineState>
+  CUTLASS_DEVICE auto fetch_next_work(WorkTileInfo work, Pipeline &pipeline, PipelineState state) {
+    auto [next, increment] = Base::fetch_next_work(unrotate(work), pipeline, state);
+    return cute::make_tuple(arrive(rotate(next)), increment);
+  }
+
+  CUTLASS_DEVICE bool is_last_tile(WorkTileInfo &work, uint32_t advance = 1) const {
+    WorkTileInfo base = unrotate(work);
+    return Base::is_last_tile(base, advance);
+  }
+
+ private:
+  // Row tiles rotate by whole source blocks, within the real tiles (a tile the grid adds past
+  // them stays where it is, so every real tile is still computed once).
+  CUTLASS_DEVICE WorkTileInfo rotate(WorkTileInfo work) const {
+    if (work.is_valid() && shift_ != 0 && work.M_idx < tiles_m_) work.M_idx = (work.M_idx + shift_) % tiles_m_;
+    return work;
+  }
+  CUTLASS_DEVICE WorkTileInfo unrotate(WorkTileInfo work) const {
+    if (work.is_valid() && shift_ != 0 && work.M_idx < tiles_m_) work.M_idx = (work.M_idx + tiles_m_ - shift_) % tiles_m_;
+    return work;
+  }
+
+  // The producer warp, before the loads of `work`: every chunk its rows touch has arrived.
+  CUTLASS_DEVICE WorkTileInfo arrive(WorkTileInfo work) const {
+    if (!waiter_ || !work.is_valid() || work.M_idx >= tiles_m_) return work;
+    if (cutlass::canonical_lane_idx() == 0) {
+      const std::int64_t per = waits_.rows_per_source > 0 ? waits_.rows_per_source
+                                                          : static_cast<std::int64_t>(tiles_m_) * kTileM;
+      const std::int64_t total = per * waits_.sources;
+      const std::int64_t r0 = static_cast<std::int64_t>(work.M_idx) * kTileM;
+      const std::int64_t r1 = (r0 + kTileM < total ? r0 + kTileM : total) - 1;
+      for (std::int64_t r = r0; r <= r1;) {
+        const int source = static_cast<int>(r / per);
+        const std::int64_t within = r - source * per;
+        int chunk = 0;
+        while (chunk + 1 < waits_.chunks && waits_.bounds[chunk + 1] <= within) ++chunk;
+        std::uint64_t *word = waits_.arrivals + (static_cast<std::ptrdiff_t>(source) * waits_.chunks + chunk) *
+                                                    waits_.arrival_step;
+        device::signal_wait_until(word, shmem::Cmp::GE, epoch_);
+        const std::int64_t chunk_end =
+            source * per + (chunk + 1 < waits_.chunks ? waits_.bounds[chunk + 1] : per);
+        r = chunk_end > r ? chunk_end : r + 1;
+      }
+    }
+    __syncwarp();
+    asm volatile("fence.proxy.async.global;" : : : "memory");
+    return work;
+  }
+
+  RowWaits waits_{};
+  int tiles_m_ = 0;
+  int tiles_per_source_ = 0;
+  int shift_ = 0;
+  bool waiter_ = false;
+  std::uint64_t epoch_ = 0;
+};
+
+}  // namespace tdist::kernels::cuda::fused
+
+namespace cutlass::gemm::kernel::detail {
+
+template <class ArchTag, class TileShape, class ClusterShape, uint32_t SchedulerPipelineStageCount>
+struct TileSchedulerSelector<tdist::kernels::cuda::fused::SignalledRows, ArchTag, TileShape, ClusterShape,
+                             SchedulerPipelineStageCount> {
+  using Scheduler = tdist::kernels::cuda::fused::SignalledRowsScheduler;
+};
+
+}  // namespace cutlass::gemm::kernel::detail
+
+namespace tdist::kernels::cuda::fused {
+namespace {
+
+using namespace cute;
+
+using Element = cutlass::bfloat16_t;
+using Accumulator = float;
+using Layout = cutlass::layout::RowMajor;
+constexpr int kAlignment = 128 / cutlass::sizeof_bits<Element>::value;  // 16-byte TMA accesses
+using TileShape = Shape<Int<kTileM>, Int<kTileN>, _64>;
+using ClusterShape = Shape<_2, _1, _1>;  // two CTAs share each B tile's TMA multicast
+
+using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+    cutlass::epilogue::collective::EpilogueTileAuto, Accumulator, Accumulator, Element, Layout, kAlignment, Element,
+    Layout, kAlignment, cutlass::epilogue::TmaWarpSpecializedCooperative>::CollectiveOp;
+
+using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, Layout, kAlignment, Element, Layout, kAlignment,
+    Accumulator, TileShape, ClusterShape,
+    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename Epilogue::SharedStorage))>,
+    cutlass::gemm::KernelTmaWarpSpecializedCooperative>::CollectiveOp;
+
+using Kernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, Mainloop, Epilogue, SignalledRows>;
+using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
+
+void check(cutlass::Status status, const char *kernel, const char *what) {
+  if (status != cutlass::Status::kSuccess) {
+    throw Error(status == cutlass::Status::kErrorInvalidProblem || status == cutlass::Status::kErrorMisalignedOperand
+                    ? ErrorCode::InvalidParam
+                    : ErrorCode::Internal,
+                std::string(kernel) + ": the fused GEMM's " + what + ": " + cutlassGetStatusString(status));
+  }
+}
+
+int smCount() {
+  int device = 0, sms = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  return sms;
+}
+
+}  // namespace
+
+void gemmBf16(const void *a, const void *b, void *c, int m, int n, int k, const RowWaits &waits, int max_ctas,
+              cudaStream_t stream, const char *kernel) {
+  if (waits.chunks < 1 || waits.chunks > kMaxChunks || waits.sources < 1) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the fused GEMM takes 1 .. " +
+                                             std::to_string(kMaxChunks) + " chunks and at least one source");
+  }
+  using StrideA = typename Gemm::GemmKernel::StrideA;
+  using StrideB = typename Gemm::GemmKernel::StrideB;
+  using StrideC = typename Gemm::GemmKernel::StrideC;
+  using StrideD = typename Gemm::GemmKernel::StrideD;
+  cutlass::KernelHardwareInfo hw;
+  cudaGetDevice(&hw.device_id);
+  const int sms = smCount();
+  hw.sm_count = max_ctas > 0 && max_ctas < sms ? max_ctas : sms;
+  typename SignalledRowsScheduler::Arguments scheduler;
+  scheduler.max_swizzle_size = 1;
+  // Along N: consecutive tiles of a wave share their rows, so a wave needs few row chunks.
+  scheduler.raster_order = SignalledRowsScheduler::RasterOrderOptions::AlongN;
+  scheduler.waits = waits;
+  const auto *ea = static_cast<const Element *>(a);
+  const auto *eb = static_cast<const Element *>(b);
+  auto *ec = static_cast<Element *>(c);
+  typename Gemm::Arguments arguments{
+      cutlass::gemm::GemmUniversalMode::kGemm,
+      {m, n, k, 1},
+      {ea, cutlass::make_cute_packed_stride(StrideA{}, make_shape(m, k, 1)), eb,
+       cutlass::make_cute_packed_stride(StrideB{}, make_shape(n, k, 1))},
+      {{1.0f, 0.0f}, ec, cutlass::make_cute_packed_stride(StrideC{}, make_shape(m, n, 1)), ec,
+       cutlass::make_cute_packed_stride(StrideD{}, make_shape(m, n, 1))},
+      hw,
+      scheduler};
+  Gemm gemm;
+  check(gemm.can_implement(arguments), kernel, "shape (k and n must be multiples of 8)");
+  if (Gemm::get_workspace_size(arguments) != 0) {
+    throw Error(ErrorCode::Internal, std::string(kernel) + ": the fused GEMM asks for a workspace");
+  }
+  check(gemm.initialize(arguments, nullptr, stream), kernel, "initialize");
+  check(gemm.run(stream), kernel, "launch");
+}
+
+}  // namespace tdist::kernels::cuda::fused
