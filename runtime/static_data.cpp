@@ -10,8 +10,8 @@
 // large static array costs no memory until it is used.
 //
 // The copy and the swap are raw system calls, not the libc functions: under AddressSanitizer
-// those are intercepted, and the interceptors would check (and report) the redzones between
-// globals that the copy reads, and would clear the shadow of the range that mmap maps, where
+// those are intercepted: the interceptor of pwrite checks (and reports) the redzones between
+// globals that the copy reads, and newer ones of mmap clear the shadow of the range mapped, where
 // the redzones must stay poisoned.
 //
 // A child of fork() must not share the parent's static data (fork gives it a copy of the
