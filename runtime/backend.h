@@ -81,6 +81,11 @@ struct Backend {
                            std::uint64_t operand, std::uint64_t compare, const char *call);
   void (*zero)(RuntimeState &state, void *address, std::size_t bytes);
 
+  // True when the program's static data is remotely accessible on this backend like the heap
+  // (runtime/static_data.h): the core shares it and the backend's calls reach it through
+  // peerAddress. False where its devices cannot reach host memory (cuda).
+  bool shares_static_data;
+
   // A team was created (index in state.teams), called on its members only, together: a backend
   // whose devices keep their own team table and barrier words sets them up (it may synchronize
   // the team through the core's teamSync). May be null.

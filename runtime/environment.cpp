@@ -107,6 +107,11 @@ bool allowNoSecretFromEnvironment() {
   return text != nullptr && parseInteger("TDIST_ALLOW_NO_SECRET", text, 0, 1) == 1;
 }
 
+bool staticDataFromEnvironment() {
+  const char *text = lookup("TDIST_STATIC_DATA");
+  return text == nullptr || parseInteger("TDIST_STATIC_DATA", text, 0, 1) == 1;
+}
+
 long tuningKnob(const char *name, long fallback) {
   const char *text = lookup(name);
   if (text == nullptr) return fallback;

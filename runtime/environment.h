@@ -15,6 +15,8 @@ std::string jobSecretFromEnvironment();
 std::string backendFromEnvironment();
 // TDIST_ALLOW_NO_SECRET=1 (only 0 or 1 are accepted).
 bool allowNoSecretFromEnvironment();
+// TDIST_STATIC_DATA: false for 0, true for 1 or unset (only 0 or 1 are accepted).
+bool staticDataFromEnvironment();
 // PEs on this host: TDIST_LOCAL_PES, else the job's size when initialized, else 1.
 int localPes();
 // A non-negative integer knob (TDIST_WORKERS, TDIST_WAIT_SPIN, ...), or fallback when unset or

@@ -93,12 +93,14 @@ std::uint64_t agreedHeapBytes(BootstrapStore &store, const InitAttr &attr) {
   return size;
 }
 
-// The host channel and the heap: each PE creates its segments, passes their descriptors to every
-// peer, and maps every peer's.
+// The host channel, the heap and the static data: each PE creates its segments, passes their
+// descriptors to every peer, and maps every peer's.
 void createSegments(RuntimeState &state, std::uint64_t heap_bytes) {
   UniqueFd channel = state.channel.create();
   UniqueFd heap(state.backend->heap_create(state, heap_bytes));
-  const int mine[] = {channel.get(), heap.get()};
+  std::vector<int> mine = {channel.get(), heap.get()};
+  const std::vector<int> statics = staticDataFds(state);
+  mine.insert(mine.end(), statics.begin(), statics.end());
   auto peers = exchangeFds(*state.store, mine, state.attr.create_timeout);
   std::vector<UniqueFd> channels(state.n_pes);
   std::vector<int> heaps(state.n_pes, -1);
@@ -112,11 +114,13 @@ void createSegments(RuntimeState &state, std::uint64_t heap_bytes) {
   }
   state.channel.map(channels, state.my_pe);
   state.backend->heap_map(state, heaps);
+  mapStaticData(state, peers, 2);
 }
 
 // Releases what init made so far, in reverse order; never throws.
 void release(RuntimeState *state) {
   if (state->backend != nullptr) state->backend->detach(*state);
+  unmapStaticData(state->statics);
   state->channel.unmap();
   delete state;
 }
@@ -138,13 +142,10 @@ void checkPe(const RuntimeState &state, int pe, const char *call) {
 std::byte *peerAddress(const RuntimeState &state, const void *ptr, std::size_t bytes, int pe,
                        const char *call, const char *what) {
   checkPe(state, pe, call);
-  if (!state.heap.contains(ptr, bytes == 0 ? 1 : bytes)) [[unlikely]] {
-    char text[200];
-    std::snprintf(text, sizeof text, "%s: %s %p (+%zu bytes) is not on the symmetric heap", call,
-                  what, ptr, bytes);
-    throw Error(ErrorCode::InvalidParam, text);
-  }
-  return state.heap.peers().p2p_base[pe] + state.heap.offsetOf(ptr);
+  const std::size_t span = bytes == 0 ? 1 : bytes;
+  if (state.heap.contains(ptr, span)) [[likely]] return state.heap.peers().p2p_base[pe] + state.heap.offsetOf(ptr);
+  if (std::byte *peer = staticPeerAddress(state, ptr, span, pe)) return peer;
+  throwNotSymmetric(state, ptr, bytes, call, what);
 }
 
 }  // namespace tdist::runtime
@@ -164,6 +165,7 @@ void init(const InitAttr &attr) {
   const runtime::Backend &backend = runtime::selectBackend(backend_name, runtime::builtBackends());
   runtime::validate(attr, backend);
   runtime::Endpoint endpoint = runtime::parseIpPort(attr.ip_port);
+  const bool share_static_data = runtime::staticDataFromEnvironment();
   // The store refuses to start without a secret unless the user opted out (insecure).
   const bool allow_no_secret = attr.allow_no_secret || runtime::allowNoSecretFromEnvironment();
 
@@ -172,6 +174,8 @@ void init(const InitAttr &attr) {
   state->my_pe = attr.my_pe;
   state->n_pes = attr.n_pes;
   state->wait_timeout = attr.wait_timeout;
+  // Before the store starts its threads: see runtime/static_data.h.
+  runtime::prepareStaticData(*state, backend, share_static_data);
 
   runtime::BootstrapOptions options;
   options.my_pe = attr.my_pe;
@@ -192,6 +196,7 @@ void init(const InitAttr &attr) {
   state->job_id.assign(reinterpret_cast<const char *>(id.data()), id.size());
 
   const std::uint64_t heap_bytes = runtime::agreedHeapBytes(*state->store, attr);
+  runtime::agreeOnStaticData(*state);
   state->backend = &backend;
   backend.attach(*state);
   runtime::createSegments(*state, heap_bytes);
@@ -261,7 +266,8 @@ std::size_t heapSize() { return runtime::requireState("heap_size").heap.size(); 
 
 void *peerPointer(const void *ptr, int pe) {
   RuntimeState &state = runtime::requireState("aclshmem_ptr");
-  if (pe < 0 || pe >= state.n_pes || !state.heap.contains(ptr)) return nullptr;
+  if (pe < 0 || pe >= state.n_pes) return nullptr;
+  if (!state.heap.contains(ptr)) return runtime::staticPeerAddress(state, ptr, 1, pe);
   std::byte *base = state.heap.peers().p2p_base[pe];
   return base == nullptr ? nullptr : base + state.heap.offsetOf(ptr);
 }

@@ -9,6 +9,7 @@
 #include "runtime/backend.h"
 #include "runtime/bootstrap_store.h"
 #include "runtime/heap_allocator.h"
+#include "runtime/static_data.h"
 #include "runtime/host_channel.h"
 #include "runtime/symmetric_heap.h"
 #include "runtime/teams.h"
@@ -29,6 +30,7 @@ struct RuntimeState {
   void *backend_state = nullptr;  // the backend's own, between attach and detach
   HostChannel channel;            // team lines, collective records, exit requests
   SymmetricHeap heap;             // as the backend mapped it
+  StaticData statics;             // the program's static data, symmetric where shared
   HeapAllocator allocator;
   TeamTable teams;
   std::chrono::nanoseconds wait_timeout{};
@@ -52,8 +54,11 @@ const Backend &activeBackend();
 // Checks that pe names a PE of the job.
 void checkPe(const RuntimeState &state, int pe, const char *call);
 
-// Translates a symmetric address of this PE, [ptr, ptr + bytes), to pe's copy, or throws
-// Error(InvalidParam) naming `call` and `what` when it is not on the heap.
+// Translates a symmetric address of this PE, [ptr, ptr + bytes), to pe's copy: on the heap
+// (checked first), or in the program's static data where it is shared. Otherwise throws
+// Error(InvalidParam) naming `call` and `what` ("is not on the symmetric heap"), or, for static
+// data that is not symmetric in this job, the reason (NotSupported on a backend that cannot
+// reach it).
 std::byte *peerAddress(const RuntimeState &state, const void *ptr, std::size_t bytes, int pe,
                        const char *call, const char *what);
 

@@ -125,7 +125,7 @@ void WaitLoop::expire() {
   } else if (channel != nullptr && addr >= channel && addr < channel + kControlBytes) {
     std::snprintf(where, sizeof where, "offset 0x%zx of PE %d's host channel",
                   static_cast<std::size_t>(addr - channel), owner);
-  } else {
+  } else if (state == nullptr || !describeStaticAddress(*state, addr, where, sizeof where)) {
     std::snprintf(where, sizeof where, "address %p (not on the symmetric heap)", site_.address);
   }
   char slot[48] = "";

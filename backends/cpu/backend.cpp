@@ -73,6 +73,7 @@ extern const Backend kCpuBackend = {
     .host_loads_heap = true,
     .word_op = nullptr,
     .zero = cpu::zero,
+    .shares_static_data = true,
     .team_created = nullptr,
 };
 

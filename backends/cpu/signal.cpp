@@ -86,6 +86,7 @@ bool test(T *ivar, Cmp cmp, T value, const char *call) {
   requireAtomicAlignment<T>(ivar, call, "ivar");
   // test needs no state on the cpu: it stays a plain load there, even before init.
   if (runtime::RuntimeState *state = runtime::g_state; state != nullptr && !hostLoadsHeap(*state)) [[unlikely]] {
+    requireBackendWord(*state, ivar, call);
     return device::satisfies(backendLoad(*state, ivar, call), cmp, value);
   }
   return device::satisfies(std::atomic_ref<T>(*ivar).load(std::memory_order_acquire), cmp, value);

@@ -43,6 +43,12 @@ inline void checkCmp(shmem::Cmp cmp, const char *call) {
   }
 }
 
+// Where the host reads words through the backend, a word that is not on this PE's heap (static
+// data among them, on a backend that does not share it) gets the error of every other call.
+inline void requireBackendWord(runtime::RuntimeState &state, const void *address, const char *call) {
+  (void)runtime::peerAddress(state, address, 1, state.my_pe, call, "address");
+}
+
 // One poll of a word: an acquire load by the host, or a read through the backend. Each also
 // reads the observed value for the deadline diagnostic (WaitSite::read), the same way.
 template <class T>
@@ -109,6 +115,7 @@ void waitWords(runtime::RuntimeState &state, T *first, int count, std::size_t st
                T value, const char *call, OnReady &&on_ready) {
   checkCmp(cmp, call);
   if (!hostLoadsHeap(state)) [[unlikely]] {
+    requireBackendWord(state, first, call);
     waitWordsWith(BackendLoad<T>{state, call}, first, count, stride, cmp, value, call, on_ready);
     return;
   }

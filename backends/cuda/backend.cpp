@@ -110,6 +110,7 @@ extern const Backend kCudaBackend = {
     .host_loads_heap = false,
     .word_op = cuda::wordOp,
     .zero = cuda::zero,
+    .shares_static_data = false,
     .team_created = cuda::teamCreated,
 };
 

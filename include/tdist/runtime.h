@@ -79,7 +79,8 @@ void deallocate(void *ptr);
 void *heapBase();
 std::size_t heapSize();
 // Address of ptr's counterpart on pe, or nullptr when pe cannot be reached by load/store or ptr
-// is not on the symmetric heap.
+// is not symmetric: neither on the symmetric heap nor in the program's static data (its global
+// and static variables, symmetric on the cpu backend unless TDIST_STATIC_DATA=0).
 void *peerPointer(const void *ptr, int pe);
 unsigned transportMask(int pe);
 

@@ -1,5 +1,6 @@
 // tdist_scenario NAME: PE programs that end badly on purpose; scenario_test.cpp runs them under
 // tdist-run and checks how the job ends.
+#include <link.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -14,6 +15,14 @@
 #include "tdist/dl.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
+
+// The static data of the scenarios: a signal nobody sends, a word that PE 0 puts to.
+alignas(64) int32_t scenario_static_signal;
+int32_t scenario_static_word;
+#ifdef TDIST_SCENARIO_MORE_STATIC_DATA
+// tdist_scenario_other, the other program of a job of two: more static data.
+char scenario_more_static_data[3 * 4096] = {1};
+#endif
 
 namespace {
 
@@ -65,6 +74,56 @@ int dlWaitOneDeadline() {
   return 0;
 }
 
+// Where a variable is in the program as the wait diagnostic names it: its offset from where the
+// program was loaded (the address that nm shows).
+std::uintptr_t offsetInProgram(const void *address) {
+  std::uintptr_t base = 0;
+  dl_iterate_phdr([](dl_phdr_info *info, std::size_t, void *out) {
+    *static_cast<std::uintptr_t *>(out) = info->dlpi_addr;
+    return 1;  // the first object is the program
+  }, &base);
+  return reinterpret_cast<std::uintptr_t>(address) - base;
+}
+
+// PE 0 waits on a static variable that nobody signals.
+int staticWaitForever() {
+  if (initOrReport() != 0) return 1;
+  std::fprintf(stderr, "scenario: the signal is at 0x%zx\n", static_cast<std::size_t>(offsetInProgram(&scenario_static_signal)));
+  aclshmem_barrier_all();
+  if (aclshmem_my_pe() == 0) aclshmem_signal_wait_until(&scenario_static_signal, ACLSHMEM_CMP_EQ, 1);
+  aclshmem_finalize();
+  return 0;
+}
+
+// PE 0 puts to the last PE's static word and says what came of it; then the heap is used.
+int staticPut() {
+  tdist::init(tdist::attrFromEnvironment());
+  const int last = tdist::nPes() - 1;
+  if (tdist::myPe() == 0) {
+    try {
+      tdist::shmem::p(&scenario_static_word, 7, last);
+      std::fprintf(stderr, "scenario: the put succeeded\n");
+    } catch (const tdist::Error &error) {
+      std::fprintf(stderr, "scenario: the put failed: %s (%s)\n", error.what(), tdist::toString(error.code()));
+    }
+  }
+  auto *word = static_cast<int32_t *>(tdist::allocateZeroed(1, sizeof(int32_t)));
+  if (tdist::myPe() == 0) tdist::shmem::p(word, 5, last);
+  tdist::shmem::barrier_all();
+  if (tdist::myPe() == last) {
+    std::fprintf(stderr, "scenario: the heap word is %d, the static word %d\n", tdist::shmem::g(word, last),
+                 scenario_static_word);
+  }
+  tdist::finalize();
+  return 0;
+}
+
+// The same where PE 1 alone opted out of symmetric static data.
+int staticPutOneOptedOut() {
+  if (std::atoi(std::getenv("TDIST_PE")) == 1) setenv("TDIST_STATIC_DATA", "0", 1);
+  return staticPut();
+}
+
 // The last PE dies from a signal while the others wait in a barrier.
 int crash() {
   if (initOrReport() != 0) return 1;
@@ -97,7 +156,8 @@ int globalExit() {
 
 int main(int argc, char **argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: tdist_scenario wait-forever|dl-wait-missing-notify|dl-wait-one-deadline|crash|wrong-secret|global-exit\n");
+    std::fprintf(stderr, "usage: tdist_scenario wait-forever|dl-wait-missing-notify|dl-wait-one-deadline|crash|wrong-secret|global-exit|"
+                 "static-wait-forever|static-put|static-put-one-opted-out\n");
     return 2;
   }
   std::string name = argv[1];
@@ -107,6 +167,9 @@ int main(int argc, char **argv) {
   if (name == "dl-wait-one-deadline") return dlWaitOneDeadline();
   if (name == "wrong-secret") return wrongSecret();
   if (name == "global-exit") return globalExit();
+  if (name == "static-wait-forever") return staticWaitForever();
+  if (name == "static-put") return staticPut();
+  if (name == "static-put-one-opted-out") return staticPutOneOptedOut();
   std::fprintf(stderr, "tdist_scenario: unknown scenario '%s'\n", name.c_str());
   return 2;
 }

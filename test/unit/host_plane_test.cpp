@@ -143,6 +143,7 @@ constexpr runtime::Backend fakeBackend(const char *name, bool host_loads_heap) {
       .host_loads_heap = host_loads_heap,
       .word_op = fakeWordOp,
       .zero = fakeZero,
+      .shares_static_data = false,
       .team_created = nullptr,
   };
 }

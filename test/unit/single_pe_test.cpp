@@ -107,6 +107,48 @@ TEST(SinglePe, InvalidAttributesAreRejected) {
   EXPECT_EQ(initError(attr), ErrorCode::InvalidParam);
 }
 
+// This program links the runtime statically: its own variables are in the data that init moves.
+std::int64_t g_single_pe_word = 17;
+
+TEST(SinglePe, StaticDataIsSymmetricAcrossInitAndFinalize) {
+  Listener listener;
+  for (int round = 0; round < 2; ++round) {
+    init(singleAttr(listener));
+    EXPECT_EQ(g_single_pe_word, 17 + round);
+    EXPECT_EQ(peerPointer(&g_single_pe_word, 0), &g_single_pe_word);
+    EXPECT_EQ(shmem::g(&g_single_pe_word, 0), 17 + round);
+    shmem::p(&g_single_pe_word, std::int64_t{18 + round}, 0);
+    EXPECT_EQ(shmem::atomic_fetch_add(&g_single_pe_word, std::int64_t{-1}, 0), 18 + round);
+    ++g_single_pe_word;
+    finalize();
+    // The data stays where it is, and the program keeps using it.
+    EXPECT_EQ(g_single_pe_word, 18 + round);
+  }
+}
+
+TEST(SinglePe, StaticDataOptOut) {
+  Listener listener;
+  ASSERT_EQ(setenv("TDIST_STATIC_DATA", "0", 1), 0);
+  init(singleAttr(listener));
+  EXPECT_EQ(peerPointer(&g_single_pe_word, 0), nullptr);
+  try {
+    shmem::p(&g_single_pe_word, std::int64_t{1}, 0);
+    ADD_FAILURE() << "a put to static data that is not symmetric did not throw";
+  } catch (const Error &error) {
+    EXPECT_EQ(error.code(), ErrorCode::InvalidParam);
+    EXPECT_NE(std::string(error.what()).find("is in the program's static data, which is not symmetric in this job: "
+                                             "TDIST_STATIC_DATA=0 on PE 0"), std::string::npos) << error.what();
+  }
+  finalize();
+  ASSERT_EQ(setenv("TDIST_STATIC_DATA", "2", 1), 0);
+  EXPECT_EQ(initError(singleAttr(listener)), ErrorCode::InvalidParam);
+  ASSERT_EQ(unsetenv("TDIST_STATIC_DATA"), 0);
+  // Shared again on the next init.
+  init(singleAttr(listener));
+  EXPECT_EQ(peerPointer(&g_single_pe_word, 0), &g_single_pe_word);
+  finalize();
+}
+
 TEST(SinglePe, ConnectToNothingEndsAtTheDeadline) {
   Listener listener;
   InitAttr attr = singleAttr(listener);
