@@ -9,6 +9,7 @@
 #include "runtime/heap.h"
 #include "runtime/runtime_state.h"
 #include "runtime/teams.h"
+#include "shmemx.h"
 #include "tdist/runtime.h"
 
 using tdist::Error;
@@ -317,6 +318,18 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team) {
     }
     *team = ctx->team;
   });
+}
+
+// ---- extensions (shmemx.h) -------------------------------------------------------------------
+
+const char *shmemx_last_error(void) { return tdist::capi::lastError(); }
+
+void *shmemx_heap_base(void) {
+  return valueOrExit<void *>([] { return tdist::heapBase(); });
+}
+
+size_t shmemx_heap_size(void) {
+  return valueOrExit<size_t>([] { return tdist::heapSize(); });
 }
 
 }  // extern "C"
