@@ -27,11 +27,6 @@ constexpr ReduceOp kOp_and_to_all = ReduceOp::And, kOp_or_to_all = ReduceOp::Or,
                    kOp_max_to_all = ReduceOp::Max, kOp_min_to_all = ReduceOp::Min, kOp_sum_to_all = ReduceOp::Sum,
                    kOp_prod_to_all = ReduceOp::Prod;
 
-// fn(team) on the team of the active set, ending the job on an error (these routines return none).
-template <class Fn>
-void onActiveSet(int pe_start, int log_pe_stride, int pe_size, const char *call, Fn &&fn) {
-  orExit([&] { fn(runtime::teamOfActiveSet(pe_start, log_pe_stride, pe_size, call)); });
-}
 
 template <class T>
 int reduce(shmem_team_t team, T *dest, const T *source, std::size_t nreduce, ReduceOp op, const char *call) {

@@ -18,25 +18,17 @@ void get(shmem_ctx_t ctx, void *dest, const void *source, std::size_t bytes, int
   orExit([&] { device::get(dest, source, bytes, worldPe(ctx, pe, call), blocking, call); });
 }
 
-// Element i of source (stride sst) to element i of dest (stride dst), each a blocking transfer.
-void iput(shmem_ctx_t ctx, void *dest, const void *source, std::ptrdiff_t dst, std::ptrdiff_t sst,
-          std::size_t nelems, std::size_t elem_bytes, int pe, const char *call) {
+// Element i of source (stride sst) to element i of dest (stride dst), each a blocking transfer:
+// put to pe's dest, or get from pe's source.
+void strided(bool put, shmem_ctx_t ctx, void *dest, const void *source, std::ptrdiff_t dst, std::ptrdiff_t sst,
+             std::size_t nelems, std::size_t elem_bytes, int pe, const char *call) {
   orExit([&] {
     const int world = worldPe(ctx, pe, call);
     for (std::size_t i = 0; i < nelems; ++i) {
-      device::put(static_cast<std::byte *>(dest) + i * dst * elem_bytes,
-                  static_cast<const std::byte *>(source) + i * sst * elem_bytes, elem_bytes, world, true, call);
-    }
-  });
-}
-
-void iget(shmem_ctx_t ctx, void *dest, const void *source, std::ptrdiff_t dst, std::ptrdiff_t sst,
-          std::size_t nelems, std::size_t elem_bytes, int pe, const char *call) {
-  orExit([&] {
-    const int world = worldPe(ctx, pe, call);
-    for (std::size_t i = 0; i < nelems; ++i) {
-      device::get(static_cast<std::byte *>(dest) + i * dst * elem_bytes,
-                  static_cast<const std::byte *>(source) + i * sst * elem_bytes, elem_bytes, world, true, call);
+      auto *to = static_cast<std::byte *>(dest) + i * dst * elem_bytes;
+      const auto *from = static_cast<const std::byte *>(source) + i * sst * elem_bytes;
+      if (put) device::put(to, from, elem_bytes, world, true, call);
+      else device::get(to, from, elem_bytes, world, true, call);
     }
   });
 }
@@ -99,10 +91,10 @@ extern "C" {
                                oshmem::g(ctx, source, pe, call))                                          \
   TDIST_SHMEM_DEFINE_CTX_FORMS(                                                                         \
       void, TYPENAME##_iput, (TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe), \
-      oshmem::iput(ctx, dest, source, dst, sst, nelems, sizeof(TYPE), pe, call))                         \
+      oshmem::strided(true, ctx, dest, source, dst, sst, nelems, sizeof(TYPE), pe, call))                         \
   TDIST_SHMEM_DEFINE_CTX_FORMS(                                                                         \
       void, TYPENAME##_iget, (TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe), \
-      oshmem::iget(ctx, dest, source, dst, sst, nelems, sizeof(TYPE), pe, call))                         \
+      oshmem::strided(false, ctx, dest, source, dst, sst, nelems, sizeof(TYPE), pe, call))                         \
   TDIST_SHMEM_DEFINE_CTX_FORMS(void, TYPENAME##_put_signal,                                             \
                                (TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr,      \
                                 uint64_t signal, int sig_op, int pe),                                   \
@@ -129,10 +121,10 @@ TDIST_SHMEM_RMA_TYPES(TDIST_SHMEM_DEFINE_RMA, _)
                                oshmem::get(ctx, dest, source, nelems * (BITS / 8), pe, false, call))      \
   TDIST_SHMEM_DEFINE_CTX_FORMS(                                                                         \
       void, iput##BITS, (void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe), \
-      oshmem::iput(ctx, dest, source, dst, sst, nelems, BITS / 8, pe, call))                             \
+      oshmem::strided(true, ctx, dest, source, dst, sst, nelems, BITS / 8, pe, call))                             \
   TDIST_SHMEM_DEFINE_CTX_FORMS(                                                                         \
       void, iget##BITS, (void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe), \
-      oshmem::iget(ctx, dest, source, dst, sst, nelems, BITS / 8, pe, call))                             \
+      oshmem::strided(false, ctx, dest, source, dst, sst, nelems, BITS / 8, pe, call))                             \
   TDIST_SHMEM_DEFINE_CTX_FORMS(void, put##BITS##_signal,                                                \
                                (void *dest, const void *source, size_t nelems, uint64_t *sig_addr,      \
                                 uint64_t signal, int sig_op, int pe),                                   \

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runtime/c_api_support.h"
+#include "runtime/teams.h"
 #include "shmem.h"
 #include "tdist/exit_codes.h"
 #include "tdist/shmem.h"
@@ -36,6 +37,13 @@ T valueOrExit(Fn &&fn) {
   T result{};
   orExit([&] { result = fn(); });
   return result;
+}
+
+// fn(team) on the team of an active set (runtime::teamOfActiveSet), ending the job on an error:
+// the active-set routines return none.
+template <class Fn>
+void onActiveSet(int pe_start, int log_pe_stride, int pe_size, const char *call, Fn &&fn) {
+  orExit([&] { fn(runtime::teamOfActiveSet(pe_start, log_pe_stride, pe_size, call)); });
 }
 
 // The world PE of `pe`, a PE of ctx's team; Error(InvalidParam) naming call otherwise.

@@ -36,11 +36,6 @@ std::size_t waitSet(WaitSet kind, T *ivars, std::size_t nelems, const int *statu
   });
 }
 
-// The team of an active set, then fn(team), by the name of the active-set routine.
-template <class Fn>
-void onActiveSet(int pe_start, int log_pe_stride, int pe_size, const char *call, Fn &&fn) {
-  orExit([&] { fn(runtime::teamOfActiveSet(pe_start, log_pe_stride, pe_size, call)); });
-}
 
 }  // namespace
 }  // namespace tdist::openshmem
