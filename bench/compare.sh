@@ -3,6 +3,7 @@
 #
 #   bench/compare.sh                       # 2 and 4 PEs, all cases, 3 runs of 5 repeats each
 #   bench/compare.sh --pes 2 --runs 5 --cases "pingpong barrier"
+#   bench/compare.sh --collectives         # OpenSHMEM reductions, broadcast, fcollect, alltoall
 #
 # For every PE count and run it starts ours (build/bin/tdist-run -n N -- build/bin/tdist-bench),
 # right after it the peer (oshrun -np N shmem_bench) with the same arguments, so that both see the
@@ -10,6 +11,10 @@
 # repeats; the table shows the median of those over the runs. Raw output goes to
 # BUILD/bench/compare-<time>.log; --from-log prints the table of earlier logs.
 # Without oshcc/oshrun the peer is skipped with a message and the table has only our column.
+#
+# --collectives builds bench/openshmem/shmem_collectives_bench.c twice, with tdist's oshcc
+# (BUILD/bin) and with the peer's ($OSHCC), and runs the two one after the other (tdist's
+# oshrun, then $OSHRUN) on the same arguments: the same calls on both implementations.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -20,6 +25,7 @@ RUNS=3
 REPEATS=5
 ITERS=""
 MAX_SIZE=64M
+MAX_SIZE_SET=""
 SIGNAL=1
 BUILD_OURS=0
 QUIET_WAIT=300
@@ -41,6 +47,9 @@ usage: bench/compare.sh [flags]
   --quiet-wait S    before each launch wait up to S seconds for an idle machine (under 10% CPU
                     busy over a second; $QUIET_WAIT, 0 = do not wait); launches started busy are counted
   --from-log FILE   run nothing: print the table from earlier logs (repeat to pool several)
+  --collectives     compare shmem reductions, broadcast, fcollect and alltoall instead (the
+                    same C program built by both implementations' oshcc; --max-size caps its
+                    sizes, default 256K)
 USAGE
 }
 
@@ -138,7 +147,50 @@ print("alternating with the put's. Median (min–max) over launches of each laun
 PY
 }
 
+# The collectives' table: median over runs of each run's median, per implementation.
+print_collectives_table() {
+  python3 - "$@" <<'PY'
+import re, statistics, sys
+from collections import defaultdict
+runs = defaultdict(list)
+for path in sys.argv[1:]:
+    for line in open(path):
+        if not line.startswith("RESULT ") or "case=" not in line:
+            continue
+        f = dict(x.split("=", 1) for x in line.split()[1:] if "=" in x)
+        if f["case"] not in ("reduce", "broadcast", "fcollect", "alltoall"):
+            continue
+        runs[(f["impl"], f["case"], int(f["pes"]), int(f["size"]))].append(float(f["median_us"]))
+def label(n):
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} B"
+order = {"reduce": 0, "broadcast": 1, "fcollect": 2, "alltoall": 3}
+rows = sorted({(c, p, s) for (_, c, p, s) in runs}, key=lambda r: (order[r[0]], r[1], r[2]))
+print("\n| collective | PEs | bytes per PE | tdist (µs) | OpenSHMEM (µs) | tdist/OpenSHMEM | better | runs |")
+print("|---|---|---|---|---|---|---|---|")
+for case, pes, size in rows:
+    cells, meds = [], []
+    for impl in ("tdist", "openshmem"):
+        v = runs.get((impl, case, pes, size))
+        cells.append(f"{statistics.median(v):.3g} ({min(v):.3g}–{max(v):.3g})" if v else "n/a")
+        meds.append(statistics.median(v) if v else None)
+    ratio = better = "–"
+    if meds[0] and meds[1]:
+        r = meds[0] / meds[1]
+        ratio = f"{r:.2f}"
+        better = "≈ parity" if abs(r - 1) <= 0.05 else ("tdist" if r < 1 else "OpenSHMEM")
+    n = max(len(runs.get(("tdist", case, pes, size), [])), len(runs.get(("openshmem", case, pes, size), [])))
+    name = {"reduce": "double sum_to_all"}.get(case, case + "64")
+    print(f"| {name} | {pes} | {label(size)} | {cells[0]} | {cells[1]} | {ratio} | {better} | {n} |")
+print("\nTime per call on PE 0, lower is better; ratio < 1 favours tdist. Cells: median over runs of each")
+print("run's median (min–max of those run medians).")
+PY
+}
+
 FROM_LOGS=()
+COLLECTIVES=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --build-dir) BUILD=$(realpath -m "$2"); shift 2 ;;
@@ -148,17 +200,18 @@ while [[ $# -gt 0 ]]; do
     --runs) RUNS=$2; shift 2 ;;
     --repeats) REPEATS=$2; shift 2 ;;
     --iters) ITERS=$2; shift 2 ;;
-    --max-size) MAX_SIZE=$2; shift 2 ;;
+    --max-size) MAX_SIZE=$2; MAX_SIZE_SET=$2; shift 2 ;;
     --no-signal) SIGNAL=0; shift ;;
     --quiet-wait) QUIET_WAIT=$2; shift 2 ;;
     --from-log) FROM_LOGS+=("$2"); shift 2 ;;
+    --collectives) COLLECTIVES=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "compare.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
 
 if [[ ${#FROM_LOGS[@]} -gt 0 ]]; then
-  print_table "${FROM_LOGS[@]}"
+  if [[ $COLLECTIVES == 1 ]]; then print_collectives_table "${FROM_LOGS[@]}"; else print_table "${FROM_LOGS[@]}"; fi
   exit 0
 fi
 
@@ -166,38 +219,6 @@ mkdir -p "$BUILD/bench"
 LOG=$BUILD/bench/compare-$(date +%Y%m%d-%H%M%S).log
 : >"$LOG"
 note() { echo "compare.sh: $*" >&2; }
-
-# ---- ours ------------------------------------------------------------------------------------
-if [[ $BUILD_OURS == 1 ]]; then
-  ninja -C "$BUILD" tdist-bench tdist-run >&2
-fi
-OURS=1
-if [[ ! -x $BUILD/bin/tdist-run || ! -x $BUILD/bin/tdist-bench ]]; then
-  note "no $BUILD/bin/tdist-run or tdist-bench; build them (--build) -- skipping tdist"
-  OURS=0
-fi
-
-# ---- the peer --------------------------------------------------------------------------------
-PEER=1
-PEER_BIN=$BUILD/bench/shmem_bench
-if ! command -v "$OSHCC" >/dev/null || ! command -v "$OSHRUN" >/dev/null; then
-  note "$OSHCC/$OSHRUN not found (Debian: apt-get install -y openmpi-bin libopenmpi-dev) -- skipping OpenSHMEM"
-  PEER=0
-elif ! "$OSHCC" -O2 -std=gnu11 -o "$PEER_BIN" "$ROOT/bench/openshmem/shmem_bench.c" >>"$LOG" 2>&1; then
-  note "$OSHCC failed to build the peer (see $LOG) -- skipping OpenSHMEM"
-  PEER=0
-fi
-if [[ $OURS == 0 && $PEER == 0 ]]; then
-  note "nothing to run"
-  exit 1
-fi
-
-# The peer's symmetric heap must hold the largest put buffer plus its own bookkeeping.
-max_bytes=$(numfmt --from=iec "${MAX_SIZE%B}")
-SYMMETRIC_MIB=$(( max_bytes / 1048576 + 64 ))
-
-ARGS=($CASES --repeats "$REPEATS" --max-size "$MAX_SIZE" --no-table)
-[[ -n $ITERS ]] && ARGS+=(--iters "$ITERS")
 
 # Open MPI flags: no memory patcher (its finalize crashes, docs/BENCHMARKS.md), more PEs than cores.
 OSHRUN_FLAGS=(--mca memory ^patcher --oversubscribe)
@@ -237,6 +258,83 @@ run_logged() {  # label, command...
     note "$label failed (status $?); see $LOG"
   fi
 }
+
+
+# ---- collectives: one program, two implementations ----------------------------------------------
+run_collectives() {
+  local source=$ROOT/bench/openshmem/shmem_collectives_bench.c
+  local ours_bin=$BUILD/bench/shmem_collectives_tdist peer_bin=$BUILD/bench/shmem_collectives_peer
+  local max_size=${MAX_SIZE_SET:-256K}
+  local max_bytes
+  max_bytes=$(numfmt --from=iec "${max_size%B}")
+  if [[ ! -x $BUILD/bin/oshcc || ! -x $BUILD/bin/oshrun ]]; then
+    note "no $BUILD/bin/oshcc or oshrun: build tdist first"; exit 1
+  fi
+  "$BUILD/bin/oshcc" -O2 -o "$ours_bin" "$source" >>"$LOG" 2>&1 || { note "tdist's oshcc failed (see $LOG)"; exit 1; }
+  local peer=1 peer_oshcc
+  peer_oshcc=$(command -v "$OSHCC" || true)
+  if [[ -z $peer_oshcc ]] || ! command -v "$OSHRUN" >/dev/null; then
+    note "$OSHCC/$OSHRUN not found (Debian: apt-get install -y openmpi-bin libopenmpi-dev) -- skipping OpenSHMEM"
+    peer=0
+  elif [[ $(readlink -f "$peer_oshcc") == $(readlink -f "$BUILD/bin/oshcc") ]]; then
+    note "$OSHCC is tdist's own (PATH); set OSHCC and OSHRUN to the other implementation's -- skipping it"
+    peer=0
+  elif ! "$OSHCC" -O2 -o "$peer_bin" "$source" >>"$LOG" 2>&1; then
+    note "$OSHCC failed to build the peer (see $LOG) -- skipping OpenSHMEM"
+    peer=0
+  fi
+  local heap_mib=$(( 2 * max_bytes * 4 / 1048576 + 64 ))
+  local args=(--repeats "$REPEATS" --max-size "$max_bytes")
+  note "load before: $(cut -d' ' -f1-3 /proc/loadavg); log: $LOG"
+  for pes in $PES_LIST; do
+    for run in $(seq 1 "$RUNS"); do
+      note "collectives pes=$pes run $run/$RUNS"
+      run_logged "tdist pes=$pes run=$run" "$BUILD/bin/oshrun" -np "$pes" --heap "${heap_mib}M" "$ours_bin" "${args[@]}"
+      if [[ $peer == 1 ]]; then
+        run_logged "openshmem pes=$pes run=$run" env SHMEM_SYMMETRIC_SIZE=${heap_mib}M \
+          "$OSHRUN" "${OSHRUN_FLAGS[@]}" -np "$pes" "$peer_bin" "${args[@]}"
+      fi
+    done
+  done
+  note "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  print_collectives_table "$LOG"
+}
+if [[ $COLLECTIVES == 1 ]]; then
+  run_collectives
+  exit 0
+fi
+
+# ---- ours ------------------------------------------------------------------------------------
+if [[ $BUILD_OURS == 1 ]]; then
+  ninja -C "$BUILD" tdist-bench tdist-run >&2
+fi
+OURS=1
+if [[ ! -x $BUILD/bin/tdist-run || ! -x $BUILD/bin/tdist-bench ]]; then
+  note "no $BUILD/bin/tdist-run or tdist-bench; build them (--build) -- skipping tdist"
+  OURS=0
+fi
+
+# ---- the peer --------------------------------------------------------------------------------
+PEER=1
+PEER_BIN=$BUILD/bench/shmem_bench
+if ! command -v "$OSHCC" >/dev/null || ! command -v "$OSHRUN" >/dev/null; then
+  note "$OSHCC/$OSHRUN not found (Debian: apt-get install -y openmpi-bin libopenmpi-dev) -- skipping OpenSHMEM"
+  PEER=0
+elif ! "$OSHCC" -O2 -std=gnu11 -o "$PEER_BIN" "$ROOT/bench/openshmem/shmem_bench.c" >>"$LOG" 2>&1; then
+  note "$OSHCC failed to build the peer (see $LOG) -- skipping OpenSHMEM"
+  PEER=0
+fi
+if [[ $OURS == 0 && $PEER == 0 ]]; then
+  note "nothing to run"
+  exit 1
+fi
+
+# The peer's symmetric heap must hold the largest put buffer plus its own bookkeeping.
+max_bytes=$(numfmt --from=iec "${MAX_SIZE%B}")
+SYMMETRIC_MIB=$(( max_bytes / 1048576 + 64 ))
+
+ARGS=($CASES --repeats "$REPEATS" --max-size "$MAX_SIZE" --no-table)
+[[ -n $ITERS ]] && ARGS+=(--iters "$ITERS")
 
 note "load before: $(cut -d' ' -f1-3 /proc/loadavg); log: $LOG"
 SIGNAL_CASES=()

@@ -11,6 +11,9 @@ namespace tdist::capi {
 // Records message as this thread's last error and prints it once to stderr.
 void reportError(ErrorCode code, const char *message);
 
+// The message of the last reported error on this thread ("" when none).
+const char *lastError();
+
 // Runs fn; on tdist::Error reports it and returns its code, else ACLSHMEM_SUCCESS (0).
 template <class Fn>
 int guarded(Fn &&fn) {

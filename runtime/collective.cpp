@@ -96,8 +96,32 @@ const char *apiName(CollectiveApi api) {
     case CollectiveApi::CreateTensor: return "tdist::createTensor";
     case CollectiveApi::FreeTensor: return "tdist::freeTensor";
     case CollectiveApi::LibraryCall: return "a library call";
+    case CollectiveApi::ShmemMalloc: return "shmem_malloc";
+    case CollectiveApi::ShmemCalloc: return "shmem_calloc";
+    case CollectiveApi::ShmemAlign: return "shmem_align";
+    case CollectiveApi::ShmemRealloc: return "shmem_realloc";
+    case CollectiveApi::ShmemFree: return "shmem_free";
+    case CollectiveApi::ShmemBarrierAll: return "shmem_barrier_all";
+    case CollectiveApi::ShmemSyncAll: return "shmem_sync_all";
+    case CollectiveApi::ShmemBarrier: return "shmem_barrier";
+    case CollectiveApi::ShmemSync: return "shmem_sync";
+    case CollectiveApi::ShmemTeamSync: return "shmem_team_sync";
+    case CollectiveApi::ShmemTeamSplitStrided: return "shmem_team_split_strided";
+    case CollectiveApi::ShmemTeamSplit2d: return "shmem_team_split_2d";
+    case CollectiveApi::ShmemTeamDestroy: return "shmem_team_destroy";
+    case CollectiveApi::ShmemBroadcast: return "shmem_broadcast";
+    case CollectiveApi::ShmemCollect: return "shmem_collect";
+    case CollectiveApi::ShmemFcollect: return "shmem_fcollect";
+    case CollectiveApi::ShmemAlltoall: return "shmem_alltoall";
+    case CollectiveApi::ShmemAlltoalls: return "shmem_alltoalls";
+    case CollectiveApi::ShmemReduce: return "shmem_reduce";
   }
   return "a collective call";
+}
+
+const char *reduceOpName(int op) {
+  static const char *names[] = {"and", "or", "xor", "max", "min", "sum", "prod"};
+  return op >= 0 && op < 7 ? names[op] : "?";
 }
 
 std::string describeCall(const CollectiveRecord &r) {
@@ -124,6 +148,16 @@ std::string describeCall(const CollectiveRecord &r) {
     case CollectiveOp::TeamSplit:
       std::snprintf(text, sizeof text, "%s(start %" PRIu64 ", stride %" PRIu64 ", size %" PRIu64 ")",
                     name, r.arg0, r.arg1 >> 32, r.arg1 & 0xffffffffu);
+      break;
+    case CollectiveOp::Exchange:
+      if (r.api == CollectiveApi::ShmemBroadcast) {
+        std::snprintf(text, sizeof text, "%s(%" PRIu64 " bytes, root %" PRIu64 ")", name, r.arg0, r.arg1);
+      } else if (r.api == CollectiveApi::ShmemReduce) {
+        std::snprintf(text, sizeof text, "%s(%s of %" PRIu64 " bytes, elements of %" PRIu64 " bytes)", name,
+                      reduceOpName(static_cast<int>(r.arg1)), r.arg0, r.arg2);
+      } else {
+        std::snprintf(text, sizeof text, "%s(%" PRIu64 " bytes)", name, r.arg0);
+      }
       break;
     default:
       std::snprintf(text, sizeof text, "%s()", name);

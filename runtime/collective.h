@@ -26,6 +26,10 @@ std::string callsDiffer(const RuntimeState &state, const TeamInfo &team,
 std::string describeCall(const CollectiveRecord &record);
 const char *apiName(CollectiveApi api);
 
+// The operation of a reduction (a data collective's arg1), as OpenSHMEM names them.
+enum class ReduceOp : std::uint8_t { And, Or, Xor, Max, Min, Sum, Prod };
+const char *reduceOpName(int op);  // "and", ..., "prod"; "?" for another value
+
 // Refuses a host-only call made from a program of a launch: Error(InvalidParam) naming call.
 void requireHostThread(const RuntimeState &state, const char *call);
 

@@ -34,6 +34,7 @@ enum class CollectiveOp : std::uint8_t {
   TeamEpoch = 7,   // arg0 this PE's line for the new index, arg1 the index
   TeamDestroy = 8,
   LibraryCall = 9, // a collective call of a library on the runtime (tdist::exchangeCallArgs)
+  Exchange = 10,   // a data collective: arg0 bytes, arg1 root or operation, arg2 element size
 };
 
 // The API function the user called, for messages (not compared: aclshmem_malloc(n) and
@@ -44,6 +45,11 @@ enum class CollectiveApi : std::uint8_t {
   AclshmemTeamSplitStrided, AclshmemTeamDestroy,
   Allocate, AllocateZeroed, Deallocate, CreateTensor, FreeTensor,
   LibraryCall,
+  // OpenSHMEM's names (include/shmem.h)
+  ShmemMalloc, ShmemCalloc, ShmemAlign, ShmemRealloc, ShmemFree,
+  ShmemBarrierAll, ShmemSyncAll, ShmemBarrier, ShmemSync, ShmemTeamSync,
+  ShmemTeamSplitStrided, ShmemTeamSplit2d, ShmemTeamDestroy,
+  ShmemBroadcast, ShmemCollect, ShmemFcollect, ShmemAlltoall, ShmemAlltoalls, ShmemReduce,
 };
 
 // A team line: the sequence of the PE's last step, its operation, and the operation of the step

@@ -28,8 +28,16 @@ using runtime::CollectiveOp;
 using runtime::CollectiveRecord;
 using runtime::TeamInfo;
 
-Team team_split_strided(Team parent, int start, int stride, int size) {
-  constexpr const char *call = "aclshmem_team_split_strided";
+}  // namespace tdist::shmem
+
+namespace tdist::runtime {
+
+using shmem::kTeamInvalid;
+using shmem::kTeamWorld;
+using shmem::quiet;
+using shmem::Team;
+
+Team splitStrided(Team parent, int start, int stride, int size, const char *call, CollectiveApi api) {
   auto &state = runtime::requireState(call);
   runtime::requireHostThread(state, call);
   TeamInfo &parent_team = runtime::requireTeam(state, parent, call);
@@ -42,7 +50,7 @@ Team team_split_strided(Team parent, int start, int stride, int size) {
   }
   CollectiveRecord mine{};
   mine.op = CollectiveOp::TeamSplit;
-  mine.api = CollectiveApi::AclshmemTeamSplitStrided;
+  mine.api = api;
   mine.status = status;
   mine.arg0 = static_cast<std::uint64_t>(start);
   mine.arg1 = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stride)) << 32) |
@@ -83,7 +91,7 @@ Team team_split_strided(Team parent, int start, int stride, int size) {
   // (Sequences only grow, so a member still polling an old team's line is released by them.)
   CollectiveRecord epoch_record{};
   epoch_record.op = CollectiveOp::TeamEpoch;
-  epoch_record.api = CollectiveApi::AclshmemTeamSplitStrided;
+  epoch_record.api = api;
   epoch_record.arg0 = runtime::lineSequence(
       state.channel.local().team_line[index].value.load(std::memory_order_acquire));
   epoch_record.arg1 = static_cast<std::uint64_t>(index);
@@ -97,6 +105,76 @@ Team team_split_strided(Team parent, int start, int stride, int size) {
   if (state.backend->team_created != nullptr) state.backend->team_created(state, index);
   return index;
 }
+
+void destroyTeam(Team team, const char *call, CollectiveApi api) {
+  auto &state = runtime::requireState(call);
+  if (team == kTeamWorld) {
+    throw Error(ErrorCode::InvalidParam, std::string(call) + ": the world team cannot be destroyed");
+  }
+  runtime::requireHostThread(state, call);
+  TeamInfo &info = runtime::requireTeam(state, team, call);
+  // Members leave together so that nobody still polls a line of the team when it is reused.
+  quiet();
+  runtime::teamSync(state, info, CollectiveOp::TeamDestroy, api, call);
+  info.active = false;
+}
+
+void barrierTeam(Team team, const char *call, CollectiveApi api) {
+  auto &state = runtime::requireState(call);
+  runtime::requireHostThread(state, call);
+  TeamInfo &info = runtime::requireTeam(state, team, call);
+  quiet();
+  runtime::teamSync(state, info, CollectiveOp::Barrier, api, call);
+}
+
+void syncTeam(Team team, const char *call, CollectiveApi api) {
+  auto &state = runtime::requireState(call);
+  runtime::requireHostThread(state, call);
+  runtime::teamSync(state, runtime::requireTeam(state, team, call), CollectiveOp::Sync, api, call);
+}
+
+Team teamOfActiveSet(int pe_start, int log_pe_stride, int pe_size, const char *call) {
+  auto &state = runtime::requireState(call);
+  if (pe_start < 0 || log_pe_stride < 0 || log_pe_stride > 30 || pe_size < 1 ||
+      static_cast<long long>(pe_start) + (static_cast<long long>(pe_size - 1) << log_pe_stride) >= state.n_pes) {
+    throw Error(ErrorCode::InvalidParam,
+                std::string(call) + ": the active set (PE_start " + std::to_string(pe_start) + ", logPE_stride " +
+                    std::to_string(log_pe_stride) + ", PE_size " + std::to_string(pe_size) +
+                    ") does not describe PEs of a job of " + std::to_string(state.n_pes));
+  }
+  const int stride = pe_size == 1 ? 1 : 1 << log_pe_stride;
+  for (int index = 0; index < kMaxTeams; ++index) {
+    const TeamInfo &team = state.teams.teams[index];
+    if (team.active && team.my_pe >= 0 && team.start == pe_start && team.size == pe_size &&
+        (team.stride == stride || pe_size == 1)) {
+      return index;
+    }
+  }
+  const std::string triplet = std::to_string(pe_start) + ", " + std::to_string(stride) + ", " + std::to_string(pe_size);
+  if (TeamInfo{true, pe_start, stride, pe_size}.teamPe(state.my_pe) < 0) {
+    throw Error(ErrorCode::InvalidParam, std::string(call) + ": PE " + std::to_string(state.my_pe) +
+                                             " is not in the active set (world PEs start, stride, size: " +
+                                             triplet + ")");
+  }
+  throw Error(ErrorCode::NotSupported,
+              std::string(call) + ": the active set (world PEs start, stride, size: " + triplet +
+                  ") is not a team of this PE; an active set other than the world must first be made a team "
+                  "(shmem_team_split_strided(SHMEM_TEAM_WORLD, " + triplet + ", ...)), or use the team form");
+}
+
+}  // namespace tdist::runtime
+
+namespace tdist::shmem {
+
+Team team_split_strided(Team parent, int start, int stride, int size) {
+  return runtime::splitStrided(parent, start, stride, size, "aclshmem_team_split_strided",
+                               CollectiveApi::AclshmemTeamSplitStrided);
+}
+void team_destroy(Team team) {
+  runtime::destroyTeam(team, "aclshmem_team_destroy", CollectiveApi::AclshmemTeamDestroy);
+}
+void barrier(Team team) { runtime::barrierTeam(team, "aclshmem_barrier", CollectiveApi::AclshmemBarrier); }
+void sync(Team team) { runtime::syncTeam(team, "aclshmem_team_sync", CollectiveApi::AclshmemTeamSync); }
 
 int team_translate_pe(Team src_team, int src_pe, Team dest_team) {
   auto &state = runtime::requireState("aclshmem_team_translate_pe");
@@ -120,37 +198,6 @@ int team_n_pes(Team team) {
   auto &state = runtime::requireState("aclshmem_team_n_pes");
   if (team < 0 || team >= runtime::kMaxTeams || !state.teams.teams[team].active) return -1;
   return state.teams.teams[team].size;
-}
-
-void team_destroy(Team team) {
-  constexpr const char *call = "aclshmem_team_destroy";
-  auto &state = runtime::requireState(call);
-  if (team == kTeamWorld) {
-    throw Error(ErrorCode::InvalidParam, std::string(call) + ": the world team cannot be destroyed");
-  }
-  runtime::requireHostThread(state, call);
-  TeamInfo &info = runtime::requireTeam(state, team, call);
-  // Members leave together so that nobody still polls a line of the team when it is reused.
-  quiet();
-  runtime::teamSync(state, info, CollectiveOp::TeamDestroy, CollectiveApi::AclshmemTeamDestroy, call);
-  info.active = false;
-}
-
-void barrier(Team team) {
-  constexpr const char *call = "aclshmem_barrier";
-  auto &state = runtime::requireState(call);
-  runtime::requireHostThread(state, call);
-  TeamInfo &info = runtime::requireTeam(state, team, call);
-  quiet();
-  runtime::teamSync(state, info, CollectiveOp::Barrier, CollectiveApi::AclshmemBarrier, call);
-}
-
-void sync(Team team) {
-  constexpr const char *call = "aclshmem_team_sync";
-  auto &state = runtime::requireState(call);
-  runtime::requireHostThread(state, call);
-  runtime::teamSync(state, runtime::requireTeam(state, team, call), CollectiveOp::Sync,
-                    CollectiveApi::AclshmemTeamSync, call);
 }
 
 }  // namespace tdist::shmem

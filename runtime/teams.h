@@ -48,4 +48,17 @@ TeamInfo &requireTeam(RuntimeState &state, int team, const char *call);
 // member is in another collective call at this step.
 void teamSync(RuntimeState &state, TeamInfo &team, CollectiveOp op, CollectiveApi api, const char *call);
 
+// The team calls, by the name and API of the call the user made (aclshmem_ or shmem_), for
+// errors and mismatch reports. splitStrided returns kTeamInvalid on PEs outside the new team.
+int splitStrided(int parent, int start, int stride, int size, const char *call, CollectiveApi api);
+void destroyTeam(int team, const char *call, CollectiveApi api);
+void barrierTeam(int team, const char *call, CollectiveApi api);  // quiet, then sync
+void syncTeam(int team, const char *call, CollectiveApi api);
+
+// The team of an OpenSHMEM active set (PE_start, logPE_stride, PE_size) that this PE is in: the
+// world, or a team made with the same PEs. Error(InvalidParam) when the triplet is out of range
+// or this PE is not in it, Error(NotSupported) when no such team exists (active sets are
+// served by the teams' agreement and barriers, which need the team's index on every member).
+int teamOfActiveSet(int pe_start, int log_pe_stride, int pe_size, const char *call);
+
 }  // namespace tdist::runtime

@@ -107,6 +107,40 @@ T atomicFetchInc(T *dest, int pe, const char *call) {
   return atomicFetchAdd(dest, T{1}, pe, call);
 }
 
+// Bitwise atomics: where the host cannot load the heap, a compare-and-swap loop of word_op.
+template <class T, class Host, class Combine>
+T fetchBitwise(T *dest, T value, int pe, const char *call, Host host, Combine combine) {
+  auto word = remoteWord(dest, pe, call);
+  if (word.hostLoads()) [[likely]] return host(word.ref(), value);
+  T old = word.apply(WordOp::Fetch, T{}, call);
+  for (;;) {
+    const T seen = word.apply(WordOp::CompareSwap, combine(old, value), call, old);
+    if (seen == old) return old;
+    old = seen;
+  }
+}
+
+template <class T>
+T atomicFetchAnd(T *dest, T value, int pe, const char *call) {
+  return fetchBitwise(
+      dest, value, pe, call, [](std::atomic_ref<T> ref, T v) { return ref.fetch_and(v, std::memory_order_acq_rel); },
+      [](T a, T b) { return static_cast<T>(a & b); });
+}
+
+template <class T>
+T atomicFetchOr(T *dest, T value, int pe, const char *call) {
+  return fetchBitwise(
+      dest, value, pe, call, [](std::atomic_ref<T> ref, T v) { return ref.fetch_or(v, std::memory_order_acq_rel); },
+      [](T a, T b) { return static_cast<T>(a | b); });
+}
+
+template <class T>
+T atomicFetchXor(T *dest, T value, int pe, const char *call) {
+  return fetchBitwise(
+      dest, value, pe, call, [](std::atomic_ref<T> ref, T v) { return ref.fetch_xor(v, std::memory_order_acq_rel); },
+      [](T a, T b) { return static_cast<T>(a ^ b); });
+}
+
 }  // namespace tdist::device
 
 namespace tdist::shmem {
@@ -174,7 +208,10 @@ namespace tdist {
   template void device::atomicAdd<T>(T *, T, int, const char *);           \
   template void device::atomicInc<T>(T *, int, const char *);             \
   template T device::atomicFetchAdd<T>(T *, T, int, const char *);         \
-  template T device::atomicFetchInc<T>(T *, int, const char *);
+  template T device::atomicFetchInc<T>(T *, int, const char *);         \
+  template T device::atomicFetchAnd<T>(T *, T, int, const char *);         \
+  template T device::atomicFetchOr<T>(T *, T, int, const char *);          \
+  template T device::atomicFetchXor<T>(T *, T, int, const char *);
 TDIST_INSTANTIATE_STANDARD(int)
 TDIST_INSTANTIATE_STANDARD(long)
 TDIST_INSTANTIATE_STANDARD(long long)

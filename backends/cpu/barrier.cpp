@@ -5,33 +5,37 @@
 // meet (runtime::acrossPrograms), the last to arrive does the PE barrier, then all go on. So
 // every program of the grid must call it the same number of times; outside a launch it is the
 // PE barrier alone.
+#include "backends/cpu/device_api.h"
 #include "backends/cpu/fiber_scheduler.h"
 #include "runtime/runtime_state.h"
 #include "runtime/teams.h"
 #include "tdist/shmem.h"
 
-namespace tdist::shmem {
+namespace tdist::device {
 
 using runtime::CollectiveApi;
 using runtime::CollectiveOp;
 
-void barrier_all() {
-  constexpr const char *call = "aclshmem_barrier_all";
+void barrierAll(const char *call, CollectiveApi api) {
   auto &state = runtime::requireState(call);
   runtime::acrossPrograms(call, [&] {
-    quiet();
-    runtime::teamSync(state, state.teams.teams[kTeamWorld], CollectiveOp::Barrier,
-                      CollectiveApi::AclshmemBarrierAll, call);
+    shmem::quiet();
+    runtime::teamSync(state, state.teams.teams[shmem::kTeamWorld], CollectiveOp::Barrier, api, call);
   });
 }
 
-void sync_all() {
-  constexpr const char *call = "aclshmem_sync_all";
+void syncAll(const char *call, CollectiveApi api) {
   auto &state = runtime::requireState(call);
   runtime::acrossPrograms(call, [&] {
-    runtime::teamSync(state, state.teams.teams[kTeamWorld], CollectiveOp::Sync,
-                      CollectiveApi::AclshmemSyncAll, call);
+    runtime::teamSync(state, state.teams.teams[shmem::kTeamWorld], CollectiveOp::Sync, api, call);
   });
 }
+
+}  // namespace tdist::device
+
+namespace tdist::shmem {
+
+void barrier_all() { device::barrierAll("aclshmem_barrier_all", runtime::CollectiveApi::AclshmemBarrierAll); }
+void sync_all() { device::syncAll("aclshmem_sync_all", runtime::CollectiveApi::AclshmemSyncAll); }
 
 }  // namespace tdist::shmem

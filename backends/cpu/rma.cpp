@@ -106,6 +106,7 @@ namespace tdist {
   template T shmem::g<T>(const T *, int);                       \
   template void device::pointPut<T>(T *, T, int, const char *); \
   template T device::pointGet<T>(const T *, int, const char *);
+TDIST_INSTANTIATE_POINT(char)
 TDIST_INSTANTIATE_POINT(int)
 TDIST_INSTANTIATE_POINT(long)
 TDIST_INSTANTIATE_POINT(long long)

@@ -10,7 +10,8 @@ trap 'rm -rf "$scratch"' EXIT
 prefix=$scratch/prefix
 
 cmake --install "$build_dir" --prefix "$prefix" >/dev/null
-for f in include/aclshmem.h include/tdist/runtime.h include/tdist/dl.h bin/tdist-run; do
+for f in include/aclshmem.h include/shmem.h include/shmemx.h include/tdist/runtime.h include/tdist/dl.h \
+         bin/tdist-run bin/oshrun bin/oshcc bin/oshc++; do
   [ -e "$prefix/$f" ] || { echo "install_test: $f was not installed"; exit 1; }
 done
 libdir=$(dirname "$(find "$prefix" -name 'libtdist_runtime.so' | head -n 1)")
@@ -23,6 +24,11 @@ flags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs tdist)
 # shellcheck disable=SC2086
 g++ -std=c++20 "$source_dir/consumer/consumer.cpp" $flags -o "$scratch/consumer-pc"
 LD_LIBRARY_PATH="$libdir" "$prefix/bin/tdist-run" -n 2 -- "$scratch/consumer-pc"
+# The installed OpenSHMEM wrappers build against the prefix (no build-tree file goes with them).
+[ ! -e "$prefix/bin/tdist-wrapper.env" ] || { echo "install_test: the build tree's wrapper paths were installed"; exit 1; }
+"$source_dir/../openshmem/oshcc_test.sh" "$prefix/bin"
+[[ $("$prefix/bin/oshcc" --showme:compile) == "-I$prefix/include" ]] || { echo "install_test: oshcc is not the prefix's"; exit 1; }
+
 # With the compiler built, the installed tools start (they find Debian's libMLIR), and the
 # installed tdist-run runs IR kernels through the installed tdist-jit.
 if [ -x "$prefix/bin/tdist-opt" ]; then

@@ -1,0 +1,203 @@
+/* Collectives on the world and on split teams: barriers and syncs, broadcast, collect, fcollect,
+ * alltoall, alltoalls, every reduction, and the deprecated active-set forms. */
+#include <complex.h>
+#include <string.h>
+
+#include "check.h"
+
+enum { N = 6 };
+
+static long psync[SHMEM_REDUCE_SYNC_SIZE];
+
+/* Data of team PE p, element i. */
+static int datum(int p, int i) { return p * 100 + i + 1; }
+
+static void data_movement(shmem_team_t team) {
+  const int me = shmem_team_my_pe(team), n = shmem_team_n_pes(team);
+  int *src = shmem_malloc(N * 4 * sizeof(int));
+  int *dst = shmem_calloc(N * 4 * 4, sizeof(int));
+  for (int i = 0; i < N * 4; ++i) src[i] = datum(me, i);
+
+  for (int root = 0; root < n; ++root) {
+    memset(dst, 0, N * sizeof(int));
+    CHECK(shmem_int_broadcast(team, dst, src, N, root) == 0, "broadcast");
+    for (int i = 0; i < N; ++i) CHECK(dst[i] == datum(root, i), "broadcast from %d [%d] = %d", root, i, dst[i]);
+  }
+  CHECK(shmem_broadcastmem(team, dst, src + 1, sizeof(int), n - 1) == 0, "broadcastmem");
+  CHECK(dst[0] == datum(n - 1, 1), "broadcastmem");
+
+  CHECK(shmem_int_fcollect(team, dst, src, N) == 0, "fcollect");
+  for (int p = 0; p < n; ++p)
+    for (int i = 0; i < N; ++i) CHECK(dst[p * N + i] == datum(p, i), "fcollect [%d][%d]", p, i);
+
+  /* collect: team PE p contributes p + 1 elements */
+  CHECK(shmem_int_collect(team, dst, src, (size_t)me + 1) == 0, "collect");
+  for (int p = 0, at = 0; p < n; at += ++p)
+    for (int i = 0; i <= p; ++i) CHECK(dst[at + i] == datum(p, i), "collect [%d][%d]", p, i);
+  CHECK(shmem_collectmem(team, dst, src, sizeof(int)) == 0, "collectmem");
+  for (int p = 0; p < n; ++p) CHECK(dst[p] == datum(p, 0), "collectmem [%d]", p);
+
+  /* alltoall: block j of my source goes to team PE j */
+  CHECK(shmem_int_alltoall(team, dst, src, 2) == 0, "alltoall");
+  for (int p = 0; p < n; ++p)
+    for (int i = 0; i < 2; ++i) CHECK(dst[p * 2 + i] == datum(p, me * 2 + i), "alltoall [%d][%d]", p, i);
+  CHECK(shmem_alltoallmem(team, dst, src, sizeof(int)) == 0, "alltoallmem");
+  for (int p = 0; p < n; ++p) CHECK(dst[p] == datum(p, me), "alltoallmem [%d]", p);
+
+  /* alltoalls: 1 element per PE, source stride 2, dest stride 3 */
+  memset(dst, 0, N * 4 * 4 * sizeof(int));
+  CHECK(shmem_int_alltoalls(team, dst, src, 3, 2, 1) == 0, "alltoalls");
+  for (int p = 0; p < n; ++p) {
+    CHECK(dst[p * 3] == datum(p, me * 2), "alltoalls [%d] = %d", p, dst[p * 3]);
+    if (p + 1 < n) CHECK(dst[p * 3 + 1] == 0, "alltoalls wrote between strides");
+  }
+  shmem_free(dst);
+  shmem_free(src);
+}
+
+#define REDUCE_CHECK(TYPE, NAME, OP, EXPECT)                                                   \
+  do {                                                                                         \
+    CHECK(shmem_##NAME##_##OP##_reduce(team, dst, src, N) == 0, #NAME "_" #OP "_reduce");      \
+    for (int i = 0; i < N; ++i) {                                                              \
+      TYPE expect = (TYPE)(EXPECT);                                                            \
+      CHECK(dst[i] == expect, #NAME "_" #OP "_reduce [%d]: %g, expected %g", i, (double)dst[i], (double)expect); \
+    }                                                                                          \
+  } while (0)
+
+/* Team PE p contributes p + i + 1 (and bit p for the bitwise ones). */
+#define TEST_REDUCE(NAME, TYPE)                                                                \
+  static void reduce_##NAME(shmem_team_t team) {                                               \
+    const int me = shmem_team_my_pe(team), n = shmem_team_n_pes(team);                        \
+    TYPE *src = shmem_malloc(N * sizeof(TYPE));                                                \
+    TYPE *dst = shmem_malloc(N * sizeof(TYPE));                                                \
+    for (int i = 0; i < N; ++i) src[i] = (TYPE)(me + i + 1);                                   \
+    TYPE prod = 1;                                                                             \
+    REDUCE_CHECK(TYPE, NAME, max, n + i);                                                      \
+    REDUCE_CHECK(TYPE, NAME, min, i + 1);                                                      \
+    REDUCE_CHECK(TYPE, NAME, sum, (long)n * (i + 1) + (long)n * (n - 1) / 2);                  \
+    for (int i = 0; i < N; ++i) {                                                              \
+      prod = 1;                                                                                \
+      for (int p = 0; p < n; ++p) prod = (TYPE)(prod * (TYPE)(p + i + 1));                     \
+      CHECK(shmem_##NAME##_prod_reduce(team, dst, src, N) == 0 && dst[i] == prod, #NAME "_prod_reduce [%d]", i); \
+    }                                                                                          \
+    /* in place */                                                                             \
+    CHECK(shmem_##NAME##_sum_reduce(team, src, src, N) == 0, "in place");                      \
+    for (int i = 0; i < N; ++i) CHECK(src[i] == (TYPE)((long)n * (i + 1) + (long)n * (n - 1) / 2), #NAME " in place [%d]", i); \
+    shmem_free(dst);                                                                           \
+    shmem_free(src);                                                                           \
+  }
+#define BITWISE_REDUCE(NAME, TYPE)                                                             \
+  static void bitwise_##NAME(shmem_team_t team) {                                              \
+    const int me = shmem_team_my_pe(team), n = shmem_team_n_pes(team);                        \
+    TYPE *src = shmem_malloc(2 * sizeof(TYPE));                                                \
+    TYPE *dst = shmem_malloc(2 * sizeof(TYPE));                                                \
+    src[0] = (TYPE)(1u << me);                                                                 \
+    src[1] = (TYPE)(0x7fu & ~(1u << me));                                                      \
+    unsigned all = (1u << n) - 1u;                                                             \
+    CHECK(shmem_##NAME##_or_reduce(team, dst, src, 2) == 0 && dst[0] == (TYPE)all && dst[1] == (TYPE)(n > 1 ? 0x7f : 0x7e), #NAME "_or_reduce"); \
+    CHECK(shmem_##NAME##_and_reduce(team, dst, src, 2) == 0 && dst[0] == (TYPE)(n == 1 ? 1 : 0) && dst[1] == (TYPE)(0x7fu & ~all), #NAME "_and_reduce"); \
+    CHECK(shmem_##NAME##_xor_reduce(team, dst, src, 1) == 0 && dst[0] == (TYPE)all, #NAME "_xor_reduce"); \
+    shmem_free(dst);                                                                           \
+    shmem_free(src);                                                                           \
+  }
+#define MINMAX_TYPES(X)                                                                        \
+  X(char, char) X(schar, signed char) X(short, short) X(int, int) X(long, long) X(longlong, long long) \
+  X(ptrdiff, ptrdiff_t) X(uchar, unsigned char) X(ushort, unsigned short) X(uint, unsigned int) \
+  X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int8, int8_t) X(int16, int16_t) \
+  X(int32, int32_t) X(int64, int64_t) X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t) \
+  X(uint64, uint64_t) X(size, size_t) X(float, float) X(double, double) X(longdouble, long double)
+#define BITWISE_TYPES(X)                                                                       \
+  X(uchar, unsigned char) X(ushort, unsigned short) X(uint, unsigned int) X(ulong, unsigned long) \
+  X(ulonglong, unsigned long long) X(int8, int8_t) X(int16, int16_t) X(int32, int32_t)      \
+  X(int64, int64_t) X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t)
+MINMAX_TYPES(TEST_REDUCE)
+BITWISE_TYPES(BITWISE_REDUCE)
+
+static void complex_and_generic(shmem_team_t team) {
+  const int me = shmem_team_my_pe(team), n = shmem_team_n_pes(team);
+  double _Complex *z = shmem_malloc(2 * sizeof *z);
+  double *d = shmem_malloc(2 * sizeof *d);
+  z[0] = me + 1.0 * I;
+  d[0] = me;
+  CHECK(shmem_complexd_sum_reduce(team, z + 1, z, 1) == 0, "complexd_sum_reduce");
+  CHECK(creal(z[1]) == n * (n - 1) / 2.0 && cimag(z[1]) == n, "complexd sum");
+  CHECK(shmem_max_reduce(team, d + 1, d, 1) == 0 && d[1] == n - 1, "generic max_reduce");
+  CHECK(shmem_broadcast(team, d + 1, d, 1, 0) == 0 && d[1] == 0, "generic broadcast");
+  shmem_free(d);
+  shmem_free(z);
+}
+
+static void active_sets(void) {
+  const int me = shmem_my_pe(), n = shmem_n_pes();
+  long *src = shmem_malloc(4 * sizeof(long));
+  long *dst = shmem_calloc(4 * 4, sizeof(long));
+  long *work = shmem_malloc(SHMEM_REDUCE_MIN_WRKDATA_SIZE * sizeof(long));
+  src[0] = me + 1;
+  src[1] = 10 * (me + 1);
+  shmem_barrier(0, 0, n, psync);
+  shmem_long_sum_to_all(dst, src, 2, 0, 0, n, work, psync);
+  CHECK(dst[0] == (long)n * (n + 1) / 2 && dst[1] == 10L * n * (n + 1) / 2, "long_sum_to_all");
+  shmem_long_max_to_all(dst, src, 1, 0, 0, n, work, psync);
+  CHECK(dst[0] == n, "long_max_to_all");
+  dst[0] = -1;
+  shmem_broadcast64(dst, src, 2, 0, 0, 0, n, psync);
+  if (me == 0) CHECK(dst[0] == -1, "an active-set broadcast leaves the root's dest");
+  else CHECK(dst[0] == 1 && dst[1] == 10, "broadcast64");
+  shmem_fcollect64(dst, src, 1, 0, 0, n, psync);
+  for (int p = 0; p < n; ++p) CHECK(dst[p] == p + 1, "fcollect64 [%d]", p);
+  shmem_collect32(dst, src, 2, 0, 0, n, psync);  /* two 32-bit halves: one long per PE */
+  for (int p = 0; p < n; ++p) CHECK(dst[p] == p + 1, "collect32 [%d]", p);
+  shmem_sync(0, 0, n, psync);
+  shmem_sync_all();
+  shmem_free(work);
+  shmem_free(dst);
+  shmem_free(src);
+}
+
+static void on_team(shmem_team_t team) {
+  CHECK(shmem_team_sync(team) == 0, "team_sync");
+  data_movement(team);
+#define RUN_REDUCE(NAME, TYPE) reduce_##NAME(team);
+#define RUN_BITWISE(NAME, TYPE) bitwise_##NAME(team);
+  MINMAX_TYPES(RUN_REDUCE)
+  BITWISE_TYPES(RUN_BITWISE)
+  complex_and_generic(team);
+  CHECK(shmem_sync(team) == 0, "generic sync");
+}
+
+int main(void) {
+  shmem_init();
+  const int me = shmem_my_pe(), n = shmem_n_pes();
+  for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; ++i) psync[i] = SHMEM_SYNC_VALUE;
+  shmem_barrier_all();
+  on_team(SHMEM_TEAM_WORLD);
+  active_sets();
+
+  /* the even PEs, and the odd ones, as teams; each runs everything on its own */
+  shmem_team_t even = SHMEM_TEAM_INVALID, odd = SHMEM_TEAM_INVALID;
+  CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, NULL, 0, &even) == 0, "split even");
+  if (n > 1) CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, n / 2, NULL, 0, &odd) == 0, "split odd");
+  CHECK((me % 2 == 0) == (even != SHMEM_TEAM_INVALID), "even membership");
+  CHECK((me % 2 == 1) == (odd != SHMEM_TEAM_INVALID), "odd membership");
+  on_team(me % 2 == 0 ? even : odd);
+
+  /* an active set that matches the even team runs on it */
+  long *v = shmem_malloc(sizeof(long));
+  long *s = shmem_malloc(sizeof(long));
+  if (me % 2 == 0) {
+    long work[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+    *v = me;
+    shmem_long_sum_to_all(s, v, 1, 0, 1, (n + 1) / 2, work, psync);
+    long expect = 0;
+    for (int p = 0; p < n; p += 2) expect += p;
+    CHECK(*s == expect, "sum_to_all over the even active set: %ld", *s);
+    shmem_barrier(0, 1, (n + 1) / 2, psync);
+  }
+  shmem_barrier_all();
+  shmem_free(s);
+  shmem_free(v);
+  if (even != SHMEM_TEAM_INVALID) shmem_team_destroy(even);
+  if (odd != SHMEM_TEAM_INVALID) shmem_team_destroy(odd);
+  shmem_finalize();
+  return 0;
+}
