@@ -40,15 +40,27 @@ void requireBlasExtent(const char *kernel, const char *what, std::int64_t extent
 // its signals); value[1] packs two extents; value[2] one extent and, for AllGather + GEMM, where
 // the gathered buffer lies (its heap offset + 1, low 32 bits; 0 = the context's scratch), since
 // every owner pushes its rows to that offset on its peers (an empty one receives nothing: 0).
-std::uint64_t packConfig(DType dtype, int chunks, int tile_m, int tile_n, int programs) {
-  return static_cast<std::uint64_t>(dtype) | static_cast<std::uint64_t>(chunks & 0x7f) << 8 |
-         static_cast<std::uint64_t>(tile_m & 0x1fff) << 15 | static_cast<std::uint64_t>(tile_n & 0x1fff) << 28 |
-         static_cast<std::uint64_t>(programs & 0x7ff) << 41;
+const char *strategyText(int strategy) {
+  switch (strategy) {
+    case static_cast<int>(GemmStrategy::Auto): return "auto";
+    case static_cast<int>(GemmStrategy::Decomposed): return "decomposed";
+    case static_cast<int>(GemmStrategy::Fused): return "fused";
+  }
+  return "?";
+}
+template <class Config>
+std::uint64_t packConfig(DType dtype, const Config &config) {
+  return static_cast<std::uint64_t>(dtype) | static_cast<std::uint64_t>(config.chunks_per_pe & 0x7f) << 8 |
+         static_cast<std::uint64_t>(config.tile_m & 0x1fff) << 15 |
+         static_cast<std::uint64_t>(config.tile_n & 0x1fff) << 28 |
+         static_cast<std::uint64_t>(config.programs & 0x7ff) << 41 |
+         static_cast<std::uint64_t>(static_cast<int>(config.strategy) & 0x3) << 52;
 }
 std::string configText(std::uint64_t v) {
   std::ostringstream os;
   os << detail::dtypeText(static_cast<DType>(v & 0xff)) << ", chunks_per_pe " << ((v >> 8) & 0x7f) << ", tile "
-     << ((v >> 15) & 0x1fff) << " x " << ((v >> 28) & 0x1fff) << ", programs " << ((v >> 41) & 0x7ff);
+     << ((v >> 15) & 0x1fff) << " x " << ((v >> 28) & 0x1fff) << ", programs " << ((v >> 41) & 0x7ff)
+     << ", strategy " << strategyText(static_cast<int>((v >> 52) & 0x3));
   return os.str();
 }
 std::string describeAllGatherGemm(const std::uint64_t v[3]) {
@@ -76,6 +88,7 @@ void requireConfig(const char *kernel, const Config &config) {
   detail::requireRange(kernel, "tile_m", config.tile_m, 1, 4096);
   detail::requireRange(kernel, "tile_n", config.tile_n, 1, 4096);
   detail::requireRange(kernel, "programs", config.programs, 0, 1024);
+  detail::requireRange(kernel, "strategy", static_cast<int>(config.strategy), 0, 2);
 }
 
 // The dtypes the backend's body takes: f32 and bf16 on cpu and cuda.
@@ -112,7 +125,7 @@ void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, 
     if (gathered) detail::requireHeapTensor(kAllGatherGemm, "gathered", *gathered, 2, {a.dtype});
     requireConfig(kAllGatherGemm, config);
     const std::int64_t m_local = a.shape[0], K = a.shape[1], N = b.shape[1];
-    signature.value[0] = packConfig(a.dtype, config.chunks_per_pe, config.tile_m, config.tile_n, config.programs);
+    signature.value[0] = packConfig(a.dtype, config);
     signature.value[1] = static_cast<std::uint64_t>(K) << 32 | static_cast<std::uint64_t>(N & 0xffffffff);
     signature.value[2] = static_cast<std::uint64_t>(m_local) << 32 |
                          (gathered && gathered->numel() > 0 ? ((heapOffset(gathered->data) + 1) & 0xffffffffu) : 0);
@@ -173,7 +186,7 @@ void gemm_reduce_scatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor 
     requireConfig(kGemmReduceScatter, config);
     // k_local may differ between PEs (an uneven split of K); M, N and the config may not.
     const std::int64_t M = a.shape[0], k_local = a.shape[1], N = b.shape[1];
-    signature.value[0] = packConfig(a.dtype, config.chunks_per_pe, config.tile_m, config.tile_n, config.programs);
+    signature.value[0] = packConfig(a.dtype, config);
     signature.value[1] = static_cast<std::uint64_t>(M) << 32 | static_cast<std::uint64_t>(N & 0xffffffff);
     if (b.shape[0] != k_local) {
       invalid(kGemmReduceScatter, "b is " + shapeText(b) + ", expected [k_local = " + std::to_string(k_local) + ", N]");

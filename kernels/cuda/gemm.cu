@@ -51,6 +51,9 @@
 
 #include "kernels/bodies.h"
 #include "kernels/cuda/common.cuh"
+#if TDIST_KERNELS_HAVE_CUTLASS
+#include "kernels/cuda/fused_gemm.h"
+#endif
 #include "tdist/cuda.h"
 #include "tdist/error.h"
 #include "tdist/shmem.h"
@@ -510,6 +513,100 @@ void reduceChunk(Out *out, const float *partial, std::size_t slot_stride, int n_
   check(cudaGetLastError(), "reduceChunkKernel");
 }
 
+// ---- AllGather + GEMM, fused ---------------------------------------------------------------------
+//   main stream  enter_and_stage: announce entry, wait for every peer's (so every peer has finished
+//                every earlier call: its gathered buffer may be written), and stage the call's epoch
+//                in this PE's stage word; then ONE persistent GEMM over the gathered rows
+//                (fused_gemm.h), whose scheduler starts on this PE's rows and waits, tile by tile, for
+//                the chunks a tile reads.
+//   side stream  after enter_and_stage: every chunk of our rows into every PE's gathered buffer (our
+//                own first, then q = me-1, me-2, ...: each consumer's order), each followed by the
+//                staged epoch copied into that PE's arrival word of (me, chunk): copy-engine work
+//                only, so the signals need no SM while the GEMMs hold them all.
+// The push into a peer needs no further wait: enter_and_stage saw the peer enter this call. Nothing
+// reads another PE's memory, so the call ends when our pushes are done (join) and our GEMM is.
+
+// A word of this PE beside its arrival count (only this PE writes it): the epoch of the call in
+// flight, where the copy engine can read it.
+std::uint64_t *stageWord(Context &ctx) { return detail::slotAt(ctx.slot(0), detail::kSlotArrivals) + 1; }
+
+__global__ void enter_and_stage(std::uint64_t *slot0, detail::SlotMap map, std::uint64_t *stage) {
+  const std::uint64_t epoch = detail::call_epoch(slot0);
+  detail::announce_and_wait_entry(slot0, map, epoch);
+  if (threadIdx.x == 0) *stage = epoch;
+}
+
+#if TDIST_KERNELS_HAVE_CUTLASS
+void allGatherGemmFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor &gathered,
+                        const AllGatherGemmConfig &config) {
+  constexpr const char *kernel = "all_gather_gemm";
+  const int me = shmem::my_pe(), n_pes = shmem::n_pes();
+  const int chunks = config.chunks_per_pe;
+  const std::int64_t m_local = a.shape[0], k = a.shape[1], n = b.shape[1];
+  const std::size_t a_row_bytes = static_cast<std::size_t>(k) * sizeof(__nv_bfloat16);
+  requireSignals(kernel, ctx, n_pes, chunks);
+
+  DeviceGuard device(tc::device());
+  const Streams streams = streamsFor(ctx);
+  Lane &l = *streams.lane;
+  const std::vector<std::int64_t> bound = chunkBounds(m_local, chunks);
+  auto *gath = static_cast<std::byte *>(gathered.data);
+  const auto *mine = static_cast<const std::byte *>(a.data);
+  std::uint64_t *stage = stageWord(ctx);
+
+  enter_and_stage<<<1, 32, 0, streams.main>>>(ctx.slot(0), detail::SlotMap{n_pes}, stage);
+  launched("enter_and_stage");
+  check(cudaEventRecord(l.entry, streams.main), "cudaEventRecord");
+  check(cudaStreamWaitEvent(l.side, l.entry, 0), "cudaStreamWaitEvent");
+  for (int s = 0; s < n_pes; ++s) {
+    const int q = (me - s + n_pes) % n_pes;
+    for (int ch = 0; ch < chunks; ++ch) {
+      const std::int64_t rows = bound[ch + 1] - bound[ch];
+      if (rows == 0) continue;  // no tile reads an empty chunk: it has no signal either
+      const std::size_t row = static_cast<std::size_t>(me * m_local + bound[ch]);
+      tc::putmem_on_stream(gath + row * a_row_bytes, mine + bound[ch] * a_row_bytes, rows * a_row_bytes, q, l.side);
+      tc::putmem_on_stream(arrivalSlot(ctx, chunks, me, ch), stage, sizeof(std::uint64_t), q, l.side);
+    }
+  }
+  const std::int64_t m = m_local * n_pes;
+  if (m > 0 && n > 0) {
+    fused::RowWaits waits;
+    waits.arrivals = arrivalSlot(ctx, chunks, 0, 0);
+    waits.arrival_step = -static_cast<std::ptrdiff_t>(detail::kSlotWords);  // arrival words count down
+    waits.slot0 = ctx.slot(0);
+    waits.rows_per_source = m_local;
+    waits.sources = n_pes;
+    waits.first = me;
+    waits.chunks = chunks;
+    for (int ch = 0; ch <= chunks; ++ch) waits.bounds[ch] = static_cast<std::int32_t>(bound[ch]);
+    fused::gemmBf16(gath, b.data, c.data, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), waits,
+                    config.programs, streams.main, kernel);
+  }
+  join(ctx, streams);
+}
+#endif
+
+// The strategy a call of AllGather + GEMM runs, or why the one asked for cannot run.
+bool fusedAllGatherGemm(const Tensor &a, const Tensor &b, const AllGatherGemmConfig &config) {
+  constexpr const char *kernel = "all_gather_gemm";
+  if (config.strategy != GemmStrategy::Fused) return false;  // Auto: Decomposed (docs/BENCHMARKS.md)
+#if !TDIST_KERNELS_HAVE_CUTLASS
+  throw Error(ErrorCode::NotSupported, std::string(kernel) +
+                                           ": strategy Fused needs the CUTLASS headers when tdist is built "
+                                           "(scripts/setup.sh fetches them; TDIST_CUTLASS_DIR)");
+#endif
+  if (a.dtype != DType::BF16) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": strategy Fused takes bf16 tensors, not " +
+                                             std::string(a.dtype == DType::F32 ? "f32" : "this dtype"));
+  }
+  if (a.shape[1] % 8 != 0 || b.shape[1] % 8 != 0) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": strategy Fused needs K and N multiples of 8 "
+                                             "(16-byte rows for TMA), not K = " + std::to_string(a.shape[1]) +
+                                             ", N = " + std::to_string(b.shape[1]));
+  }
+  return true;
+}
+
 }  // namespace
 
 // ---- AllGather + GEMM ----------------------------------------------------------------------------
@@ -517,6 +614,12 @@ void reduceChunk(Out *out, const float *partial, std::size_t slot_stride, int n_
 void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor &gathered,
                    const AllGatherGemmConfig &config, std::uint64_t /*epoch: the device's, common.cuh*/) {
   constexpr const char *kernel = "all_gather_gemm";
+  if (fusedAllGatherGemm(a, b, config)) {
+#if TDIST_KERNELS_HAVE_CUTLASS
+    allGatherGemmFused(ctx, a, b, c, gathered, config);
+#endif
+    return;
+  }
   const int me = shmem::my_pe(), n_pes = shmem::n_pes();
   const int chunks = config.chunks_per_pe;
   const std::int64_t m_local = a.shape[0], k = a.shape[1], n = b.shape[1];
@@ -599,6 +702,11 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
 void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
                        const GemmReduceScatterConfig &config, std::uint64_t /*epoch*/) {
   constexpr const char *kernel = "gemm_reduce_scatter";
+  if (config.strategy == GemmStrategy::Fused) {
+    throw Error(ErrorCode::NotSupported, std::string(kernel) +
+                                             ": strategy Fused is not implemented for this kernel yet (Decomposed "
+                                             "or Auto)");
+  }
   const int me = shmem::my_pe(), n_pes = shmem::n_pes();
   const int chunks = config.chunks_per_pe;
   const std::int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];

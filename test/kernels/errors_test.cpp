@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tdist/kernels/collectives.h"
+#include "tdist/kernels/gemm.h"
 #include "tdist/kernels/moe.h"
 #include "test/kernels/tensor_io.h"
 
@@ -117,6 +118,11 @@ TEST(KernelErrors, ConfigValuesOutOfRangeNameTheFieldAndItsLimits) {
   EXPECT_NE(message.find("config.programs = -1 is outside 0 .. 1024"), std::string::npos) << message;
   message = errorOf([&] { reduce_scatter(ctx, *output, *input, {1ull << 31}); }, ErrorCode::InvalidParam);
   EXPECT_NE(message.find("config.chunk_bytes = 2147483648"), std::string::npos) << message;
+  HeapTensor a({4, 8}, DType::F32), b({8, 8}, DType::F32), c({4 * nPes(), 8}, DType::F32);
+  AllGatherGemmConfig unknown;
+  unknown.strategy = static_cast<GemmStrategy>(7);
+  message = errorOf([&] { all_gather_gemm(ctx, *a, *b, *c, nullptr, unknown); }, ErrorCode::InvalidParam);
+  EXPECT_NE(message.find("config.strategy = 7 is outside 0 .. 2"), std::string::npos) << message;
   expectContextStillWorks(ctx);
 }
 

@@ -475,6 +475,76 @@ TEST(Bf16Gemms, AllGatherGemmOfSmallIntegersEqualsTheReference) {
   }
 }
 
+// The fused strategy (cuda): one persistent GEMM whose tiles wait for the rows they read. Exact
+// results where a tile reads rows of several PEs and chunks (m_local = 13), where the rows per PE
+// are not whole tiles (200), and where they are (256: the tiles start on the PE's own rows), K
+// below one K step, N of one and of several tiles, 1 to 3 chunks, gathered given or in scratch,
+// and the calls back to back with the decomposed strategy on one context.
+TEST(Bf16Gemms, FusedAllGatherGemmOfSmallIntegersEqualsTheReference) {
+  Context ctx(smallContext());
+  if (ctx.backend() != "cuda") GTEST_SKIP() << "the fused strategy is the cuda backend's (cpu: one tile body)";
+  struct Shape {
+    std::int64_t m_local, K, N;
+  };
+  for (const Shape s : {Shape{13, 24, 40}, Shape{200, 16, 264}, Shape{256, 24, 512}}) {
+    AgProblem p(s.m_local, s.K, s.N, Values::SmallIntegers, DType::BF16);
+    const std::vector<double> want = p.reference();
+    const std::vector<double> want_gathered(p.global_a.begin(), p.global_a.end());
+    for (int chunks : {1, 3}) {
+      AllGatherGemmConfig config;
+      config.chunks_per_pe = chunks;
+      config.strategy = GemmStrategy::Fused;
+      const std::string what = "m_local " + std::to_string(s.m_local) + ", K " + std::to_string(s.K) + ", N " +
+                               std::to_string(s.N) + ", chunks " + std::to_string(chunks);
+      p.clearC();
+      try {
+        all_gather_gemm(ctx, p.a, p.b, p.c, &p.gathered, config);
+      } catch (const Error &e) {
+        if (e.code() == ErrorCode::NotSupported) GTEST_SKIP() << e.what();
+        throw;
+      }
+      expectExact(load(p.c), want, "fused c, " + what);
+      expectExact(load(p.gathered), want_gathered, "fused gathered, " + what);
+      p.clearC();
+      all_gather_gemm(ctx, p.a, p.b, p.c, nullptr, config);
+      expectExact(load(p.c), want, "fused c (scratch), " + what);
+      config.strategy = GemmStrategy::Decomposed;
+      p.clearC();
+      all_gather_gemm(ctx, p.a, p.b, p.c, nullptr, config);
+      expectExact(load(p.c), want, "decomposed after fused, " + what);
+    }
+  }
+}
+
+TEST(Bf16Gemms, FusedStrategyErrorsNameWhatItTakes) {
+  Context ctx(smallContext());
+  if (ctx.backend() != "cuda") GTEST_SKIP() << "the fused strategy is the cuda backend's";
+  AllGatherGemmConfig fused;
+  fused.strategy = GemmStrategy::Fused;
+  AgProblem f32(8, 16, 16, Values::SmallIntegers);
+  AgProblem odd_k(8, 12, 16, Values::SmallIntegers, DType::BF16);
+  try {
+    all_gather_gemm(ctx, odd_k.a, odd_k.b, odd_k.c, nullptr, fused);
+    ADD_FAILURE() << "K = 12 was taken by the fused strategy";
+  } catch (const Error &e) {
+    if (e.code() == ErrorCode::NotSupported) GTEST_SKIP() << e.what();
+    EXPECT_NE(std::string(e.what()).find("K and N multiples of 8"), std::string::npos) << e.what();
+  }
+  expectError(ErrorCode::InvalidParam, "strategy Fused takes bf16", [&] {
+    all_gather_gemm(ctx, f32.a, f32.b, f32.c, nullptr, fused);
+  });
+  RsProblem rs(4 * sh::n_pes(), 16, Values::SmallIntegers, -1, DType::BF16);
+  GemmReduceScatterConfig rs_fused;
+  rs_fused.strategy = GemmStrategy::Fused;
+  expectError(ErrorCode::NotSupported, "not implemented for this kernel yet", [&] {
+    gemm_reduce_scatter(ctx, rs.a, rs.b, rs.c, rs_fused);
+  });
+  // The context is still usable.
+  odd_k.clearC();
+  all_gather_gemm(ctx, odd_k.a, odd_k.b, odd_k.c);
+  expectExact(load(odd_k.c), odd_k.reference(), "after the errors");
+}
+
 TEST(Bf16Gemms, GemmReduceScatterOfSmallIntegersEqualsTheReference) {
   Context ctx(smallContext());
   RsProblem p(11 * sh::n_pes(), 23, Values::SmallIntegers, -1, DType::BF16);  // K <= 24: |c| <= 216

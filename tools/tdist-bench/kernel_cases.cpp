@@ -478,10 +478,33 @@ void runAgGemmCase(const Options &options, Reporter &reporter) {
     requireEqual("ag-gemm sequential " + shapeText(options), download(c_t), reference);
   }
 
+  // cuda, bf16: the fused strategy too (one persistent GEMM whose tiles wait for their rows),
+  // beside the library's default (decomposed), each checked before the timing.
+  kn::AllGatherGemmConfig tile_config = config;
+  tile_config.strategy = kn::GemmStrategy::Fused;
+  bool tile_row = false;
+  if (ctx.backend() == "cuda" && dtype == DType::BF16 && config.strategy != kn::GemmStrategy::Fused) {
+    try {
+      upload(c_t, std::vector<float>(m * cols, 0.0f));
+      shmem::barrier_all();
+      kn::all_gather_gemm(ctx, a_t, b_t, c_t, nullptr, tile_config);
+      ctx.synchronize();
+      requireEqual("ag-gemm fused-tile " + shapeText(options), download(c_t), reference);
+      tile_row = true;
+    } catch (const tdist::Error &e) {
+      if (e.code() != tdist::ErrorCode::NotSupported) throw;
+      if (me == 0) std::printf("# ag-gemm: no fused-tile row: %s\n", e.what());
+    }
+  }
+
   const std::string shape = shapeText(options);
   std::vector<Row> rows;
   rows.push_back(Row{.variant = "variant=fused " + shape, .us = {},
                      .call = [&] { kn::all_gather_gemm(ctx, a_t, b_t, c_t, nullptr, config); }});
+  if (tile_row) {
+    rows.push_back(Row{.variant = "variant=fused-tile " + shape, .us = {},
+                       .call = [&] { kn::all_gather_gemm(ctx, a_t, b_t, c_t, nullptr, tile_config); }});
+  }
   rows.push_back(Row{.variant = "variant=gemm " + shape, .us = {},
                      .call = [&] { gemm.alone(a_full, b, gathered, b_t); }});
   rows.push_back(Row{.variant = "variant=comm " + shape, .us = {},

@@ -11,6 +11,15 @@
 
 namespace tdist::kernels {
 
+// How the cuda bodies overlap the GEMM with the transfers:
+//   Decomposed - chunk GEMMs (cuBLASLt) ordered behind the transfers' signals by stream waits;
+//   Fused      - one persistent GEMM (bf16; the CUTLASS headers at build time) whose tile
+//                scheduler starts on this PE's own rows and waits, tile by tile, for the rows a
+//                tile reads (AllGather + GEMM only, so far);
+//   Auto       - the library's choice (Decomposed, until the fused form is measured faster).
+// The cpu bodies are one tile-level form: every choice runs it.
+enum class GemmStrategy : int { Auto = 0, Decomposed = 1, Fused = 2 };
+
 // a: this PE's rows of A, [m_local, K]; b: [K, N], the same on every PE (each PE's own copy);
 // c: [n_pes * m_local, N], the full C = gather(A) x B on every PE. gathered, when given, receives
 // gather(A) [n_pes * m_local, K]; otherwise the context's scratch holds it (checked for size).
@@ -18,7 +27,8 @@ struct AllGatherGemmConfig {
   int chunks_per_pe = 1;   // row chunks of each PE's A, each with its own signal; 1 .. 64
   int tile_m = 512;        // cpu: rows of C per program tile; 1 .. 4096
   int tile_n = 1024;       // cpu: columns of C per program tile; 1 .. 4096
-  int programs = 0;        // cpu: programs (0 = one per core); cuda: unused
+  int programs = 0;        // cpu: programs (0 = one per core); cuda Fused: most CTAs (0 = one per SM)
+  GemmStrategy strategy = GemmStrategy::Auto;
 };
 void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor *gathered = nullptr,
                      const AllGatherGemmConfig &config = {});
@@ -30,6 +40,7 @@ struct GemmReduceScatterConfig {
   int tile_m = 512;
   int tile_n = 1024;
   int programs = 0;
+  GemmStrategy strategy = GemmStrategy::Auto;  // Fused is not implemented for this kernel yet
 };
 void gemm_reduce_scatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
                          const GemmReduceScatterConfig &config = {});
