@@ -20,4 +20,4 @@ cmake --build "$build"
 # crash scenarios check); ASan's reports of bad accesses come from its checks, not that handler.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-handle_segv=0:strict_string_checks=1:check_initialization_order=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-ctest --test-dir "$build" --output-on-failure -LE install "$@"
+ctest --test-dir "$build" --output-on-failure -LE "install|bench" "$@"
