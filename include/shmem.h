@@ -359,6 +359,7 @@ TDIST_SHMEM_BITWISE_AMO_TYPES(TDIST_SHMEM_DECLARE_BITWISE_AMO_OP, _and)
 TDIST_SHMEM_BITWISE_AMO_TYPES(TDIST_SHMEM_DECLARE_BITWISE_AMO_OP, _or)
 TDIST_SHMEM_BITWISE_AMO_TYPES(TDIST_SHMEM_DECLARE_BITWISE_AMO_OP, _xor)
 
+
 /* ---- point-to-point synchronization (on words of this PE, changed by peers' atomics) ------- */
 /* _all/_any/_some: the words whose status entry is 0 (all when status is NULL); _any returns an
  * index (SIZE_MAX when none is left), _some the number of indices it wrote. */
@@ -467,6 +468,61 @@ TDIST_SHMEM_TO_ALL_REDUCTIONS(TDIST_SHMEM_DECLARE_TO_ALL)
 /* ---- C11 generic selections --------------------------------------------------------------- */
 /* shmem_put(dest, source, nelems, pe) and shmem_put(ctx, dest, source, nelems, pe), ...: the
  * form is chosen by the number of arguments, the type by the first pointer's element type. */
+
+/* ---- names deprecated before 1.5, still in its deprecated API and in many programs ----------
+ * Each is the routine that replaced it: the pre-1.4 atomics (finc, fadd, cswap, swap, fetch, set,
+ * inc, add), shmem_TYPE_wait (wait_until NE), start_pes, _my_pe, _num_pes, shmalloc and kin, and
+ * the cache routines, which have nothing to do on a coherent machine. */
+#define TDIST_SHMEM_DEPRECATED_AMO(TYPENAME, TYPE)                                                           \
+  static inline TYPE shmem_##TYPENAME##_finc(TYPE *dest, int pe) { return shmem_##TYPENAME##_atomic_fetch_inc(dest, pe); } \
+  static inline TYPE shmem_##TYPENAME##_fadd(TYPE *dest, TYPE value, int pe) {                               \
+    return shmem_##TYPENAME##_atomic_fetch_add(dest, value, pe);                                             \
+  }                                                                                                          \
+  static inline TYPE shmem_##TYPENAME##_cswap(TYPE *dest, TYPE cond, TYPE value, int pe) {                   \
+    return shmem_##TYPENAME##_atomic_compare_swap(dest, cond, value, pe);                                    \
+  }                                                                                                          \
+  static inline void shmem_##TYPENAME##_inc(TYPE *dest, int pe) { shmem_##TYPENAME##_atomic_inc(dest, pe); } \
+  static inline void shmem_##TYPENAME##_add(TYPE *dest, TYPE value, int pe) {                                \
+    shmem_##TYPENAME##_atomic_add(dest, value, pe);                                                          \
+  }                                                                                                          \
+  static inline void shmem_##TYPENAME##_wait(TYPE *ivar, TYPE cmp_value) {                                   \
+    shmem_##TYPENAME##_wait_until(ivar, SHMEM_CMP_NE, cmp_value);                                            \
+  }
+#define TDIST_SHMEM_DEPRECATED_EXTENDED_AMO(TYPENAME, TYPE)                                                  \
+  static inline TYPE shmem_##TYPENAME##_swap(TYPE *dest, TYPE value, int pe) {                               \
+    return shmem_##TYPENAME##_atomic_swap(dest, value, pe);                                                  \
+  }                                                                                                          \
+  static inline TYPE shmem_##TYPENAME##_fetch(const TYPE *source, int pe) {                                  \
+    return shmem_##TYPENAME##_atomic_fetch(source, pe);                                                      \
+  }                                                                                                          \
+  static inline void shmem_##TYPENAME##_set(TYPE *dest, TYPE value, int pe) { shmem_##TYPENAME##_atomic_set(dest, value, pe); }
+TDIST_SHMEM_DEPRECATED_AMO(int, int)
+TDIST_SHMEM_DEPRECATED_AMO(long, long)
+TDIST_SHMEM_DEPRECATED_AMO(longlong, long long)
+TDIST_SHMEM_DEPRECATED_EXTENDED_AMO(int, int)
+TDIST_SHMEM_DEPRECATED_EXTENDED_AMO(long, long)
+TDIST_SHMEM_DEPRECATED_EXTENDED_AMO(longlong, long long)
+TDIST_SHMEM_DEPRECATED_EXTENDED_AMO(float, float)
+TDIST_SHMEM_DEPRECATED_EXTENDED_AMO(double, double)
+#undef TDIST_SHMEM_DEPRECATED_AMO
+#undef TDIST_SHMEM_DEPRECATED_EXTENDED_AMO
+static inline void shmem_wait(long *ivar, long cmp_value) { shmem_long_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
+static inline void start_pes(int npes) {
+  (void)npes; /* the job's PE count is the launcher's */
+  shmem_init();
+}
+static inline int _my_pe(void) { return shmem_my_pe(); }
+static inline int _num_pes(void) { return shmem_n_pes(); }
+static inline void *shmalloc(size_t size) { return shmem_malloc(size); }
+static inline void shfree(void *ptr) { shmem_free(ptr); }
+static inline void *shrealloc(void *ptr, size_t size) { return shmem_realloc(ptr, size); }
+static inline void *shmemalign(size_t alignment, size_t size) { return shmem_align(alignment, size); }
+static inline void shmem_clear_cache_inv(void) {}
+static inline void shmem_set_cache_inv(void) {}
+static inline void shmem_clear_cache_line_inv(void *dest) { (void)dest; }
+static inline void shmem_set_cache_line_inv(void *dest) { (void)dest; }
+static inline void shmem_udcflush(void) {}
+static inline void shmem_udcflush_line(void *dest) { (void)dest; }
 
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 
