@@ -68,8 +68,9 @@ extern "C" {
 #define SHMEM_MALLOC_ATOMICS_REMOTE 1L
 #define SHMEM_MALLOC_SIGNAL_REMOTE 2L
 
-/* The active-set routines take pSync and pWrk for portability; tdist synchronizes through the
- * team of the active set and leaves both arrays untouched. */
+/* The active-set routines: pSync (at least 3 longs are used, on the set's first PE) joins the
+ * members of a set that is no team, and is SHMEM_SYNC_VALUE again when a member returns; pWrk is
+ * not used. */
 #define SHMEM_SYNC_VALUE 0L
 #define SHMEM_SYNC_SIZE 8
 #define SHMEM_BCAST_SYNC_SIZE SHMEM_SYNC_SIZE

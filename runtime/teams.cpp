@@ -1,12 +1,16 @@
 // runtime/teams.cpp - team split / translate / destroy and team barriers.
 #include "runtime/teams.h"
 
+#include <atomic>
 #include <bit>
 #include <cinttypes>
 #include <cstdio>
+#include <string_view>
 
 #include "runtime/collective.h"
+#include "runtime/backend.h"
 #include "runtime/runtime_state.h"
+#include "runtime/wait.h"
 #include "tdist/shmem.h"
 
 namespace tdist::runtime {
@@ -133,7 +137,69 @@ void syncTeam(Team team, const char *call, CollectiveApi api) {
   runtime::teamSync(state, runtime::requireTeam(state, team, call), CollectiveOp::Sync, api, call);
 }
 
-Team teamOfActiveSet(int pe_start, int log_pe_stride, int pe_size, const char *call) {
+namespace {
+
+std::int64_t readRemoteLong(const void *address, void *) {
+  return static_cast<const std::atomic<long> *>(address)->load(std::memory_order_acquire);
+}
+
+// Joins kActiveSetTeam with the PEs of (start, stride, size), this PE among them.
+Team joinActiveSet(RuntimeState &state, int start, int stride, int size, long *psync, const char *call) {
+  if (std::string_view(state.backend->name) != "cpu") {
+    throw Error(ErrorCode::NotSupported,
+                std::string(call) + ": an active set that is no team (world PEs start, stride, size: " +
+                    std::to_string(start) + ", " + std::to_string(stride) + ", " + std::to_string(size) +
+                    ") runs on the cpu backend only; make it a team (shmem_team_split_strided) or use the team form");
+  }
+  if (psync == nullptr) {
+    throw Error(ErrorCode::InvalidParam, std::string(call) + ": pSync is NULL");
+  }
+  TeamInfo &team = state.teams.teams[kActiveSetTeam];
+  if (team.active) {
+    throw Error(ErrorCode::Internal, std::string(call) + ": an active-set call is already in progress on this PE");
+  }
+  // psync words 0 (arrivals), 1 (the largest step count) and 2 (departures) on the set's first PE.
+  auto *count = reinterpret_cast<std::atomic<long> *>(peerAddress(state, psync, 3 * sizeof(long), start, call, "pSync"));
+  auto *steps = count + 1;
+  auto *departed = count + 2;
+  const long mine = static_cast<long>(team.sequence);
+  long seen = steps->load(std::memory_order_acquire);
+  while (seen < mine && !steps->compare_exchange_weak(seen, mine, std::memory_order_acq_rel)) {
+  }
+  count->fetch_add(1, std::memory_order_acq_rel);
+  WaitSite site;
+  site.call = call;
+  site.address = count;
+  site.owner_pe = start;
+  site.predicate = "active-set arrivals in pSync[0] GE";
+  site.expected = size;
+  site.read = readRemoteLong;
+  waitUntil(site, [&] { return count->load(std::memory_order_acquire) >= size; });
+  team.active = true;
+  team.start = start;
+  team.stride = stride;
+  team.size = size;
+  team.my_pe = team.teamPe(state.my_pe);
+  team.sequence = static_cast<std::uint64_t>(steps->load(std::memory_order_acquire));
+  team.last_op = CollectiveOp::None;
+  // The last member to have read restores the words, before its first step of the call: so
+  // before any member can finish the call and join the next one on the same pSync.
+  if (departed->fetch_add(1, std::memory_order_acq_rel) + 1 == size) {
+    count->store(0, std::memory_order_relaxed);
+    steps->store(0, std::memory_order_relaxed);
+    departed->store(0, std::memory_order_release);
+  }
+  return kActiveSetTeam;
+}
+
+}  // namespace
+
+void leaveActiveSet(Team index, long * /*psync: restored by the join*/) {
+  if (index != kActiveSetTeam || g_state == nullptr) return;
+  g_state->teams.teams[kActiveSetTeam].active = false;
+}
+
+Team teamOfActiveSet(int pe_start, int log_pe_stride, int pe_size, long *psync, const char *call) {
   auto &state = runtime::requireState(call);
   if (pe_start < 0 || log_pe_stride < 0 || log_pe_stride > 30 || pe_size < 1 ||
       static_cast<long long>(pe_start) + (static_cast<long long>(pe_size - 1) << log_pe_stride) >= state.n_pes) {
@@ -156,10 +222,7 @@ Team teamOfActiveSet(int pe_start, int log_pe_stride, int pe_size, const char *c
                                              " is not in the active set (world PEs start, stride, size: " +
                                              triplet + ")");
   }
-  throw Error(ErrorCode::NotSupported,
-              std::string(call) + ": the active set (world PEs start, stride, size: " + triplet +
-                  ") is not a team of this PE; an active set other than the world must first be made a team "
-                  "(shmem_team_split_strided(SHMEM_TEAM_WORLD, " + triplet + ", ...)), or use the team form");
+  return joinActiveSet(state, pe_start, stride, pe_size, psync, call);
 }
 
 }  // namespace tdist::runtime

@@ -26,12 +26,16 @@ struct TeamInfo {
   }
 };
 
+// The team index that OpenSHMEM active sets which are no team run on (teamOfActiveSet): never
+// handed out by a split.
+constexpr int kActiveSetTeam = kMaxTeams - 1;
+
 struct TeamTable {
   std::array<TeamInfo, kMaxTeams> teams{};
 
   std::uint64_t freeMask() const {
     std::uint64_t mask = 0;
-    for (int t = 0; t < kMaxTeams; ++t) {
+    for (int t = 0; t < kActiveSetTeam; ++t) {
       if (!teams[t].active) mask |= std::uint64_t{1} << t;
     }
     return mask;
@@ -56,9 +60,16 @@ void barrierTeam(int team, const char *call, CollectiveApi api);  // quiet, then
 void syncTeam(int team, const char *call, CollectiveApi api);
 
 // The team of an OpenSHMEM active set (PE_start, logPE_stride, PE_size) that this PE is in: the
-// world, or a team made with the same PEs. Error(InvalidParam) when the triplet is out of range
-// or this PE is not in it, Error(NotSupported) when no such team exists (active sets are
-// served by the teams' agreement and barriers, which need the team's index on every member).
-int teamOfActiveSet(int pe_start, int log_pe_stride, int pe_size, const char *call);
+// world, or a team made with the same PEs; otherwise kActiveSetTeam, joined by the members alone
+// through psync (the call's symmetric pSync, SHMEM_SYNC_SIZE longs of SHMEM_SYNC_VALUE = 0): each
+// raises word 1 on the set's first PE to its own step count of kActiveSetTeam, then counts itself
+// in word 0 there; once all have, every member starts from the same step count, the largest, so
+// that the team's steps line up whichever sets each member ran before. The last member to read it
+// restores the words (counted in word 2) before its first step, so that a pSync may serve the
+// next call at once. The call must end with leaveActiveSet. Error(InvalidParam) when the triplet is out of range, this PE is not in it, or
+// psync is not symmetric; Error(NotSupported) on a backend without host-side team collectives.
+int teamOfActiveSet(int pe_start, int log_pe_stride, int pe_size, long *psync, const char *call);
+// After the call on teamOfActiveSet's team: kActiveSetTeam is free again.
+void leaveActiveSet(int team, long *psync);
 
 }  // namespace tdist::runtime

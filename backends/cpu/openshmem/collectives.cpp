@@ -1,7 +1,7 @@
 // backends/cpu/openshmem/collectives.cpp - shmem.h's broadcast, collect, fcollect, alltoall(s) and
 // reductions, on teams and on active sets: names over the runtime's team collectives
 // (backends/cpu/team_collectives.cpp). An active set runs on its team (runtime::teamOfActiveSet);
-// pSync and pWrk are not needed.
+// pWrk is not needed; pSync joins the members of an active set that is no team (runtime/teams.h).
 #include <string>
 
 #include "backends/cpu/device_api.h"
@@ -38,10 +38,10 @@ int reduce(shmem_team_t team, T *dest, const T *source, std::size_t nreduce, Red
 }
 
 template <class T>
-void reduceToAll(T *dest, const T *source, int nreduce, int pe_start, int log_pe_stride, int pe_size, ReduceOp op,
-                 const char *call) {
+void reduceToAll(T *dest, const T *source, int nreduce, int pe_start, int log_pe_stride, int pe_size, long *psync,
+                 ReduceOp op, const char *call) {
   using Native = NativeType<T>;
-  onActiveSet(pe_start, log_pe_stride, pe_size, call, [&](int team) {
+  onActiveSet(pe_start, log_pe_stride, pe_size, psync, call, [&](int team) {
     if (nreduce < 0) {
       throw Error(ErrorCode::InvalidParam, std::string(call) + ": nreduce " + std::to_string(nreduce) + " is negative");
     }
@@ -118,7 +118,7 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
   void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root, int PE_start,   \
                              int logPE_stride, int PE_size, long *pSync) {                               \
     constexpr const char *call = "shmem_broadcast" #BITS;                                                \
-    oshmem::onActiveSet(PE_start, logPE_stride, PE_size, call, [&](int team) {                           \
+    oshmem::onActiveSet(PE_start, logPE_stride, PE_size, pSync, call, [&](int team) {                           \
       device::broadcast(team, dest, source, nelems * (BITS / 8), PE_root, true,                          \
                         CollectiveCall{call, CollectiveApi::ShmemBroadcast});                            \
     });                                                                                                  \
@@ -126,7 +126,7 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
   void shmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, \
                            int PE_size, long *pSync) {                                                   \
     constexpr const char *call = "shmem_collect" #BITS;                                                  \
-    oshmem::onActiveSet(PE_start, logPE_stride, PE_size, call, [&](int team) {                           \
+    oshmem::onActiveSet(PE_start, logPE_stride, PE_size, pSync, call, [&](int team) {                           \
       device::collect(team, dest, source, nelems * (BITS / 8), false,                                    \
                       CollectiveCall{call, CollectiveApi::ShmemCollect});                                \
     });                                                                                                  \
@@ -134,7 +134,7 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
   void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, \
                             int PE_size, long *pSync) {                                                  \
     constexpr const char *call = "shmem_fcollect" #BITS;                                                 \
-    oshmem::onActiveSet(PE_start, logPE_stride, PE_size, call, [&](int team) {                           \
+    oshmem::onActiveSet(PE_start, logPE_stride, PE_size, pSync, call, [&](int team) {                           \
       device::collect(team, dest, source, nelems * (BITS / 8), true,                                     \
                       CollectiveCall{call, CollectiveApi::ShmemFcollect});                               \
     });                                                                                                  \
@@ -142,14 +142,14 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
   void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, \
                             int PE_size, long *pSync) {                                                  \
     constexpr const char *call = "shmem_alltoall" #BITS;                                                 \
-    oshmem::onActiveSet(PE_start, logPE_stride, PE_size, call, [&](int team) {                           \
+    oshmem::onActiveSet(PE_start, logPE_stride, PE_size, pSync, call, [&](int team) {                           \
       device::alltoall(team, dest, source, nelems * (BITS / 8), CollectiveCall{call, CollectiveApi::ShmemAlltoall}); \
     });                                                                                                  \
   }                                                                                                      \
   void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
                              int PE_start, int logPE_stride, int PE_size, long *pSync) {                 \
     constexpr const char *call = "shmem_alltoalls" #BITS;                                                \
-    oshmem::onActiveSet(PE_start, logPE_stride, PE_size, call, [&](int team) {                           \
+    oshmem::onActiveSet(PE_start, logPE_stride, PE_size, pSync, call, [&](int team) {                           \
       device::alltoalls(team, dest, source, dst, sst, nelems, BITS / 8,                                  \
                         CollectiveCall{call, CollectiveApi::ShmemAlltoalls});                            \
     });                                                                                                  \
@@ -164,7 +164,7 @@ TDIST_SHMEM_DEFINE_ACTIVE_SET_COLLECTIVES(64, _)
 #define TDIST_SHMEM_DEFINE_TO_ALL(TYPENAME, TYPE, FAMILY)                                                \
   void shmem_##TYPENAME##_##FAMILY(TYPE *dest, const TYPE *source, int nreduce, int PE_start,            \
                                    int logPE_stride, int PE_size, TYPE *pWrk, long *pSync) {             \
-    oshmem::reduceToAll(dest, source, nreduce, PE_start, logPE_stride, PE_size, oshmem::kOp_##FAMILY,    \
+    oshmem::reduceToAll(dest, source, nreduce, PE_start, logPE_stride, PE_size, pSync, oshmem::kOp_##FAMILY, \
                         "shmem_" #TYPENAME "_" #FAMILY);                                                 \
   }
 TDIST_SHMEM_REDUCTIONS(TDIST_SHMEM_DEFINE_REDUCE)

@@ -39,11 +39,18 @@ T valueOrExit(Fn &&fn) {
   return result;
 }
 
-// fn(team) on the team of an active set (runtime::teamOfActiveSet), ending the job on an error:
-// the active-set routines return none.
+// fn(team) on the team of an active set (runtime::teamOfActiveSet, joined through pSync where the
+// set is no team), ending the job on an error: the active-set routines return none.
 template <class Fn>
-void onActiveSet(int pe_start, int log_pe_stride, int pe_size, const char *call, Fn &&fn) {
-  orExit([&] { fn(runtime::teamOfActiveSet(pe_start, log_pe_stride, pe_size, call)); });
+void onActiveSet(int pe_start, int log_pe_stride, int pe_size, long *psync, const char *call, Fn &&fn) {
+  orExit([&] {
+    struct Leave {
+      int team;
+      long *psync;
+      ~Leave() { runtime::leaveActiveSet(team, psync); }
+    } leave{runtime::teamOfActiveSet(pe_start, log_pe_stride, pe_size, psync, call), psync};
+    fn(leave.team);
+  });
 }
 
 // The world PE of `pe`, a PE of ctx's team; Error(InvalidParam) naming call otherwise.

@@ -157,13 +157,13 @@ int shmem_team_sync(shmem_team_t team) {
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync) {
   constexpr const char *call = "shmem_barrier";
-  oshmem::onActiveSet(PE_start, logPE_stride, PE_size, call,
+  oshmem::onActiveSet(PE_start, logPE_stride, PE_size, pSync, call,
                       [&](int team) { tdist::runtime::barrierTeam(team, call, CollectiveApi::ShmemBarrier); });
 }
 
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync) {
   constexpr const char *call = "shmem_sync";
-  oshmem::onActiveSet(PE_start, logPE_stride, PE_size, call,
+  oshmem::onActiveSet(PE_start, logPE_stride, PE_size, pSync, call,
                       [&](int team) { tdist::runtime::syncTeam(team, call, CollectiveApi::ShmemSync); });
 }
 

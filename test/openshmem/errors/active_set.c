@@ -1,13 +1,13 @@
-/* An active set that is neither the world nor a team cannot be synchronized: a clear error. */
+/* A PE that calls a collective on an active set it is not in: a clear error, and the job ends. */
 #include <shmem.h>
 
 static long psync[SHMEM_BARRIER_SYNC_SIZE];
 
 int main(void) {
   shmem_init();
-  const int me = shmem_my_pe(), n = shmem_n_pes();
-  if (me == 0) shmem_barrier_all();  /* ended by the others' error */
-  else shmem_barrier(1, 0, n - 1, psync);
+  const int n = shmem_n_pes();
+  if (shmem_my_pe() == 0) shmem_barrier(1, 0, n - 1, psync);  /* PEs 1 .. n-1 only */
+  else shmem_barrier_all();                                     /* ended by PE 0's error */
   shmem_finalize();
   return 0;
 }
