@@ -13,6 +13,7 @@
 #include "runtime/fd_exchange.h"
 #include "runtime/launcher_channel.h"
 #include "runtime/runtime_state.h"
+#include "runtime/trace.h"
 #include "tdist/shmem.h"
 
 namespace tdist::runtime {
@@ -217,12 +218,14 @@ void init(const InitAttr &attr) {
   }
   g_state = state.release();
   runtime::g_status.store(InitStatus::Initialized);
+  trace::startFromEnvironment(*g_state);
   runtime::reportInitialized();
 }
 
 void finalize() {
   RuntimeState &state = runtime::requireState("finalize");
   runtime::requireHostThread(state, "finalize");
+  trace::stop();
   // Whatever happens below, this PE ends finalized: a failed finalize must not leave a
   // half-initialized runtime behind.
   auto release = [&state] {

@@ -8,10 +8,11 @@ set -euo pipefail
 
 # One package a line: the build, the tests, CLI11 for the tools' command lines, Boost.Context for
 # fibers, OpenBLAS for the kernel library's tile GEMMs, LLVM/MLIR 22 for the compiler, OpenMPI
-# for the benchmark peer.
+# for the benchmark peer, matplotlib for tdist-trace plot.
 tdist_packages() {
   printf '%s\n' build-essential cmake ninja-build pkg-config googletest libgtest-dev libgmock-dev \
-    libcli11-dev libboost-context-dev libopenblas-dev libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
+    libcli11-dev libboost-context-dev libopenblas-dev libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools \
+    python3-matplotlib
   if [ "${TDIST_SKIP_PEER:-0}" != 1 ]; then
     printf '%s\n' openmpi-bin libopenmpi-dev
   fi

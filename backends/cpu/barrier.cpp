@@ -9,6 +9,7 @@
 #include "backends/cpu/fiber_scheduler.h"
 #include "runtime/runtime_state.h"
 #include "runtime/teams.h"
+#include "runtime/trace.h"
 #include "tdist/shmem.h"
 
 namespace tdist::device {
@@ -16,8 +17,22 @@ namespace tdist::device {
 using runtime::CollectiveApi;
 using runtime::CollectiveOp;
 
+namespace {
+// The barrier's span in the trace, on the calling program.
+struct TracedBarrier {
+  explicit TracedBarrier(const char *call) : call_(trace::active() ? call : nullptr) {
+    if (call_ != nullptr) [[unlikely]] trace::recordBarrier(trace::Kind::BarrierBegin, call_);
+  }
+  ~TracedBarrier() {
+    if (call_ != nullptr) [[unlikely]] trace::recordBarrier(trace::Kind::BarrierEnd, call_);
+  }
+  const char *call_;
+};
+}  // namespace
+
 void barrierAll(const char *call, CollectiveApi api) {
   auto &state = runtime::requireState(call);
+  TracedBarrier traced(call);
   runtime::acrossPrograms(call, [&] {
     shmem::quiet();
     runtime::teamSync(state, state.teams.teams[shmem::kTeamWorld], CollectiveOp::Barrier, api, call);
@@ -26,6 +41,7 @@ void barrierAll(const char *call, CollectiveApi api) {
 
 void syncAll(const char *call, CollectiveApi api) {
   auto &state = runtime::requireState(call);
+  TracedBarrier traced(call);
   runtime::acrossPrograms(call, [&] {
     runtime::teamSync(state, state.teams.teams[shmem::kTeamWorld], CollectiveOp::Sync, api, call);
   });

@@ -33,6 +33,7 @@
 
 #include "runtime/environment.h"
 #include "runtime/runtime_state.h"
+#include "runtime/trace.h"
 #include "runtime/wait.h"
 #include "tdist/launch.h"
 
@@ -172,6 +173,15 @@ ctx::fiber runProgram(Worker &worker, ctx::fiber &&scheduler) {
   finishSwitch(nullptr, &worker.thread_stack);
   worker.scheduler = std::move(scheduler);
   std::fesetenv(&worker.float_env);
+  const int id = worker.running->id;
+  if (trace::active()) [[unlikely]] trace::recordProgram(trace::Kind::ProgramBegin, id);
+  // On every way out: a program that threw ends in the trace too.
+  struct TracedEnd {
+    int id;
+    ~TracedEnd() {
+      if (trace::active()) [[unlikely]] trace::recordProgram(trace::Kind::ProgramEnd, id);
+    }
+  } traced_end{id};
   try {
     (*worker.launch->body)();
   } catch (const ctx::detail::forced_unwind &) {
@@ -203,9 +213,11 @@ std::unique_ptr<Program> startProgram(Worker &worker, int id) {
 // Runs program until it yields or finishes.
 void resume(Worker &worker, Program &program) {
   worker.running = &program;
+  trace::setProgram(program.id);
   startSwitch(&worker.fake_stack, program.stack);
   program.context = std::move(program.context).resume();
   finishSwitch(worker.fake_stack, nullptr);
+  trace::setProgram(-1);
   worker.running = nullptr;
 }
 

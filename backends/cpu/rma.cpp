@@ -3,6 +3,7 @@
 // once quiet returns.
 #include <atomic>
 #include <cstring>
+#include <type_traits>
 
 #include "backends/cpu/device_api.h"
 #include "backends/cpu/host_access.h"
@@ -34,7 +35,7 @@ void put(void *dest, const void *source, std::size_t nbytes, int pe, bool blocki
   task.dest = peerAddress(state, dest, nbytes, pe, call, "dest");
   task.source = source;
   task.bytes = nbytes;
-  device::carry(state, task, blocking, call);
+  device::carryTraced(state, task, blocking, call, trace_format::Transfer::Put, pe);
 }
 
 void get(void *dest, const void *source, std::size_t nbytes, int pe, bool blocking, const char *call) {
@@ -43,7 +44,7 @@ void get(void *dest, const void *source, std::size_t nbytes, int pe, bool blocki
   task.dest = static_cast<std::byte *>(dest);
   task.source = peerAddress(state, source, nbytes, pe, call, "source");
   task.bytes = nbytes;
-  device::carry(state, task, blocking, call);
+  device::carryTraced(state, task, blocking, call, trace_format::Transfer::Get, pe);
 }
 
 // A point put is a release store, like aclshmem's (a store and a cache-line write-back): it
@@ -55,6 +56,11 @@ void pointPut(T *dest, T value, int pe, const char *call) {
   requireAtomicAlignment<T>(dest, call, "dest");
   auto *remote = reinterpret_cast<T *>(peerAddress(state, dest, sizeof(T), pe, call, "dest"));
   if (!hostLoadsHeap(state)) [[unlikely]] return backendStore(state, remote, value, call);
+  // A point put of a word serves as a signal SET: the trace has it as a notify, timed before.
+  if constexpr (std::is_integral_v<T> && sizeof(T) >= 4) {
+    if (trace::active()) [[unlikely]]
+      trace::recordNotify(remote, static_cast<std::int64_t>(value), trace::clockNs());
+  }
   std::atomic_ref<T>(*remote).store(value, std::memory_order_release);
 }
 

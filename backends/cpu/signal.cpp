@@ -48,7 +48,7 @@ void signalledPut(void *dest, const void *source, std::size_t nbytes, S *sig_add
   task.signal_value = static_cast<std::uint64_t>(signal);
   task.signal_op = op;
   task.signal_bytes = sizeof(S);
-  device::carry(state, task, blocking, call);
+  device::carryTraced(state, task, blocking, call, trace_format::Transfer::PutSignal, pe);
 }
 
 // A signal alone is a store or an atomic by the calling core, whatever the engine.

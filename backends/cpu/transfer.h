@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "backends/cpu/cpu_state.h"
+#include "runtime/trace.h"
 
 namespace tdist::device {
 
@@ -32,6 +33,24 @@ inline void carry(runtime::RuntimeState &state, const CopyTask &task, bool block
     return;
   }
   carryOnCpu(state, task, blocking, call);
+}
+
+// The engine that carryOnCpu picks, for the trace.
+inline trace_format::Engine engineOf(runtime::RuntimeState &state, bool blocking) {
+  if (!state.backend->host_loads_heap) return trace_format::Engine::Backend;
+  const bool engine = cpu::cpuState(state).copy_engine != nullptr;
+  return engine && (!blocking || !(state.attr.engines & kEngineMte)) ? trace_format::Engine::Sdma
+                                                                     : trace_format::Engine::Mte;
+}
+
+// carry, recorded in the trace as a transfer of `what` to (or from) pe.
+inline void carryTraced(runtime::RuntimeState &state, const CopyTask &task, bool blocking, const char *call,
+                        trace_format::Transfer what, int pe) {
+  if (!trace::active()) [[likely]] return carry(state, task, blocking, call);
+  const trace_format::Engine engine = engineOf(state, blocking);
+  trace::recordTransfer(trace::Kind::TransferBegin, what, pe, task.bytes, engine);
+  carry(state, task, blocking, call);
+  trace::recordTransfer(trace::Kind::TransferEnd, what, pe, task.bytes, engine);
 }
 
 }  // namespace tdist::device

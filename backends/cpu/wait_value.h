@@ -11,6 +11,7 @@
 
 #include "backends/cpu/host_access.h"
 #include "runtime/runtime_state.h"
+#include "runtime/trace.h"
 #include "runtime/wait.h"
 #include "tdist/shmem.h"
 
@@ -84,6 +85,9 @@ void waitWordsWith(const Load &load, T *first, int count, std::size_t stride, sh
   std::optional<runtime::WaitLoop> loop;  // made at the first word that is not ready
   for (int slot = 0; slot < count; ++slot) {
     T *address = first + slot * stride;
+    const bool traced = trace::active();
+    if (traced) [[unlikely]]
+      trace::recordWait(trace::Kind::WaitBegin, address, static_cast<std::int64_t>(value), static_cast<int>(cmp), call);
     T seen = load(address);
     while (!satisfies(seen, cmp, value)) {
       if (!loop) {
@@ -101,6 +105,8 @@ void waitWordsWith(const Load &load, T *first, int count, std::size_t stride, sh
       loop->pause();
       seen = load(address);
     }
+    if (traced) [[unlikely]]
+      trace::recordWait(trace::Kind::WaitEnd, address, static_cast<std::int64_t>(seen), static_cast<int>(cmp), call);
     on_ready(seen);
   }
   if (loop) loop->finish();

@@ -28,6 +28,7 @@
 #include "tdist/dl.h"
 #include "tdist/launch.h"
 #include "tdist/shmem.h"
+#include "tdist/trace.h"
 
 namespace tdist::kernels::cpu {
 namespace {
@@ -146,11 +147,13 @@ void overChunks(std::int64_t chunks, int configured_programs, Steps &&...steps) 
 }
 
 void signalWait(Context &ctx, int slot, std::uint64_t epoch) {
+  trace::Span span(trace::Category::Wait, "wait_chunk", slot);
   shmem::signal_wait_until<std::uint64_t>(ctx.slot(slot), shmem::Cmp::GE, epoch);
 }
 
 void putWithSignal(Context &ctx, void *dest, const void *source, std::size_t bytes, int slot, std::uint64_t epoch,
                    int pe) {
+  trace::Span span(trace::Category::Move, "push_chunk", slot, pe);
   shmem::putmem_signal<std::uint64_t>(dest, source, bytes, ctx.slot(slot), epoch, shmem::SignalOp::Set, pe);
 }
 
@@ -159,6 +162,7 @@ void putWithSignal(Context &ctx, void *dest, const void *source, std::size_t byt
 // every source's whole block in turn, so that the inner loops vectorize.
 template <class T, class Source>
 void sumInPeOrder(int n, std::int64_t length, Source &&source, T *out) {
+  trace::Span span(trace::Category::Compute, "reduce");
   constexpr std::int64_t kBlock = 1024;
   // On the heap: a program's stack is small, and a call may run on one (kernels run as fibers).
   std::vector<float> acc(static_cast<std::size_t>(std::min(kBlock, length)));
@@ -394,11 +398,13 @@ void ringAllReduce(Context &ctx, const T *in, T *out, std::int64_t numel, const 
 
 void allGather(Context &ctx, const Tensor &input, Tensor &output, const AllGatherConfig &config,
                std::uint64_t epoch) {
+  trace::Span call(trace::Category::Call, "all_gather");
   byDtype(input.dtype, [&](auto type) { allGatherTyped<decltype(type)>(ctx, input, output, config, epoch); });
 }
 
 void reduceScatter(Context &ctx, const Tensor &input, Tensor &output, const ReduceScatterConfig &config,
                    std::uint64_t epoch) {
+  trace::Span call(trace::Category::Call, "reduce_scatter");
   byDtype(input.dtype, [&](auto type) {
     using T = decltype(type);
     const std::int64_t block = output.numel();
@@ -414,6 +420,7 @@ void reduceScatter(Context &ctx, const Tensor &input, Tensor &output, const Redu
 
 void allReduce(Context &ctx, const Tensor &input, Tensor &output, AllReduceAlgorithm algorithm,
                const AllReduceConfig &config, std::uint64_t epoch) {
+  trace::Span call(trace::Category::Call, "all_reduce");
   byDtype(input.dtype, [&](auto type) {
     using T = decltype(type);
     const std::int64_t numel = input.numel();

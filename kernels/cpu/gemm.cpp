@@ -27,6 +27,7 @@
 #include "tdist/dl.h"
 #include "tdist/launch.h"
 #include "tdist/shmem.h"
+#include "tdist/trace.h"
 
 namespace tdist::kernels::cpu {
 namespace {
@@ -136,6 +137,7 @@ void allGatherGemmTyped(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
   auto chunk_signal = [&](int src, int chunk) { return ctx.slot(src * chunks + chunk); };
 
   auto push_chunk = [&](int chunk) {
+    tdist::trace::Span span(tdist::trace::Category::Move, "push_chunk", chunk);
     const Span rows = part(m_local, chunks, chunk);
     T *dest = gathered_rows + (me * m_local + rows.begin) * K;
     const std::size_t bytes = static_cast<std::size_t>(rows.size() * K) * sizeof(T);
@@ -147,6 +149,7 @@ void allGatherGemmTyped(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
     }
   };
   auto wait_chunk = [&](int src, int chunk) {
+    tdist::trace::Span span(tdist::trace::Category::Wait, "wait_chunk", src, chunk);
     const std::uint64_t seen = sh::signal_wait_until<std::uint64_t>(chunk_signal(src, chunk), sh::Cmp::GE, epoch);
     return dl::Token{seen};
   };
@@ -164,6 +167,8 @@ void allGatherGemmTyped(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
     for (std::int64_t r = 0; r < rows.size(); r += config.tile_m) {
       const std::int64_t h = std::min<std::int64_t>(config.tile_m, rows.size() - r);
       const std::int64_t c_row = src * m_local + rows.begin + r;
+      tdist::trace::Span span(tdist::trace::Category::Compute, "gemm_tile", static_cast<int>(c_row),
+                              static_cast<int>(c0));
       const float *tile_rows = asFloats(chunk_rows + r * K, static_cast<std::size_t>(h * K), buffer.rows);
       if constexpr (std::is_same_v<T, float>) {
         mma_tile(h, w, K, tile_rows, b_data + c0, N, c_data + c_row * N + c0, N);
@@ -198,6 +203,7 @@ void allGatherGemmTyped(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
 
 void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor &gathered,
                    const AllGatherGemmConfig &config, std::uint64_t epoch) {
+  tdist::trace::Span call(tdist::trace::Category::Call, "all_gather_gemm");
   byGemmDtype(a.dtype, [&](auto type) {
     allGatherGemmTyped<decltype(type)>(ctx, a, b, c, gathered, config, epoch);
   });
@@ -273,6 +279,8 @@ void gemmReduceScatterTyped(Context &ctx, const Tensor &a, const Tensor &b, Tens
         continue;
       }
       staging.resize(static_cast<std::size_t>(h * w));
+      tdist::trace::Span span(tdist::trace::Category::Compute, "gemm_tile", static_cast<int>(t0),
+                              static_cast<int>(cols.begin));
       mma_tile(h, w, k_local, a_rows, b_data + cols.begin, N, staging.data(), w);
       if (!last) {
         sh::putmem(dest, staging.data(), bytes, owner);
@@ -283,6 +291,7 @@ void gemmReduceScatterTyped(Context &ctx, const Tensor &a, const Tensor &b, Tens
     }
   };
   auto wait_partial = [&](int src, int chunk, std::int64_t column) {
+    tdist::trace::Span span(tdist::trace::Category::Wait, "wait_partial", src, chunk);
     return dl::Token{sh::signal_wait_until<std::uint64_t>(tile_signal(src, chunk, column), sh::Cmp::GE, epoch)};
   };
   // The sum goes into `sum` (rows of ld elements): C itself for f32, an f32 block for bf16.
@@ -339,6 +348,7 @@ void gemmReduceScatterTyped(Context &ctx, const Tensor &a, const Tensor &b, Tens
 
 void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
                        const GemmReduceScatterConfig &config, std::uint64_t epoch) {
+  tdist::trace::Span call(tdist::trace::Category::Call, "gemm_reduce_scatter");
   byGemmDtype(a.dtype, [&](auto type) { gemmReduceScatterTyped<decltype(type)>(ctx, a, b, c, config, epoch); });
 }
 

@@ -19,6 +19,7 @@
 #include "gpu_sharing.h"
 #include "job_identity.h"
 #include "job_monitor.h"
+#include "job_trace.h"
 #include "options.h"
 #include "output_tagger.h"
 #include "pe_environment.h"
@@ -59,11 +60,14 @@ int runJob(const Options &options) {
   std::optional<OutputTagger> tagger;
   if (options.tag_output) tagger.emplace(options.n_pes);
   StatusChannels status(options.n_pes);
+  std::optional<JobTrace> trace;
+  if (const std::string output = traceOutput(options.trace_path); !output.empty()) trace.emplace(output);
 
-  const JobEnvironment job = {.options = &options, .ip_port = listener.ipPort(),
-                              .job_id = identity.id, .job_secret = identity.secret,
-                              .extra_variables = mps ? mps->peVariables()
-                                                     : decltype(JobEnvironment::extra_variables){}};
+  JobEnvironment job = {.options = &options, .ip_port = listener.ipPort(),
+                        .job_id = identity.id, .job_secret = identity.secret,
+                        .extra_variables = mps ? mps->peVariables()
+                                               : decltype(JobEnvironment::extra_variables){}};
+  if (trace) job.extra_variables.push_back(trace->peVariable());
   ProcessGroup pes(signals.childState());
   JobCleanup cleanup(pes);
 
@@ -92,6 +96,8 @@ int runJob(const Options &options) {
       JobMonitor(pes, signals, status, tagger ? &*tagger : nullptr, options.job_timeout_s).run();
   pes.reapAll();  // the monitor has; a daemon must never be stopped under a live client
   if (mps) mps->stop();
+  // After the PEs, however the job ended: a failed job's trace is the one most wanted.
+  if (trace && !trace->write() && exit_status == 0) return kExitLauncherError;
   return exit_status;
 }
 

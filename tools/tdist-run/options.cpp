@@ -160,6 +160,10 @@ void describeCommandLine(CLI::App &app, Options &options) {
                   "cuda: auto (default) starts an MPS daemon when PEs outnumber GPUs; on, off");
   addFlag(app, "--tag-output", options.tag_output,
           "prefix each line the PEs print with \"[pe N] \"");
+  app.add_option("--trace", options.trace_path,
+                 "record the job's events to FILE, a Chrome trace-event file (TDIST_TRACE)")
+      ->type_name("FILE")
+      ->check(nonEmpty("expected a file name, got ''"));
   app.add_option("--host", options.host,
                  "address the bootstrap store listens on (default 127.0.0.1)")
       ->type_name("ADDR")

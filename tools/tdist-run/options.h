@@ -47,6 +47,7 @@ struct Options {
   // whether the job gets an MPS daemon of its own.
   std::optional<int> assumed_gpus;
   MpsMode mps = MpsMode::Auto;
+  std::string trace_path;                   // --trace FILE (job_trace.h); "" for TDIST_TRACE
   std::string host = "127.0.0.1";           // where PE 0 serves the bootstrap store
   std::string kernel_entry;                 // --entry: the kernel function of a .mlir program
   std::string kernel_grid;                  // --grid: programs per PE, checked by tdist-jit

@@ -38,7 +38,7 @@ std::vector<std::string> peEnvironment(const JobEnvironment &job, int pe,
 
   auto replacedByJob = [&](std::string_view entry) {
     std::string_view name = entry.substr(0, entry.find('='));
-    if (name == "TDIST_BOOTSTRAP_FD") return true;
+    if (name == "TDIST_BOOTSTRAP_FD" || name == "TDIST_TRACE_DIR") return true;
     for (const auto &[job_name, value] : job_variables)
       if (name == job_name) return true;
     return false;

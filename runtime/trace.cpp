@@ -1,0 +1,276 @@
+// runtime/trace.cpp - per-thread event files of a PE's trace.
+#include "runtime/trace.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <pthread.h>
+#include <string>
+#include <vector>
+
+#include "runtime/runtime_state.h"
+
+extern "C" {
+int tdist_trace_active = 0;
+}
+
+namespace tdist::trace {
+namespace {
+
+using trace_format::Event;
+using trace_format::FileHeader;
+
+constexpr std::uint64_t kDefaultEvents = 1u << 18;  // 20 MiB a thread, mapped lazily
+
+struct Recorder {
+  std::mutex mutex;  // guards the lists below; never taken on the recording path
+  std::string dir;
+  int pe = 0;
+  int n_pes = 1;
+  std::uint64_t capacity = kDefaultEvents;
+  std::atomic<std::uint64_t> generation{0};  // a new one each start: thread buffers go stale
+  int threads = 0;
+  struct Mapping {
+    void *address;
+    std::size_t bytes;
+  };
+  std::vector<Mapping> mappings;
+  // Where a slot's address is: this PE's heap and its peers' mappings of the others'.
+  const std::byte *heap_base = nullptr;
+  std::size_t heap_bytes = 0;
+  std::vector<const std::byte *> peer_bases;
+};
+
+Recorder &recorder() {
+  static Recorder *r = new Recorder;  // outlives every thread that may still record
+  return *r;
+}
+
+struct ThreadBuffer {
+  std::uint64_t generation = 0;
+  FileHeader *header = nullptr;  // nullptr: none (or it could not be made)
+  Event *events = nullptr;
+  int program = -1;
+};
+
+thread_local ThreadBuffer t_buffer;
+
+void complain(const std::string &what) {
+  static std::once_flag once;
+  std::call_once(once, [&] { std::fprintf(stderr, "tdist: trace: %s; this thread records nothing\n", what.c_str()); });
+}
+
+// Maps this thread's file; leaves header null when it cannot.
+void openThreadFile(ThreadBuffer &buffer, std::uint64_t generation) {
+  Recorder &r = recorder();
+  buffer.generation = generation;
+  buffer.header = nullptr;
+  std::lock_guard<std::mutex> lock(r.mutex);
+  const int thread = r.threads++;
+  const std::string path = r.dir + "/pe" + std::to_string(r.pe) + "." + std::to_string(thread) + ".tdtrace";
+  const std::size_t bytes = sizeof(FileHeader) + r.capacity * sizeof(Event);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return complain("cannot create " + path + ": " + std::strerror(errno));
+  if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+    ::close(fd);
+    return complain("cannot size " + path + ": " + std::strerror(errno));
+  }
+  void *address = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (address == MAP_FAILED) return complain("cannot map " + path + ": " + std::strerror(errno));
+  r.mappings.push_back({address, bytes});
+  auto *header = static_cast<FileHeader *>(address);
+  header->version = trace_format::kVersion;
+  header->pe = r.pe;
+  header->n_pes = r.n_pes;
+  header->thread = thread;
+  header->capacity = r.capacity;
+  char name[16] = "";
+  pthread_getname_np(pthread_self(), name, sizeof name);
+  std::snprintf(header->thread_name, sizeof header->thread_name, "%s", name);
+  std::atomic_ref<std::uint64_t>(header->magic).store(trace_format::kMagic, std::memory_order_release);
+  buffer.header = header;
+  buffer.events = reinterpret_cast<Event *>(header + 1);
+}
+
+std::uint64_t now() {
+  timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// The next free event of this thread, or nullptr (counted as dropped) when the file is full.
+Event *claim(Kind kind) {
+  ThreadBuffer &buffer = t_buffer;
+  const std::uint64_t generation = recorder().generation.load(std::memory_order_acquire);
+  if (buffer.generation != generation) [[unlikely]] openThreadFile(buffer, generation);
+  FileHeader *header = buffer.header;
+  if (header == nullptr) return nullptr;
+  std::atomic_ref<std::uint64_t> count(header->count);
+  const std::uint64_t index = count.load(std::memory_order_relaxed);
+  if (index >= header->capacity) {
+    std::atomic_ref<std::uint64_t>(header->dropped).fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  Event *event = &buffer.events[index];
+  std::memset(event, 0, sizeof *event);
+  event->t_ns = now();
+  event->kind = kind;
+  event->program = buffer.program;
+  event->pe = -1;
+  event->offset = trace_format::kNoOffset;
+  event->m = event->n = -1;
+  return event;
+}
+
+// Published after its fields: a reader of a live file sees whole events only.
+void commit() {
+  std::atomic_ref<std::uint64_t> count(t_buffer.header->count);
+  count.store(count.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+}
+
+void setName(Event &event, const char *name) {
+  if (name != nullptr) std::strncpy(event.name, name, sizeof event.name);
+}
+
+// The slot an address names: the owner PE and the symmetric offset, when it is on a heap.
+void locate(Event &event, const void *address) {
+  const Recorder &r = recorder();
+  const auto *byte = static_cast<const std::byte *>(address);
+  if (byte >= r.heap_base && byte < r.heap_base + r.heap_bytes) {
+    event.pe = r.pe;
+    event.offset = static_cast<std::uint64_t>(byte - r.heap_base);
+    return;
+  }
+  for (std::size_t pe = 0; pe < r.peer_bases.size(); ++pe) {
+    const std::byte *base = r.peer_bases[pe];
+    if (base != nullptr && byte >= base && byte < base + r.heap_bytes) {
+      event.pe = static_cast<int>(pe);
+      event.offset = static_cast<std::uint64_t>(byte - base);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void startFromEnvironment(const runtime::RuntimeState &state) {
+  const char *dir = std::getenv("TDIST_TRACE_DIR");
+  if (dir == nullptr || *dir == '\0') return;
+  Recorder &r = recorder();
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.dir = dir;
+    r.pe = state.my_pe;
+    r.n_pes = state.n_pes;
+    r.threads = 0;
+    r.capacity = kDefaultEvents;
+    if (const char *events = std::getenv("TDIST_TRACE_EVENTS"); events != nullptr && *events != '\0') {
+      char *end = nullptr;
+      unsigned long long value = std::strtoull(events, &end, 10);
+      if (*end != '\0' || value == 0 || value > (1ull << 30)) {
+        std::fprintf(stderr, "tdist: TDIST_TRACE_EVENTS=%s: expected a count of events in 1..2^30; using %llu\n",
+                     events, static_cast<unsigned long long>(kDefaultEvents));
+      } else {
+        r.capacity = value;
+      }
+    }
+    r.heap_base = state.heap.base();
+    r.heap_bytes = state.heap.size();
+    r.peer_bases.assign(state.heap.peers().p2p_base.begin(), state.heap.peers().p2p_base.end());
+  }
+  r.generation.fetch_add(1, std::memory_order_release);
+  tdist_trace_active = 1;
+}
+
+void stop() {
+  if (tdist_trace_active == 0) return;
+  tdist_trace_active = 0;
+  // The files stay mapped: a thread of the PE (the copy engine) may be recording its last
+  // event. They are whole on disk already; the process's end unmaps them.
+}
+
+void setProgram(int program) { t_buffer.program = program; }
+
+void recordProgram(Kind kind, int program) {
+  if (Event *event = claim(kind)) {
+    event->program = program;
+    commit();
+  }
+}
+
+void recordWait(Kind kind, const void *address, std::int64_t value, int cmp, const char *call) {
+  if (Event *event = claim(kind)) {
+    locate(*event, address);
+    event->value = value;
+    event->aux = cmp;
+    setName(*event, call);
+    commit();
+  }
+}
+
+std::uint64_t clockNs() { return now(); }
+
+void recordNotify(const void *word, std::int64_t value_after, std::uint64_t t_ns) {
+  if (Event *event = claim(Kind::Notify)) {
+    event->t_ns = t_ns;
+    locate(*event, word);
+    event->value = value_after;
+    commit();
+  }
+}
+
+void recordTransfer(Kind kind, trace_format::Transfer what, int pe, std::size_t bytes,
+                    trace_format::Engine engine) {
+  if (Event *event = claim(kind)) {
+    event->flags = static_cast<std::uint16_t>(what);
+    event->pe = pe;
+    event->value = static_cast<std::int64_t>(bytes);
+    event->aux = static_cast<std::int32_t>(engine);
+    commit();
+  }
+}
+
+void recordCopy(Kind kind, const void *dest, std::size_t bytes) {
+  if (Event *event = claim(kind)) {
+    if (dest != nullptr) locate(*event, dest);
+    event->value = static_cast<std::int64_t>(bytes);
+    commit();
+  }
+}
+
+void recordBarrier(Kind kind, const char *call) {
+  if (Event *event = claim(kind)) {
+    setName(*event, call);
+    commit();
+  }
+}
+
+}  // namespace tdist::trace
+
+extern "C" {
+
+void tdist_trace_record_begin(const char *name, int m, int n, int category) {
+  if (tdist_trace_active == 0) return;
+  if (tdist::trace_format::Event *event = tdist::trace::claim(tdist::trace::Kind::SpanBegin)) {
+    tdist::trace::setName(*event, name);
+    event->m = m;
+    event->n = n;
+    event->aux = category;
+    tdist::trace::commit();
+  }
+}
+
+void tdist_trace_record_end(void) {
+  if (tdist_trace_active == 0) return;
+  if (tdist::trace::claim(tdist::trace::Kind::SpanEnd) != nullptr) tdist::trace::commit();
+}
+
+}

@@ -1,0 +1,43 @@
+// runtime/trace.h - the runtime's side of the job trace (docs/TRACING.md): the hooks that the
+// backends and the kernel library call, each behind one predictable branch on a global flag.
+//
+// Recording starts at init when tdist-run gave the PE TDIST_TRACE_DIR, and stops at finalize.
+// Every thread of the PE writes to a file of its own in that folder (common/trace_format.h),
+// mapped shared: single writer, no lock, nothing to flush, and nothing lost when the PE dies.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/trace_format.h"
+#include "tdist/trace.h"
+
+namespace tdist::runtime {
+struct RuntimeState;
+}
+
+namespace tdist::trace {
+
+using trace_format::Kind;
+
+// Init and finalize: start when the environment asks for a trace, stop (unmaps every file).
+void startFromEnvironment(const runtime::RuntimeState &state);
+void stop();
+
+// The program the calling thread runs now (-1 outside a launch); set by the launch's scheduler.
+void setProgram(int program);
+
+// The hooks, to be called only when active().
+void recordProgram(Kind kind, int program);
+void recordWait(Kind kind, const void *address, std::int64_t value, int cmp, const char *call);
+// A signal's update of a word: value_after is the word's value after it, t_ns (clockNs) when it
+// began.
+void recordNotify(const void *word, std::int64_t value_after, std::uint64_t t_ns);
+// The trace's clock: CLOCK_MONOTONIC, in ns.
+std::uint64_t clockNs();
+void recordTransfer(Kind kind, trace_format::Transfer what, int pe, std::size_t bytes,
+                    trace_format::Engine engine);
+void recordCopy(Kind kind, const void *dest, std::size_t bytes);
+void recordBarrier(Kind kind, const char *call);
+
+}  // namespace tdist::trace

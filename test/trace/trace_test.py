@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Jobs under tdist-run --trace, and what their merged trace says.
+
+  trace_test.py TDIST_RUN TRACE_SCENARIO TDIST_TRACE
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TDIST_RUN, SCENARIO, TDIST_TRACE = sys.argv[1:4]
+
+
+def run(args, env=None, trace=None):
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("TDIST_")}
+    environment.update(env or {})
+    command = [TDIST_RUN] + (["--trace", trace] if trace else []) + args
+    return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
+
+
+def slices(trace, **match):
+    return [e for e in trace["traceEvents"]
+            if e.get("ph") == "X" and all(e.get(k) == v for k, v in match.items())]
+
+
+class Trace(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.dir.name, "job.json")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def load(self):
+        with open(self.path, encoding="utf-8") as f:
+            return json.load(f)
+
+    def ring(self, n):
+        result = run(["-n", str(n), "--", SCENARIO, "ring"], trace=self.path)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn(f"trace of {n} PE(s) written to", result.stderr)
+        return self.load()
+
+    def check_ring(self, n):
+        trace = self.ring(n)
+        waits = [w for w in slices(trace, cat="wait") if w["args"].get("call", "").endswith("signal_wait_until")]
+        self.assertEqual(len(waits), n)
+        for w in waits:
+            pe = w["pid"]
+            self.assertEqual(w["args"]["owner_pe"], pe)
+            self.assertEqual(w["args"]["observed"], 1 + (pe + n - 1) % n)
+            self.assertEqual(w["args"]["expected"], w["args"]["observed"])
+        puts = slices(trace, name="put_signal")
+        self.assertEqual(sorted((p["pid"], p["args"]["pe"], p["args"]["bytes"]) for p in puts),
+                         [(p, (p + 1) % n, 256) for p in range(n)])
+        # One flow per PE: from PE p's notify to PE p+1's wait of signal_wait_until.
+        starts = {e["id"]: e for e in trace["traceEvents"] if e.get("ph") == "s"}
+        finishes = [e for e in trace["traceEvents"] if e.get("ph") == "f"]
+        wait_ends = {(w["pid"], w["tid"], round(w["ts"] + w["dur"], 3)) for w in waits}
+        ring_flows = sorted((starts[f["id"]]["pid"], f["pid"]) for f in finishes
+                            if (f["pid"], f["tid"], round(f["ts"], 3)) in wait_ends)
+        self.assertEqual(ring_flows, [(p, (p + 1) % n) for p in range(n)])
+        for f in finishes:
+            self.assertLessEqual(starts[f["id"]]["ts"], f["ts"])
+        spans = slices(trace, name="ring_step")
+        self.assertEqual(sorted((s["pid"], s["args"]["m"], s["args"]["n"]) for s in spans),
+                         [(p, p, 0) for p in range(n)])
+        self.assertEqual(len(slices(trace, name="aclshmem_barrier_all")), 2 * n)
+        self.assertEqual(trace["otherData"]["dropped_events"], 0)
+        self.assertEqual(trace["otherData"]["pes"], n)
+        names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"]
+                 if e.get("ph") == "M" and e["name"] == "process_name"}
+        self.assertEqual(names, {p: f"PE {p}" for p in range(n)})
+
+    def test_ring_of_one_pe(self):
+        self.check_ring(1)
+
+    def test_ring_of_two_pes(self):
+        self.check_ring(2)
+
+    def test_ring_of_four_pes(self):
+        self.check_ring(4)
+
+    def test_variable_asks_for_the_trace(self):
+        result = run(["-n", "2", "--", SCENARIO, "ring"], env={"TDIST_TRACE": self.path})
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(len(slices(self.load(), name="put_signal")), 2)
+
+    def test_tiny_buffer_drops_and_counts(self):
+        result = run(["-n", "2", "--", SCENARIO, "many"], env={"TDIST_TRACE_EVENTS": "16"}, trace=self.path)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("dropped", result.stderr)
+        trace = self.load()
+        other = trace["otherData"]
+        self.assertGreater(other["dropped_events"], 0)
+        self.assertEqual(sum(other["dropped_by_pe"].values()), other["dropped_events"])
+        self.assertEqual(set(other["dropped_by_pe"]), {"0", "1"})
+        # Every thread kept its first 16 events.
+        self.assertLessEqual(other["events"], 16 * 8)
+        self.assertGreater(other["events"], 0)
+        summary = subprocess.run([sys.executable, TDIST_TRACE, "summary", self.path], capture_output=True, text=True)
+        self.assertEqual(summary.returncode, 0, summary.stderr)
+        self.assertIn(f"dropped events: {other['dropped_events']}", summary.stdout)
+
+    def test_tracing_off_writes_nothing(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            result = run(["-n", "2", "--", SCENARIO, "ring"], env={"TMPDIR": tmp, "TDIST_TRACE_DIR": tmp})
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertEqual(os.listdir(tmp), [])
+            self.assertNotIn("trace", result.stderr)
+
+    def test_failed_job_still_writes_its_trace(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            result = run(["-n", "2", "--", SCENARIO, "fail"], env={"TMPDIR": tmp}, trace=self.path)
+            self.assertEqual(result.returncode, 3, result.stderr)
+            self.assertEqual(os.listdir(tmp), [])  # the PEs' files are gone with their folder
+        spans = slices(self.load(), name="before_failure")
+        pe0 = [s for s in spans if s["pid"] == 0]
+        self.assertEqual(len(pe0), 1)
+        self.assertTrue(pe0[0]["args"].get("unfinished"))
+
+    def test_summary_of_a_kernel_call(self):
+        # A synthetic trace with known numbers: PE 0 computes 0-10 while its copy engine moves
+        # 5-15; PE 1 waits 0-18 for PE 0's notify at 15.
+        trace = {"traceEvents": [
+            {"ph": "X", "cat": "call", "name": "all_gather_gemm", "pid": 0, "tid": 0, "ts": 0, "dur": 20},
+            {"ph": "X", "cat": "compute", "name": "gemm_tile", "pid": 0, "tid": 1, "ts": 0, "dur": 10},
+            {"ph": "X", "cat": "move", "name": "copy", "pid": 0, "tid": 9, "ts": 5, "dur": 10},
+            {"ph": "X", "cat": "call", "name": "all_gather_gemm", "pid": 1, "tid": 0, "ts": 0, "dur": 19},
+            {"ph": "X", "cat": "wait", "name": "wait", "pid": 1, "tid": 1, "ts": 0, "dur": 18},
+            {"ph": "s", "id": 1, "pid": 0, "tid": 9, "ts": 15},
+            {"ph": "f", "id": 1, "pid": 1, "tid": 1, "ts": 18},
+        ], "otherData": {"events": 7, "flows": 1, "dropped_events": 0}}
+        with open(self.path, "w", encoding="utf-8") as f:
+            json.dump(trace, f)
+        result = subprocess.run([sys.executable, TDIST_TRACE, "summary", "--json", self.path],
+                                capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        call = json.loads(result.stdout)["calls"][0]
+        self.assertEqual(call["call"], "all_gather_gemm")
+        pe0, pe1 = call["pes"]
+        self.assertEqual((pe0["compute_us"], pe0["move_us"], pe0["wait_us"], pe0["idle_us"]), (10, 10, 0, 5))
+        self.assertEqual(pe0["overlap"], 0.5)
+        self.assertEqual((pe1["compute_us"], pe1["wait_us"], pe1["idle_us"]), (0, 18, 1))
+        self.assertIsNone(pe1["overlap"])
+        self.assertEqual(call["critical_path_pe"], 0)
+        text = subprocess.run([sys.executable, TDIST_TRACE, "summary", self.path], capture_output=True, text=True)
+        for field in ("compute_us", "move_us", "wait_us", "idle_us", "overlap", "critical path on PE 0"):
+            self.assertIn(field, text.stdout)
+
+    def test_summary_of_a_real_kernel_run(self):
+        trace = self.ring(2)
+        self.assertEqual(trace["otherData"]["flows"] >= 2, True)
+        result = subprocess.run([sys.executable, TDIST_TRACE, "summary", self.path], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("dropped events: 0", result.stdout)
+
+    def test_unreadable_trace_is_a_clear_error(self):
+        result = subprocess.run([sys.executable, TDIST_TRACE, "summary", self.path], capture_output=True, text=True)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("cannot read", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0]], verbosity=2)
