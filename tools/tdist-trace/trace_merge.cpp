@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -31,11 +32,14 @@ struct ThreadFile {
   std::vector<Event> events;
 };
 
-ThreadFile readFile(const std::string &path) {
+// The file of one thread; nullopt for one its PE created but died (or was ended) before it wrote
+// the header, which it writes last (the magic word): such a thread recorded nothing.
+std::optional<ThreadFile> readFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read trace file " + path + ": " + std::strerror(errno));
   ThreadFile file{};
   in.read(reinterpret_cast<char *>(&file.header), sizeof file.header);
+  if (in.gcount() == 0 || (in && file.header.magic == 0)) return std::nullopt;
   if (!in || file.header.magic != trace_format::kMagic || file.header.version != trace_format::kVersion)
     throw std::runtime_error(path + " is not a tdist trace file of version " +
                              std::to_string(trace_format::kVersion));
@@ -140,7 +144,9 @@ MergeCounts mergeTrace(const std::string &dir, const std::string &out_path) {
     }
     ::closedir(d);
     std::sort(names.begin(), names.end());
-    for (const std::string &name : names) files.push_back(readFile(dir + "/" + name));
+    for (const std::string &name : names) {
+      if (std::optional<ThreadFile> file = readFile(dir + "/" + name)) files.push_back(std::move(*file));
+    }
   } else {
     throw std::runtime_error("cannot read the trace folder " + dir + ": " + std::strerror(errno));
   }
