@@ -688,7 +688,11 @@ TEST(BootstrapStore, StrangersThatTakeEveryDescriptorMakeRoomForThePes) {
     EXPECT_TRUE(strangers.back()->connected());
   }
   BootstrapOptions options = optionsFor(1, 2);
-  options.connect_timeout = 10s;
+  // A deadline, not a wait: PE 1 gets in once PE 0 has dropped the strangers ahead of it in the
+  // listen queue, milliseconds on an idle machine; on a loaded one (a CI run under the sanitizers
+  // beside other jobs took over 10 s) the SYN retries back off. Still below the strangers' hello
+  // timeout (60 s), so that only making room can let PE 1 in.
+  options.connect_timeout = 30s;
   try {
     auto pe1 = connectBootstrapStore(endpoint, options);
     pe1->barrier();
