@@ -653,7 +653,7 @@ int servePe0WithFewDescriptors(const Endpoint &endpoint, int ready_fd, int log_f
   try {
     BootstrapOptions options = optionsFor(0, 2);
     options.hello_timeout = 60s;  // far beyond PE 1's connect_timeout: no rescue from there
-    options.op_timeout = 15s;
+    options.op_timeout = 45s;  // beyond PE 1's connect deadline
     auto store = connectBootstrapStore(endpoint, options);
     if (::write(ready_fd, "r", 1) != 1) return 3;
     store->barrier();
