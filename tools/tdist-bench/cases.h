@@ -30,6 +30,9 @@ void runBarrier(const Options &options, Reporter &reporter);
 // alternate within each repeat (switch_case.cpp lists them). The other PEs wait in barrier_all.
 void runSwitch(const Options &options, Reporter &reporter);
 
+// PE 0: ns per user span of tdist/trace.h (trace_case.cpp), tracing off or on (tdist-run --trace).
+void runTraceCost(const Options &options, Reporter &reporter);
+
 // The cuda backend's cases (tools/tdist-bench/cuda/; only in a build with the cuda backend). The
 // times come from the GPU: %globaltimer inside a kernel, CUDA events around a stream's work.
 //

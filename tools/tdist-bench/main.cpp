@@ -39,6 +39,7 @@ void runCases(const Options &options) {
       case Case::Ring: runRing(options, reporter); break;
       case Case::Barrier: runBarrier(options, reporter); break;
       case Case::Switch: runSwitch(options, reporter); break;
+      case Case::TraceCost: runTraceCost(options, reporter); break;
 #if defined(TDIST_BENCH_HAVE_CUDA)
       case Case::CudaPingPong: runCudaPingPong(options, reporter); break;
       case Case::CudaBarrier: runCudaBarrier(options, reporter); break;

@@ -48,7 +48,8 @@ constexpr const char *kCaseNames[] = {"put",          "pingpong",     "ring",   
                                       "switch",       "all",          "cuda-pingpong", "cuda-barrier",
                                       "cuda-put-bw",  "cuda",         "allreduce",   "allgather",
                                       "reducescatter", "ag-gemm",     "gemm-rs",     "kernels",
-                                      "cuda-gemm-chunks", "cuda-allreduce-graph", "cuda-gemm-cutlass"};
+                                      "cuda-gemm-chunks", "cuda-allreduce-graph", "cuda-gemm-cutlass",
+                                      "trace-cost"};
 
 values::Parsed<std::string> parseDtype(std::string_view text) {
   if (text == "f32" || text == "bf16") return {.value = std::string(text), .error = {}};
@@ -72,6 +73,7 @@ void addCase(Options &options, const std::string &name) {
   else if (name == "ring") add(Case::Ring);
   else if (name == "barrier") add(Case::Barrier);
   else if (name == "switch") add(Case::Switch);
+  else if (name == "trace-cost") add(Case::TraceCost);
   else if (name == "cuda-pingpong") add(Case::CudaPingPong);
   else if (name == "cuda-barrier") add(Case::CudaBarrier);
   else if (name == "cuda-put-bw") add(Case::CudaPutBw);
@@ -114,7 +116,7 @@ CLI::Validator knownCase() {
                "(scripts/setup.sh fetches them where nvcc is found; then configure again)";
       return "";
     }
-    return "unknown case '" + name + "' (known: put, pingpong, ring, barrier, switch, all, "
+    return "unknown case '" + name + "' (known: put, pingpong, ring, barrier, switch, trace-cost, all, "
            "cuda-pingpong, cuda-barrier, cuda-put-bw, cuda, allreduce, allgather, reducescatter, "
            "ag-gemm, gemm-rs, kernels, cuda-gemm-chunks, cuda-allreduce-graph, cuda-gemm-cutlass)";
   }, "");
@@ -128,6 +130,8 @@ constexpr const char *kDescription =
   barrier   barrier_all latency
   switch    PE 0: one program switch of tdist::launch, and raw ucontext and Boost.Context
             switches (not in all; iterations 100000 by default)
+  trace-cost PE 0: ns per user span (tdist/trace.h) against the same empty loop; under
+            tdist-run --trace the recording, else the hooks' branch (not in all)
 cuda backend (built with it; not in all; 'cuda' = the three):
   cuda-pingpong  round trip between 2 PEs' kernels (signal_op SET + signal_wait_until), and
                  between their streams (signal_op_on_stream + signal_wait_until_on_stream)
@@ -267,6 +271,7 @@ const char *caseName(Case c) {
     case Case::Ring: return "ring";
     case Case::Barrier: return "barrier";
     case Case::Switch: return "switch";
+    case Case::TraceCost: return "trace-cost";
     case Case::CudaPingPong: return "cuda-pingpong";
     case Case::CudaBarrier: return "cuda-barrier";
     case Case::CudaPutBw: return "cuda-put-bw";

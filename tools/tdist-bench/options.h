@@ -11,7 +11,7 @@
 namespace tdist::bench {
 
 enum class Case {
-  Put, PingPong, Ring, Barrier, Switch, CudaPingPong, CudaBarrier, CudaPutBw, CudaGemmChunks,
+  Put, PingPong, Ring, Barrier, Switch, TraceCost, CudaPingPong, CudaBarrier, CudaPutBw, CudaGemmChunks,
   // all_reduce of the kernel library captured in CUDA graphs (tools/tdist-bench/cuda/).
   CudaAllReduceGraph,
   // One bf16 GEMM on CUTLASS against cuBLASLt (tools/tdist-bench/cuda/cutlass_gemm.cu).
