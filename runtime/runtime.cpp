@@ -12,6 +12,7 @@
 #include "runtime/environment.h"
 #include "runtime/fd_exchange.h"
 #include "runtime/launcher_channel.h"
+#include "runtime/published_wait.h"
 #include "runtime/runtime_state.h"
 #include "tdist/shmem.h"
 
@@ -218,6 +219,7 @@ void init(const InitAttr &attr) {
   g_state = state.release();
   runtime::g_status.store(InitStatus::Initialized);
   runtime::reportInitialized();
+  runtime::waitBoardRecord();  // mapped now, so that no program this PE starts inherits the board
 }
 
 void finalize() {
