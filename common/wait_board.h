@@ -33,7 +33,8 @@ struct alignas(64) Record {
   std::int64_t expected;
   std::int64_t since_ns;                 // CLOCK_MONOTONIC when the wait began
   char call[48];                         // the API function that waits
-  char predicate[64];                    // how observed is compared with expected
+  char predicate[64];                    // how observed is compared with expected; "" for a
+                                         // blocking call without a value (where says what)
   char where[96];                        // where the word is, as the wait diagnostic says it
 };
 static_assert(sizeof(Record) == kRecordBytes);

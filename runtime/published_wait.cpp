@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -67,7 +68,6 @@ wait_board::Record *mapRecord() {
 }
 
 std::atomic<bool> g_claimed{false};
-std::atomic<int> g_own_work_waits{0};
 
 }  // namespace
 
@@ -88,8 +88,26 @@ void releaseWaitBoard(wait_board::Record &record) {
   g_claimed.store(false, std::memory_order_release);
 }
 
-void enterOwnWorkWait() { g_own_work_waits.fetch_add(1, std::memory_order_relaxed); }
-void leaveOwnWorkWait() { g_own_work_waits.fetch_sub(1, std::memory_order_relaxed); }
-bool waitingForOwnWork() { return g_own_work_waits.load(std::memory_order_relaxed) > 0; }
+PublishedBlock::PublishedBlock(const char *call, const char *what) {
+  if (!claimWaitBoard()) return;
+  record_ = waitBoardRecord();
+  wait_board::beginWrite(*record_);
+  record_->observed.store(0, std::memory_order_relaxed);
+  record_->waiting = 1;
+  record_->owner_pe = -1;
+  record_->slot = 0;
+  record_->slots = 1;
+  record_->expected = 0;
+  record_->since_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch()).count();
+  wait_board::copyText(record_->call, call);
+  wait_board::copyText(record_->predicate, "");  // no value to compare: `where` says it all
+  wait_board::copyText(record_->where, what);
+  wait_board::endWrite(*record_);
+}
+
+PublishedBlock::~PublishedBlock() {
+  if (record_ != nullptr) releaseWaitBoard(*record_);
+}
 
 }  // namespace tdist::runtime

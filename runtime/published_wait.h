@@ -21,11 +21,17 @@ bool claimWaitBoard();
 // Ends the claimed wait: clears `waiting` and gives the record back.
 void releaseWaitBoard(wait_board::Record &record);
 
-// Host waits for this PE's own work (WaitSite::own_work) that have lasted, under way now: while
-// there is one, the host is blocked on its device, and the device's own wait (the cuda backend's
-// wait note) is what the PE is blocked in.
-void enterOwnWorkWait();
-void leaveOwnWorkWait();
-bool waitingForOwnWork();
+// Publishes, for its lifetime, a blocking call that is not a WaitLoop (finalize's barrier over
+// the bootstrap store): `what` is what it waits for, as the diagnosis prints it.
+class PublishedBlock {
+ public:
+  PublishedBlock(const char *call, const char *what);
+  ~PublishedBlock();
+  PublishedBlock(const PublishedBlock &) = delete;
+  PublishedBlock &operator=(const PublishedBlock &) = delete;
+
+ private:
+  wait_board::Record *record_ = nullptr;
+};
 
 }  // namespace tdist::runtime

@@ -235,6 +235,7 @@ void finalize() {
   try {
     shmem::quiet();
     // No PE may unmap while a peer still reads or writes its heap.
+    runtime::PublishedBlock published("finalize", "every PE to reach finalize (the bootstrap store's barrier)");
     state.store->barrier();
   } catch (...) {
     release();

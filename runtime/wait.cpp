@@ -92,7 +92,6 @@ WaitLoop::WaitLoop(const WaitSite &site) : site_(site), backend_(&activeBackend(
 
 WaitLoop::~WaitLoop() {
   if (published_ != nullptr) releaseWaitBoard(*published_);
-  if (own_work_noted_) leaveOwnWorkWait();
 }
 
 void WaitLoop::pause() {
@@ -115,8 +114,6 @@ void WaitLoop::pause() {
 void WaitLoop::finish() {
   if (published_ != nullptr) releaseWaitBoard(*published_);
   published_ = nullptr;
-  if (own_work_noted_) leaveOwnWorkWait();
-  own_work_noted_ = false;
   backend_->wait_done(polls_);
 }
 
@@ -144,21 +141,23 @@ static void describeWord(const WaitSite &site, char *where, std::size_t size) {
 }
 
 void WaitLoop::publish() {
-  if (published_ == nullptr && publish_tried_) return;
-  const std::int64_t observed = site_.read != nullptr ? site_.read(site_.address, site_.read_context) : 0;
-  if (published_ != nullptr) {
-    published_->observed.store(observed, std::memory_order_relaxed);
+  if (published_ == nullptr) {
+    if (publish_tried_) return;
+    publish_tried_ = true;
+    // A program of a launch may wait while a sibling computes, and a wait for this PE's own work
+    // waits for something busy: neither says that the PE is blocked (its GPU may: WaitNote).
+    if (in_programs_ || site_.own_work || !claimWaitBoard()) return;
+    published_ = waitBoardRecord();
+  } else if (site_.address == published_address_) {
+    // The same word: only what it holds may have changed.
+    published_->observed.store(site_.read != nullptr ? site_.read(site_.address, site_.read_context) : 0,
+                               std::memory_order_relaxed);
     return;
   }
-  publish_tried_ = true;
-  // A program of a launch may wait while a sibling computes, and a wait for this PE's own work
-  // waits for something busy: neither says that the PE is blocked (its device may: WaitNote).
-  if (site_.own_work && !in_programs_) {
-    enterOwnWorkWait();
-    own_work_noted_ = true;
-  }
-  if (in_programs_ || site_.own_work || !claimWaitBoard()) return;
-  wait_board::Record &record = *waitBoardRecord();
+  // A new wait, or a multi-slot wait on to its next slot.
+  published_address_ = site_.address;
+  const std::int64_t observed = site_.read != nullptr ? site_.read(site_.address, site_.read_context) : 0;
+  wait_board::Record &record = *published_;
   const RuntimeState *state = g_state;
   const int me = state != nullptr ? state->my_pe : -1;
   wait_board::beginWrite(record);
@@ -174,7 +173,6 @@ void WaitLoop::publish() {
   wait_board::copyText(record.predicate, site_.predicate);
   describeWord(site_, record.where, sizeof record.where);
   wait_board::endWrite(record);
-  published_ = &record;
 }
 
 void WaitLoop::expire() {

@@ -82,8 +82,8 @@ class WaitLoop {
   std::uint32_t polls_ = 0;
   bool in_programs_ = false;                    // the backend ran other programs meanwhile
   bool publish_tried_ = false;
-  bool own_work_noted_ = false;                 // counted by enterOwnWorkWait
   wait_board::Record *published_ = nullptr;     // this wait's record on the board, if it has one
+  const void *published_address_ = nullptr;     // the word the record describes
 };
 
 // Polls until poll() is true.

@@ -53,6 +53,15 @@ int missingNotify() {
   return 0;
 }
 
+// PE 0 waits for a notify that PE 1 never sends; the others are in finalize.
+int missingNotifyBeforeFinalize() {
+  std::int32_t *signal = initWithSignals(1);
+  if (signal == nullptr) return 1;
+  if (aclshmem_my_pe() == 0) aclshmem_signal_wait_until(signal, ACLSHMEM_CMP_EQ, 1);
+  aclshmem_finalize();
+  return 0;
+}
+
 // PE 0 computes for `seconds` (no call into the runtime) while the others wait for it in a
 // barrier; then the job ends normally.
 int computeWhileOthersWait(double seconds) {
@@ -93,9 +102,10 @@ int main(int argc, char **argv) {
   const std::string name = argc == 2 ? argv[1] : "";
   if (name == "deadlock") return deadlock();
   if (name == "missing-notify") return missingNotify();
+  if (name == "missing-notify-before-finalize") return missingNotifyBeforeFinalize();
   if (name == "compute-while-others-wait") return computeWhileOthersWait(5.0);
   if (name == "slow-but-live") return slowButLive();
-  std::fprintf(stderr, "usage: tdist_hang_scenario deadlock|missing-notify|"
+  std::fprintf(stderr, "usage: tdist_hang_scenario deadlock|missing-notify|missing-notify-before-finalize|"
                        "compute-while-others-wait|slow-but-live\n");
   return 2;
 }

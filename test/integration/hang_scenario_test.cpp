@@ -60,6 +60,15 @@ TEST_F(HangCheck, MissingNotifyAtFourPesNamesTheSignalWaitAndTheBarriers) {
   EXPECT_TRUE(contains(r.err, "of PE 0's host channel")) << r.err;
 }
 
+TEST_F(HangCheck, PesInFinalizeCountAsWaiting) {
+  LauncherResult r = runLauncher(hangJob(3, "missing-notify-before-finalize"));
+  EXPECT_EQ(r.exit_status, 97) << r.err;
+  EXPECT_LT(r.elapsed, 5s) << r.err;
+  EXPECT_TRUE(contains(r.err, "PE 0: aclshmem_signal_wait_until: waiting for EQ 1 at symmetric offset 0x")) << r.err;
+  for (int pe : {1, 2})
+    EXPECT_TRUE(contains(r.err, "PE " + std::to_string(pe) + ": finalize: waiting for every PE to reach finalize")) << r.err;
+}
+
 TEST_F(HangCheck, StallTimeComesFromTheCommandLineOrTheEnvironment) {
   LauncherResult flag = runLauncher(hangJob(2, "deadlock", {"--hang-check", "500ms"}));
   EXPECT_EQ(flag.exit_status, 97) << flag.err;

@@ -68,13 +68,19 @@ std::string HangCheck::diagnosis(const std::vector<int> &running, Clock::time_po
   std::string text = line;
   for (int pe : running) {
     const wait_board::Snapshot &wait = last_[static_cast<std::size_t>(pe)];
+    const double waited = static_cast<double>(now_ns - wait.since_ns) / 1e9;
     char slot[48] = "";
     if (wait.slots > 1) std::snprintf(slot, sizeof slot, " (slot %d of %d)", wait.slot, wait.slots);
-    std::snprintf(line, sizeof line,
-                  "tdist-run:   PE %d: %s: waiting for %s %" PRId64 " at %s%s, observed %" PRId64
-                  ", for %.1f s\n",
-                  pe, wait.call, wait.predicate, wait.expected, wait.where, slot, wait.observed,
-                  static_cast<double>(now_ns - wait.since_ns) / 1e9);
+    if (wait.predicate[0] == '\0') {
+      std::snprintf(line, sizeof line, "tdist-run:   PE %d: %s: waiting for %s, for %.1f s\n", pe,
+                    wait.call, wait.where, waited);
+    } else {
+      std::snprintf(line, sizeof line,
+                    "tdist-run:   PE %d: %s: waiting for %s %" PRId64 " at %s%s, observed %" PRId64
+                    ", for %.1f s\n",
+                    pe, wait.call, wait.predicate, wait.expected, wait.where, slot, wait.observed,
+                    waited);
+    }
     text += line;
   }
   text += "tdist-run: ending the job\n";
