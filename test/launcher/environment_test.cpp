@@ -81,7 +81,7 @@ TEST(Environment, OptionsNotGivenAreNotSet) {
 // with --hang-check 0 there is none.
 constexpr const char *kInspectWaitBoard = R"sh(
 if [ -n "$TDIST_WAIT_BOARD_FD" ]; then
-  echo "pe=$TDIST_PE board=$(readlink "/proc/$$/fd/$TDIST_WAIT_BOARD_FD" | cut -d" " -f1) bytes=$(wc -c <&$TDIST_WAIT_BOARD_FD)"
+  echo "pe=$TDIST_PE board=$(readlink "/proc/$$/fd/$TDIST_WAIT_BOARD_FD" | cut -d" " -f1) bytes=$(stat -L -c %s "/proc/$$/fd/$TDIST_WAIT_BOARD_FD")"
 else
   echo "pe=$TDIST_PE board=none"
 fi
