@@ -12,6 +12,7 @@
 #include "runtime/environment.h"
 #include "runtime/fd_exchange.h"
 #include "runtime/launcher_channel.h"
+#include "runtime/published_wait.h"
 #include "runtime/runtime_state.h"
 #include "runtime/trace.h"
 #include "tdist/shmem.h"
@@ -220,6 +221,7 @@ void init(const InitAttr &attr) {
   runtime::g_status.store(InitStatus::Initialized);
   trace::startFromEnvironment(*g_state);
   runtime::reportInitialized();
+  runtime::waitBoardRecord();  // mapped now, so that no program this PE starts inherits the board
 }
 
 void finalize() {
@@ -236,6 +238,7 @@ void finalize() {
   try {
     shmem::quiet();
     // No PE may unmap while a peer still reads or writes its heap.
+    runtime::PublishedBlock published("finalize", "every PE to reach finalize (the bootstrap store's barrier)");
     state.store->barrier();
   } catch (...) {
     release();

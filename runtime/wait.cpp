@@ -12,6 +12,7 @@
 #include "runtime/backend.h"
 #include "runtime/environment.h"
 #include "runtime/launcher_channel.h"
+#include "runtime/published_wait.h"
 #include "runtime/runtime_state.h"
 #include "tdist/exit_codes.h"
 
@@ -89,45 +90,97 @@ WaitLoop::WaitLoop(const WaitSite &site) : site_(site), backend_(&activeBackend(
   deadline_ = backoff_.started() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
 }
 
+WaitLoop::~WaitLoop() {
+  if (published_ != nullptr) releaseWaitBoard(*published_);
+}
+
 void WaitLoop::pause() {
   ++polls_;
   // The clock and the exit flag are read every 64 polls only: they cost more than a poll.
   if ((polls_ & 63) == 0) {
     if (std::chrono::steady_clock::now() >= deadline_) expire();
     checkExitRequest();
+    publish();
   }
   // The backend may have other work of this PE to run meanwhile (the cpu backend's programs).
   if (backend_->wait_yield(polls_)) {
+    in_programs_ = true;
     if (polls_ > 16 && std::chrono::steady_clock::now() >= deadline_) expire();
     return;
   }
   backoff_.pause();
 }
 
-void WaitLoop::finish() { backend_->wait_done(polls_); }
+void WaitLoop::finish() {
+  if (published_ != nullptr) releaseWaitBoard(*published_);
+  published_ = nullptr;
+  backend_->wait_done(polls_);
+}
 
-void WaitLoop::expire() {
+// Where the polled word is, as messages say it: "symmetric offset 0x40 of PE 1", ...
+static void describeWord(const WaitSite &site, char *where, std::size_t size) {
   const RuntimeState *state = g_state;
   const int me = state != nullptr ? state->my_pe : -1;
-  const int owner = site_.owner_pe >= 0 ? site_.owner_pe : me;
-  std::int64_t observed = site_.read != nullptr ? site_.read(site_.address, site_.read_context) : 0;
-  char where[160];
+  const int owner = site.owner_pe >= 0 ? site.owner_pe : me;
   const std::byte *owner_base =
       (state != nullptr && owner >= 0 && owner < state->n_pes) ? state->heap.peers().p2p_base[owner]
                                                                : nullptr;
-  auto addr = static_cast<const std::byte *>(site_.address);
+  auto addr = static_cast<const std::byte *>(site.address);
   const auto *channel = (state != nullptr && state->channel.mapped() && owner_base != nullptr)
                             ? reinterpret_cast<const std::byte *>(&state->channel.peer(owner))
                             : nullptr;
   if (owner_base != nullptr && addr >= owner_base && addr < owner_base + state->heap.size()) {
-    std::snprintf(where, sizeof where, "symmetric offset 0x%zx of PE %d",
+    std::snprintf(where, size, "symmetric offset 0x%zx of PE %d",
                   static_cast<std::size_t>(addr - owner_base), owner);
   } else if (channel != nullptr && addr >= channel && addr < channel + kControlBytes) {
-    std::snprintf(where, sizeof where, "offset 0x%zx of PE %d's host channel",
+    std::snprintf(where, size, "offset 0x%zx of PE %d's host channel",
                   static_cast<std::size_t>(addr - channel), owner);
-  } else if (state == nullptr || !describeStaticAddress(*state, addr, where, sizeof where)) {
-    std::snprintf(where, sizeof where, "address %p (not on the symmetric heap)", site_.address);
+  } else if (state == nullptr || !describeStaticAddress(*state, addr, where, size)) {
+    std::snprintf(where, size, "address %p (not on the symmetric heap)", site.address);
   }
+}
+
+void WaitLoop::publish() {
+  if (published_ == nullptr) {
+    if (publish_tried_) return;
+    publish_tried_ = true;
+    // A program of a launch may wait while a sibling computes, and a wait for this PE's own work
+    // waits for something busy: neither says that the PE is blocked (its GPU may: WaitNote).
+    if (in_programs_ || site_.own_work || !claimWaitBoard()) return;
+    published_ = waitBoardRecord();
+  } else if (site_.address == published_address_) {
+    // The same word: only what it holds may have changed.
+    published_->observed.store(site_.read != nullptr ? site_.read(site_.address, site_.read_context) : 0,
+                               std::memory_order_relaxed);
+    return;
+  }
+  // A new wait, or a multi-slot wait on to its next slot.
+  published_address_ = site_.address;
+  const std::int64_t observed = site_.read != nullptr ? site_.read(site_.address, site_.read_context) : 0;
+  wait_board::Record &record = *published_;
+  const RuntimeState *state = g_state;
+  const int me = state != nullptr ? state->my_pe : -1;
+  wait_board::beginWrite(record);
+  record.observed.store(observed, std::memory_order_relaxed);
+  record.waiting = 1;
+  record.owner_pe = site_.owner_pe >= 0 ? site_.owner_pe : me;
+  record.slot = site_.slot;
+  record.slots = site_.slots;
+  record.expected = site_.expected;
+  record.since_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        backoff_.started().time_since_epoch()).count();
+  wait_board::copyText(record.call, site_.call);
+  wait_board::copyText(record.predicate, site_.predicate);
+  describeWord(site_, record.where, sizeof record.where);
+  wait_board::endWrite(record);
+}
+
+void WaitLoop::expire() {
+  const RuntimeState *state = g_state;
+  const int me = state != nullptr ? state->my_pe : -1;
+  std::int64_t observed = site_.read != nullptr ? site_.read(site_.address, site_.read_context) : 0;
+  char where[160];
+  describeWord(site_, where, sizeof where);
   char slot[48] = "";
   if (site_.slots > 1) std::snprintf(slot, sizeof slot, " (slot %d of %d)", site_.slot, site_.slots);
   double seconds = state != nullptr ? std::chrono::duration<double>(state->wait_timeout).count() : 120.0;

@@ -8,6 +8,10 @@
 #include <chrono>
 #include <cstdint>
 
+namespace tdist::wait_board {
+struct Record;
+}
+
 namespace tdist::runtime {
 
 struct Backend;
@@ -34,6 +38,9 @@ struct WaitSite {
   void *read_context = nullptr;
   int slot = 0;                       // multi-slot waits: which slot is not ready
   int slots = 1;
+  // The wait is for work this PE itself has under way (its copy engine, its GPU stream), not for
+  // a peer: the PE is busy, and tdist-run's hang check must not count it as blocked.
+  bool own_work = false;
 };
 
 // Escalating pause: spin, then yield, then sleep doubling up to a cap.
@@ -53,6 +60,9 @@ class Backoff {
 class WaitLoop {
  public:
   explicit WaitLoop(const WaitSite &site);
+  ~WaitLoop();
+  WaitLoop(const WaitLoop &) = delete;
+  WaitLoop &operator=(const WaitLoop &) = delete;
   // After a failed poll: pause. Ends the process with kExitWaitTimeout past the deadline, and
   // with the global_exit status when a PE asked the job to end.
   void pause();
@@ -62,12 +72,18 @@ class WaitLoop {
 
  private:
   [[noreturn]] void expire();
+  // Publishes this wait on the wait board once it has lasted, then refreshes what it observed.
+  void publish();
 
   WaitSite site_;
   const Backend *backend_;  // looked up once per wait, not per poll
   Backoff backoff_;
   std::chrono::steady_clock::time_point deadline_;
   std::uint32_t polls_ = 0;
+  bool in_programs_ = false;                    // the backend ran other programs meanwhile
+  bool publish_tried_ = false;
+  wait_board::Record *published_ = nullptr;     // this wait's record on the board, if it has one
+  const void *published_address_ = nullptr;     // the word the record describes
 };
 
 // Polls until poll() is true.

@@ -84,6 +84,7 @@ void CopyEngine::waitFor(std::uint64_t ticket, const char *call) const {
   site.predicate = "copy engine tasks completed GE";
   site.expected = static_cast<std::int64_t>(ticket);
   site.read = readCompleted;
+  site.own_work = true;
   runtime::waitUntil(site, [&] { return completed_.load(std::memory_order_acquire) >= ticket; });
 }
 

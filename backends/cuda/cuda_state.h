@@ -46,6 +46,8 @@ struct CudaState {
   // Device state (device_state.cpp): host-mapped pinned words and the device team table.
   device::HangRecord *hang = nullptr;          // host view; the device view is device_hang
   device::HangRecord *device_hang = nullptr;
+  device::WaitNote *wait_note = nullptr;        // host view; the device view is device_wait_note
+  device::WaitNote *device_wait_note = nullptr;
   std::int32_t *abort_flag = nullptr;
   const std::int32_t *device_abort_flag = nullptr;
   // Pinned words for word_op results, one per call in flight. A call may wait (and its program

@@ -72,6 +72,11 @@ void startDeviceState(runtime::RuntimeState &state) {
   *cuda.hang = device::HangRecord{};
   check(cudaHostGetDevicePointer(&device_view, cuda.hang, 0), "cudaHostGetDevicePointer of the hang record");
   cuda.device_hang = static_cast<device::HangRecord *>(device_view);
+  check(cudaHostAlloc(reinterpret_cast<void **>(&cuda.wait_note), sizeof *cuda.wait_note, cudaHostAllocMapped),
+        "cudaHostAlloc of the wait note");
+  *cuda.wait_note = device::WaitNote{};
+  check(cudaHostGetDevicePointer(&device_view, cuda.wait_note, 0), "cudaHostGetDevicePointer of the wait note");
+  cuda.device_wait_note = static_cast<device::WaitNote *>(device_view);
   check(cudaHostAlloc(reinterpret_cast<void **>(&cuda.abort_flag), sizeof *cuda.abort_flag, cudaHostAllocMapped),
         "cudaHostAlloc of the abort flag");
   *cuda.abort_flag = 0;
@@ -105,6 +110,7 @@ void startDeviceState(runtime::RuntimeState &state) {
   d.wait_timeout_ns = static_cast<std::uint64_t>(state.wait_timeout.count());
   d.one_device = cuda.one_device ? 1 : 0;
   d.hang = cuda.device_hang;
+  d.wait_note = cuda.device_wait_note;
   d.abort_flag = cuda.device_abort_flag;
   d.teams = cuda.teams;
   {
@@ -134,6 +140,9 @@ void stopDeviceState(runtime::RuntimeState &state) {
   cuda.free_results.clear();
   if (cuda.abort_flag != nullptr) cudaFreeHost(cuda.abort_flag);
   if (cuda.hang != nullptr) cudaFreeHost(cuda.hang);
+  if (cuda.wait_note != nullptr) cudaFreeHost(cuda.wait_note);
+  cuda.wait_note = nullptr;
+  cuda.device_wait_note = nullptr;
   cuda.teams = nullptr;
   cuda.order_event = nullptr;
   cuda.abort_flag = nullptr;

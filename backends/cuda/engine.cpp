@@ -122,6 +122,7 @@ void waitForStream(CudaState &cuda, const char *call) {
   site.predicate = "cuda stream tasks completed GE";
   site.expected = static_cast<std::int64_t>(target);
   site.read = readCompleted;
+  site.own_work = true;
   runtime::waitUntil(site, [&] {
     cudaError_t status = cudaStreamQuery(cuda.stream);
     if (status == cudaErrorNotReady) return false;

@@ -12,6 +12,7 @@
 #include "backends/cuda/cuda_state.h"
 #include "backends/cuda/driver_api.h"
 #include "runtime/launcher_channel.h"
+#include "runtime/published_wait.h"
 #include "tdist/exit_codes.h"
 
 namespace tdist::cuda {
@@ -92,6 +93,7 @@ Watchdog::Watchdog(runtime::RuntimeState &state, CudaState &cuda)
 Watchdog::~Watchdog() {
   stopping_.store(true, std::memory_order_relaxed);
   thread_.join();
+  if (forwarded_ != nullptr) runtime::releaseWaitBoard(*forwarded_);
   for (StreamQueue &queue : queues_) {
     for (Watched &w : queue.waits) {
       cudaEventDestroy(w.wait.started);
@@ -144,6 +146,7 @@ void Watchdog::run() {
       }
     }
     checkStreamWaits();
+    forwardDeviceWait();
     std::this_thread::sleep_for(kPeriod);
   }
 }
@@ -172,6 +175,66 @@ void Watchdog::checkStreamWaits() {
     if (oldest.running && now >= oldest.deadline && claimReport()) expire(oldest.wait);
     ++q;
   }
+}
+
+// The GPU blocked in a wait is what the PE is blocked in, unless a host wait of the PE holds the
+// record (claimWaitBoard). The note is the device's, written with system fences around an odd
+// sequence: a copy taken between two equal even sequences is whole.
+void Watchdog::forwardDeviceWait() {
+  const volatile device::WaitNote *note = cuda_.wait_note;
+  if (note == nullptr) return;
+  const std::uint32_t sequence = note->sequence;
+  std::atomic_thread_fence(std::memory_order_acquire);
+  const bool blocked = (sequence & 1) == 0 && note->waiting != 0;
+  if (!blocked) {
+    if (forwarded_ != nullptr && (sequence & 1) == 0) {
+      runtime::releaseWaitBoard(*forwarded_);
+      forwarded_ = nullptr;
+    }
+    return;
+  }
+  if (forwarded_ != nullptr && sequence == forwarded_sequence_) {
+    forwarded_->observed.store(note->observed, std::memory_order_relaxed);
+    return;
+  }
+  device::WaitNote copy;
+  copy.owner_pe = note->owner_pe;
+  copy.predicate = note->predicate;
+  copy.offset = note->offset;
+  copy.expected = note->expected;
+  copy.observed = note->observed;
+  copy.slot = note->slot;
+  copy.slots = note->slots;
+  for (int i = 0; i < 3; ++i) {
+    copy.block[i] = note->block[i];
+    copy.thread[i] = note->thread[i];
+  }
+  for (std::size_t i = 0; i < sizeof copy.call; ++i) copy.call[i] = note->call[i];
+  copy.call[sizeof copy.call - 1] = '\0';
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (note->sequence != sequence) return;  // rewritten meanwhile: the next turn reads it
+  if (forwarded_ == nullptr) {
+    if (!runtime::claimWaitBoard()) return;
+    forwarded_ = runtime::waitBoardRecord();
+  }
+  wait_board::Record &record = *forwarded_;
+  wait_board::beginWrite(record);
+  record.observed.store(copy.observed, std::memory_order_relaxed);
+  record.waiting = 1;
+  record.owner_pe = copy.owner_pe;
+  record.slot = copy.slot;
+  record.slots = copy.slots;
+  record.expected = copy.expected;
+  // When the host first saw it: the GPU's timer is not the host's clock.
+  record.since_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now().time_since_epoch()).count();
+  wait_board::copyText(record.call, copy.call);
+  wait_board::copyText(record.predicate, cmpName(copy.predicate));
+  std::snprintf(record.where, sizeof record.where, "symmetric offset 0x%zx of PE %d, block (%u,%u,%u) thread (%u,%u,%u)",
+                static_cast<std::size_t>(copy.offset), copy.owner_pe, copy.block[0], copy.block[1], copy.block[2],
+                copy.thread[0], copy.thread[1], copy.thread[2]);
+  wait_board::endWrite(record);
+  forwarded_sequence_ = sequence;
 }
 
 // The observed value is read on a stream of its own (the waiting stream is blocked), with a

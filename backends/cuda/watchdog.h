@@ -5,7 +5,9 @@
 // thread per PE, from engines_start to detach, turns either into the runtime's wait diagnostic
 // and ends the job with the wait status (97), and carries out a global_exit request of a peer
 // while this PE's host is blocked in CUDA: it raises the abort flag, so that spinning kernels
-// trap, and exits with the requested status.
+// trap, and exits with the requested status. It also forwards the device wait the GPU is blocked
+// in (device::WaitNote) to the PE's record on the job's wait board, for tdist-run's hang check,
+// unless a host wait of the PE holds the record.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -19,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/wait_board.h"
 #include "runtime/runtime_state.h"
 #include "tdist/device/state.h"
 
@@ -68,6 +71,7 @@ class Watchdog {
 
   void run();
   void checkStreamWaits();
+  void forwardDeviceWait();
   [[noreturn]] void expire(const StreamWait &wait);
 
   runtime::RuntimeState &state_;
@@ -76,6 +80,8 @@ class Watchdog {
   std::vector<StreamQueue> queues_;
   std::vector<cudaEvent_t> free_events_;
   std::atomic<bool> stopping_{false};
+  wait_board::Record *forwarded_ = nullptr;  // the board record while it shows a device wait
+  std::uint32_t forwarded_sequence_ = 0;     // the note's sequence it shows
   std::thread thread_;
 };
 

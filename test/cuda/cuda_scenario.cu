@@ -87,6 +87,25 @@ int crashWhilePeersSpin() {
   return 4;
 }
 
+// Waits for its own signal, then notifies the next PE's: every PE waits for another's notify.
+__global__ void waitThenNotify(std::uint64_t *sig, int next) {
+  dev::signal_wait_until(sig, sh::Cmp::EQ, std::uint64_t{1});
+  dev::signal_op(sig, std::uint64_t{1}, sh::SignalOp::Add, next);
+}
+
+// Each PE's kernel waits for the notify of the previous PE's kernel: no kernel can go on, and
+// the wait deadline is far away; tdist-run's hang check ends the job.
+int deviceDeadlock() {
+  initOnCuda();
+  auto *sig = static_cast<std::uint64_t *>(tdist::allocateZeroed(8, sizeof(std::uint64_t)));
+  sh::barrier_all();
+  waitThenNotify<<<1, 1>>>(sig, (tdist::myPe() + 1) % tdist::nPes());
+  cudaError_t status = cudaDeviceSynchronize();
+  std::fprintf(stderr, "scenario: PE %d: the deadlocked kernel ended with '%s'\n", tdist::myPe(),
+               cudaGetErrorString(status));
+  return 3;
+}
+
 __global__ void deviceBarrier() { dev::barrier_all(); }
 
 // Every PE but the last enters a device barrier that the last never enters.
@@ -151,7 +170,7 @@ int main(int argc, char **argv) {
   if (argc != 2) {
     std::fprintf(stderr,
                  "usage: tdist_cuda_scenario device-wait-forever|stream-wait-forever|crash-while-peers-spin|"
-                 "device-barrier-missing-pe|init-finalize-init\n");
+                 "device-barrier-missing-pe|init-finalize-init|device-deadlock\n");
     return 2;
   }
   const std::string name = argv[1];
@@ -160,6 +179,7 @@ int main(int argc, char **argv) {
   if (name == "crash-while-peers-spin") return crashWhilePeersSpin();
   if (name == "device-barrier-missing-pe") return deviceBarrierMissingPe();
   if (name == "init-finalize-init") return initFinalizeInit();
+  if (name == "device-deadlock") return deviceDeadlock();
   std::fprintf(stderr, "tdist_cuda_scenario: unknown scenario '%s'\n", name.c_str());
   return 2;
 }

@@ -25,11 +25,11 @@ LauncherResult runScenario(int n_pes, const std::string &name, std::vector<std::
   return runLauncher(scenarioJob(TDIST_CUDA_SCENARIO_PATH, n_pes, name, options));
 }
 
-bool matches(const std::string &text, const char *pattern) { return std::regex_search(text, std::regex(pattern)); }
+bool matches(const std::string &text, const std::string &pattern) { return std::regex_search(text, std::regex(pattern)); }
 
 TEST(CudaScenario, UnsatisfiableDeviceWaitEndsWithTheDiagnostic) {
   for (int n : {1, 2}) {
-    LauncherResult r = runScenario(n, "device-wait-forever", {"--wait-timeout", "2"});
+    LauncherResult r = runScenario(n, "device-wait-forever", {"--wait-timeout", "2", "--hang-check", "0"});
     EXPECT_FALSE(r.hung) << n;
     EXPECT_EQ(r.exit_status, kExitWaitTimeout) << n << "\n" << r.err;
     EXPECT_LT(r.elapsed, 20s) << n;
@@ -45,7 +45,7 @@ TEST(CudaScenario, UnsatisfiableDeviceWaitEndsWithTheDiagnostic) {
 }
 
 TEST(CudaScenario, UnsatisfiableStreamWaitEndsWithTheDiagnostic) {
-  LauncherResult r = runScenario(2, "stream-wait-forever", {"--wait-timeout", "2"});
+  LauncherResult r = runScenario(2, "stream-wait-forever", {"--wait-timeout", "2", "--hang-check", "0"});
   EXPECT_FALSE(r.hung);
   EXPECT_EQ(r.exit_status, kExitWaitTimeout) << r.err;
   EXPECT_LT(r.elapsed, 20s);
@@ -57,12 +57,32 @@ TEST(CudaScenario, UnsatisfiableStreamWaitEndsWithTheDiagnostic) {
 }
 
 TEST(CudaScenario, DeviceBarrierThatAPeNeverEntersEndsWithTheDiagnostic) {
-  LauncherResult r = runScenario(3, "device-barrier-missing-pe", {"--wait-timeout", "2"});
+  LauncherResult r = runScenario(3, "device-barrier-missing-pe", {"--wait-timeout", "2", "--hang-check", "0"});
   EXPECT_FALSE(r.hung);
   EXPECT_EQ(r.exit_status, kExitWaitTimeout) << r.err;
   EXPECT_LT(r.elapsed, 20s);
   // A waiter names the slot of the missing PE 2: its barrier word, on its heap.
   EXPECT_TRUE(matches(r.err, "PE [01]: [^\n]*barrier_all[^\n]*wait passed its deadline[^\n]*of PE 2")) << r.err;
+}
+
+// Device waits publish through the wait note: a deadlock of kernels is ended by the hang check
+// within seconds, each PE's line naming its device wait, long before the wait deadline.
+TEST(CudaScenario, DeadlockOfKernelsIsDiagnosedByTheHangCheck) {
+  for (int n : {2, 4}) {
+    LauncherResult r = runScenario(n, "device-deadlock", {"--wait-timeout", "5m"});
+    EXPECT_FALSE(r.hung) << n;
+    EXPECT_EQ(r.exit_status, kExitWaitTimeout) << n << "\n" << r.err;
+    EXPECT_LT(r.elapsed, 15s) << n;
+    EXPECT_TRUE(contains(r.err, "tdist-run: no PE can make progress")) << r.err;
+    for (int pe = 0; pe < n; ++pe) {
+      EXPECT_TRUE(matches(r.err, "PE " + std::to_string(pe) +
+                                     ": tdist::device::signal_wait_until: waiting for EQ 1 at symmetric offset "
+                                     "0x[0-9a-f]+ of PE " + std::to_string(pe) +
+                                     ", block \\(0,0,0\\) thread \\(0,0,0\\), observed 0, for "))
+          << r.err;
+    }
+    EXPECT_FALSE(contains(r.err, "passed its deadline")) << r.err;
+  }
 }
 
 TEST(CudaScenario, CrashedPeEndsPeersSpinningInKernels) {

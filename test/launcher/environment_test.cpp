@@ -77,6 +77,32 @@ TEST(Environment, OptionsNotGivenAreNotSet) {
   EXPECT_EQ(result.out, "unset unset unset\n");
 }
 
+// Every PE inherits the job's wait board (hang_check.h), a memory file of one record per PE;
+// with --hang-check 0 there is none.
+constexpr const char *kInspectWaitBoard = R"sh(
+if [ -n "$TDIST_WAIT_BOARD_FD" ]; then
+  echo "pe=$TDIST_PE board=$(readlink "/proc/$$/fd/$TDIST_WAIT_BOARD_FD" | cut -d" " -f1) bytes=$(stat -L -c %s "/proc/$$/fd/$TDIST_WAIT_BOARD_FD")"
+else
+  echo "pe=$TDIST_PE board=none"
+fi
+)sh";
+
+TEST(Environment, EveryPeInheritsTheWaitBoardUnlessTheHangCheckIsOff) {
+  LauncherResult on = runLauncher(shellJob(2, kInspectWaitBoard));
+  ASSERT_EQ(on.exit_status, 0) << on.err;
+  std::vector<std::string> on_lines = splitLines(on.out);
+  std::set<std::string> lines(on_lines.begin(), on_lines.end());
+  EXPECT_EQ(lines, (std::set<std::string>{"pe=0 board=/memfd:tdist-wait-board bytes=512",
+                                          "pe=1 board=/memfd:tdist-wait-board bytes=512"}))
+      << on.out;
+
+  LauncherResult off = runLauncher(shellJob(2, kInspectWaitBoard, {"--hang-check", "0"}));
+  ASSERT_EQ(off.exit_status, 0) << off.err;
+  std::vector<std::string> off_lines = splitLines(off.out);
+  lines = std::set<std::string>(off_lines.begin(), off_lines.end());
+  EXPECT_EQ(lines, (std::set<std::string>{"pe=0 board=none", "pe=1 board=none"})) << off.out;
+}
+
 // Counts the sockets among the shell's own descriptors, leaving out its status channel (which
 // every PE has, status_test.cpp), and checks in /proc/net that the one named by
 // TDIST_BOOTSTRAP_FD is listening (state 0A).

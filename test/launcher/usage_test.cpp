@@ -73,6 +73,9 @@ INSTANTIATE_TEST_SUITE_P(
                  "1h), got 'soon'"},
         BadUsage{"JobTimeoutBeyondTheLimit", {"-n", "2", "--timeout", "1e300", "--", "/bin/true"},
                  "--timeout: duration '1e300' is more than 1e+09 seconds"},
+        BadUsage{"NegativeHangCheck", {"-n", "2", "--hang-check", "-1", "--", "/bin/true"},
+                 "--hang-check: expected a number of seconds, 0 or more (or with a unit: 500ms, "
+                 "2m, 1h), got '-1'"},
         BadUsage{"FlagGivenAValue", {"-n", "2", "--tag-output=yes", "--", "/bin/true"},
                  "--tag-output: takes no value, got 'yes'"},
         BadUsage{"UnknownOption", {"-n", "2", "--bogus", "--", "/bin/true"},
@@ -106,6 +109,13 @@ TEST(Usage, HelpGoesToStdoutAndExitsZero) {
   EXPECT_EQ(result.exit_status, 0);
   EXPECT_THAT(result.out, HasSubstr("Usage: tdist-run -n N [options] -- program [args...]"));
   EXPECT_EQ(result.err, "");
+}
+
+TEST(Usage, HangCheckVariableIsCheckedLikeTheOption) {
+  LauncherResult result = runLauncherWithEnvironment({"TDIST_HANG_CHECK=soon"}, {"-n", "1", "--", "/bin/true"});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_THAT(result.err, HasSubstr("tdist-run: TDIST_HANG_CHECK: expected a number of seconds, 0 or more "
+                                    "(or with a unit: 500ms, 2m, 1h), got 'soon'\n"));
 }
 
 TEST(Usage, ValuesMayBeJoinedToTheirOption) {

@@ -4,9 +4,11 @@
 #include <cstring>
 #include <sstream>
 #include <system_error>
+#include <unistd.h>
 
 #include "exit_status.h"
 #include "fd_io.h"
+#include "tdist/exit_codes.h"
 
 namespace tdist::launcher {
 namespace {
@@ -31,9 +33,9 @@ std::string formatSeconds(double seconds) {
 }  // namespace
 
 JobMonitor::JobMonitor(ProcessGroup &pes, SignalInbox &signals, StatusChannels &status,
-                       OutputTagger *tagger, double job_timeout_s)
+                       OutputTagger *tagger, double job_timeout_s, HangCheck *hang_check)
     : pes_(pes), signals_(signals), status_(status), tagger_(tagger),
-      job_timeout_s_(job_timeout_s) {}
+      job_timeout_s_(job_timeout_s), hang_check_(hang_check) {}
 
 int JobMonitor::run() {
   if (job_timeout_s_ > 0)
@@ -101,6 +103,11 @@ void JobMonitor::onTimers(Clock::time_point now) {
            " s after SIG" + ::sigabbrev_np(ending_signal_) + "; sending SIGKILL");
     pes_.signalAll(SIGKILL);
     kill_at_.reset();
+  } else if (!ending_ && hang_check_) {
+    if (std::optional<std::string> diagnosis = hang_check_->look(pes_.runningPes(), now)) {
+      writeAll(STDERR_FILENO, *diagnosis);
+      endJob(tdist::kExitWaitTimeout, SIGTERM);
+    }
   }
 }
 
@@ -115,6 +122,7 @@ void JobMonitor::endJob(int exit_status, int signo) {
 int JobMonitor::pollTimeoutMs(Clock::time_point now) const {
   std::optional<Clock::time_point> next = kill_at_;
   if (!ending_ && job_deadline_) next = job_deadline_;
+  if (!ending_ && hang_check_ && (!next || hang_check_->nextLook() < *next)) next = hang_check_->nextLook();
   if (!next) return -1;
   if (*next <= now) return 0;
   // Rounded up, so that the loop does not wake just before the deadline and spin until it.

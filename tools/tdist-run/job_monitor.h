@@ -12,6 +12,7 @@
 #include <chrono>
 #include <optional>
 
+#include "hang_check.h"
 #include "output_tagger.h"
 #include "process_group.h"
 #include "signal_inbox.h"
@@ -25,9 +26,10 @@ constexpr std::chrono::seconds kGracePeriod{2};
 
 class JobMonitor {
  public:
-  // tagger is null without --tag-output; job_timeout_s 0 means no deadline.
+  // tagger is null without --tag-output; job_timeout_s 0 means no deadline; hang_check is null
+  // with --hang-check 0.
   JobMonitor(ProcessGroup &pes, SignalInbox &signals, StatusChannels &status,
-             OutputTagger *tagger, double job_timeout_s);
+             OutputTagger *tagger, double job_timeout_s, HangCheck *hang_check = nullptr);
 
   // Returns when every PE has ended, with tdist-run's exit status: 0 when all exited 0, else why
   // the job ended early (exit_status.h).
@@ -47,6 +49,7 @@ class JobMonitor {
   StatusChannels &status_;
   OutputTagger *tagger_;
   double job_timeout_s_;
+  HangCheck *hang_check_;
   std::optional<Clock::time_point> job_deadline_;
 
   bool ending_ = false;

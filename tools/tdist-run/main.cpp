@@ -17,6 +17,7 @@
 #include "exit_status.h"
 #include "fd_io.h"
 #include "gpu_sharing.h"
+#include "hang_check.h"
 #include "job_identity.h"
 #include "job_monitor.h"
 #include "job_trace.h"
@@ -62,6 +63,8 @@ int runJob(const Options &options) {
   StatusChannels status(options.n_pes);
   std::optional<JobTrace> trace;
   if (const std::string output = traceOutput(options.trace_path); !output.empty()) trace.emplace(output);
+  std::optional<WaitBoard> board;
+  if (options.hang_check_s > 0) board.emplace(options.n_pes);
 
   JobEnvironment job = {.options = &options, .ip_port = listener.ipPort(),
                         .job_id = identity.id, .job_secret = identity.secret,
@@ -81,9 +84,14 @@ int runJob(const Options &options) {
       stdio.stdout_fd = tagger->childStdout(pe);
       stdio.stderr_fd = tagger->childStderr(pe);
     }
-    PeDescriptors descriptors{.bootstrap_fd = std::nullopt, .status_fd = status.childEnd(pe)};
+    PeDescriptors descriptors{.bootstrap_fd = std::nullopt, .status_fd = status.childEnd(pe),
+                              .wait_board_fd = std::nullopt};
     if (pe == 0) descriptors.bootstrap_fd = listener.fd();
     stdio.inherited_fds.push_back(descriptors.status_fd);
+    if (board) {
+      descriptors.wait_board_fd = board->fd();
+      stdio.inherited_fds.push_back(board->fd());
+    }
     if (descriptors.bootstrap_fd) stdio.inherited_fds.push_back(*descriptors.bootstrap_fd);
     pes.start(options.program_path, options.program_argv, peEnvironment(job, pe, descriptors),
               stdio);
@@ -92,8 +100,11 @@ int runJob(const Options &options) {
     status.closeChildEnd(pe);
   }
 
-  const int exit_status =
-      JobMonitor(pes, signals, status, tagger ? &*tagger : nullptr, options.job_timeout_s).run();
+  std::optional<HangCheck> hang_check;
+  if (board) hang_check.emplace(*board, options.n_pes, options.hang_check_s);
+  const int exit_status = JobMonitor(pes, signals, status, tagger ? &*tagger : nullptr,
+                                     options.job_timeout_s, hang_check ? &*hang_check : nullptr)
+                              .run();
   pes.reapAll();  // the monitor has; a daemon must never be stopped under a live client
   if (mps) mps->stop();
   // After the PEs, however the job ended: a failed job's trace is the one most wanted.

@@ -91,7 +91,8 @@ function NAME on a grid of G programs, with arguments described by ARG (tdist-ji
 
 constexpr const char *kExitStatus =
     R"(Exit status: 0 when every PE exited 0; else the first failing PE's status, or 128+S when it was
-killed by signal S; 99 when a PE exited 0 after init without calling finalize; 124 when the job
+killed by signal S; 97 when a wait passed its deadline or no PE could make progress
+(--hang-check); 99 when a PE exited 0 after init without calling finalize; 124 when the job
 deadline passed; 128+S when tdist-run got signal S; 77 when --backend cuda finds no GPU (as a
 skipped test reports it); 2 for usage errors; 1 when tdist-run itself failed.)";
 
@@ -150,6 +151,9 @@ void describeCommandLine(CLI::App &app, Options &options) {
                   "deadline of every wait in the runtime: 30, 1.5, 500ms (TDIST_WAIT_TIMEOUT)");
   addParsedOption(app, "--timeout", "SECS", options.job_timeout_s, parseJobTimeout,
                   "end the job after SECS (30, 2m, 1h); 0 means no deadline (the default)");
+  addParsedOption(app, "--hang-check", "SECS", options.hang_check_s, parseJobTimeout,
+                  "end the job when every PE has waited SECS with nothing changing (default 2; "
+                  "0 turns it off; TDIST_HANG_CHECK)");
   app.add_option("--backend", options.backend,
                  "runtime backend: cpu, cuda, ... (TDIST_BACKEND, also the default)")
       ->type_name("NAME")
@@ -189,6 +193,14 @@ Options parseCommandLine(int argc, char **argv) {
     throw UsageError(error.what());
   }
   if (options.show_help) return options;
+  if (app.count("--hang-check") == 0) {
+    const char *inherited = std::getenv("TDIST_HANG_CHECK");
+    if (inherited != nullptr && *inherited != '\0') {
+      values::Parsed<double> seconds = parseJobTimeout(inherited);
+      if (!seconds) throw UsageError("TDIST_HANG_CHECK: " + seconds.error);
+      options.hang_check_s = *seconds.value;
+    }
+  }
   if (options.backend.empty()) {
     const char *inherited = std::getenv("TDIST_BACKEND");
     options.backend = inherited ? inherited : "";

@@ -39,6 +39,9 @@ struct Options {
   std::optional<std::vector<values::Engine>> engines;  // TDIST_ENGINES
   std::optional<double> wait_timeout_s;                // TDIST_WAIT_TIMEOUT
   double job_timeout_s = 0;                            // 0: the job has no deadline
+  // --hang-check, else TDIST_HANG_CHECK: how long every PE must wait with nothing changing
+  // before the job is ended as stuck (hang_check.h); 0 turns the check off.
+  double hang_check_s = 2;
   bool tag_output = false;
   // The PEs' TDIST_BACKEND: --backend, else the TDIST_BACKEND tdist-run was started with; "" lets
   // the runtime choose.

@@ -26,6 +26,8 @@ std::vector<std::string> peEnvironment(const JobEnvironment &job, int pe,
   for (const auto &[name, value] : job.extra_variables) job_variables.emplace_back(name, value);
   if (descriptors.bootstrap_fd)
     job_variables.emplace_back("TDIST_BOOTSTRAP_FD", std::to_string(*descriptors.bootstrap_fd));
+  if (descriptors.wait_board_fd)
+    job_variables.emplace_back("TDIST_WAIT_BOARD_FD", std::to_string(*descriptors.wait_board_fd));
   if (options.heap_bytes)
     job_variables.emplace_back("TDIST_HEAP_SIZE", std::to_string(*options.heap_bytes));
   if (options.engines)
@@ -38,7 +40,7 @@ std::vector<std::string> peEnvironment(const JobEnvironment &job, int pe,
 
   auto replacedByJob = [&](std::string_view entry) {
     std::string_view name = entry.substr(0, entry.find('='));
-    if (name == "TDIST_BOOTSTRAP_FD" || name == "TDIST_TRACE_DIR") return true;
+    if (name == "TDIST_BOOTSTRAP_FD" || name == "TDIST_TRACE_DIR" || name == "TDIST_WAIT_BOARD_FD") return true;
     for (const auto &[job_name, value] : job_variables)
       if (name == job_name) return true;
     return false;

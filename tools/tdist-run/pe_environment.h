@@ -25,6 +25,7 @@ struct JobEnvironment {
 struct PeDescriptors {
   std::optional<int> bootstrap_fd;  // TDIST_BOOTSTRAP_FD: PE 0 only
   int status_fd = -1;               // TDIST_STATUS_FD (status_channel.h)
+  std::optional<int> wait_board_fd; // TDIST_WAIT_BOARD_FD (hang_check.h): without --hang-check 0
 };
 
 // "NAME=value" entries for PE pe. Every PE but 0 has TDIST_BOOTSTRAP_FD removed, even one

@@ -41,12 +41,33 @@ struct HangRecord {
   char call[48] = {};             // the device function that waited
 };
 
+// The device wait this PE's GPU is blocked in, in host-mapped memory: the first wait that has
+// lasted a millisecond claims it (the word after hang_claim) and writes it, refreshes `observed`
+// while it waits, and clears `waiting` when it ends. The PE's watchdog forwards it to the PE's
+// record on the job's wait board (common/wait_board.h) unless a host wait holds the record, so
+// that tdist-run's hang check sees device waits as it sees host ones.
+struct WaitNote {
+  std::uint32_t sequence = 0;     // odd while the fields below (but observed and slot) are written
+  std::uint32_t waiting = 0;      // 1 while a device wait is noted
+  std::int32_t owner_pe = -1;
+  std::int32_t predicate = 0;     // tdist::shmem::Cmp
+  std::uint64_t offset = 0;       // symmetric offset of the word on owner_pe
+  std::int64_t expected = 0;
+  std::int64_t observed = 0;      // refreshed while the wait lasts
+  std::int32_t slot = 0;
+  std::int32_t slots = 1;
+  std::uint32_t block[3] = {0, 0, 0};
+  std::uint32_t thread[3] = {0, 0, 0};
+  char call[48] = {};
+};
+
 // Where a PE's internal words live: after the user heap in its own VMM segment, so that a peer
 // reaches them by the same arithmetic as user data.
 struct InternalLayout {
   std::size_t barrier_slots = 0;   // offset from the PE's segment base: kMaxDeviceTeams lines
   std::size_t barrier_epochs = 0;  // this PE's epoch per team (only this PE touches them)
-  std::size_t hang_claim = 0;      // one uint32: the device wait that CASes it 0 -> 1 writes `hang`
+  std::size_t hang_claim = 0;      // one uint32: the device wait that CASes it 0 -> 1 writes `hang`;
+                                   // the next uint32 is the claim of the wait note
   std::size_t bytes = 0;           // total internal bytes
 };
 
@@ -62,6 +83,7 @@ struct DeviceState {
   // synchronise at GPU scope (tdist/device/ptx.cuh), else at system scope.
   std::int32_t one_device = 0;
   HangRecord *hang = nullptr;         // host-mapped: the first expired wait's record
+  WaitNote *wait_note = nullptr;      // host-mapped: the wait the GPU is blocked in
   const volatile std::int32_t *abort_flag = nullptr;  // host-mapped: non-zero = the job ends
   const TeamState *teams = nullptr;   // device memory: kMaxDeviceTeams entries, [0] = world
   std::uint64_t generation = 0;       // non-zero once filled; changes at every init

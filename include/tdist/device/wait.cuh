@@ -8,7 +8,8 @@
 // abort flag. Past the deadline the first expired wait of the PE claims the hang record, fills
 // it, and traps; the PE's host watchdog prints the record as the cpu backend prints its wait
 // diagnostic and ends the job with status 97. An abort request traps without a record (the job
-// is already ending, with the status it was given).
+// is already ending, with the status it was given). A wait that has lasted a millisecond also
+// notes itself in the PE's host-mapped wait note, for tdist-run's hang check (state.h, WaitNote).
 //
 // After about 20 us of pure spinning (the latency that matters for small messages), the loop
 // sleeps between polls with a doubling __nanosleep capped at about a microsecond, so that waiting
@@ -32,6 +33,7 @@ struct WaitPolicy {
   static constexpr std::uint32_t kFirstSleepNs = 32;
   static constexpr std::uint32_t kMaxSleepNs = 1'024;
   static constexpr std::uint64_t kDefaultTimeoutNs = 120'000'000'000;  // the cpu backend's default
+  static constexpr std::uint64_t kNoteAfterNs = 1'000'000;  // a wait this old notes itself (WaitNote)
 };
 
 template <class T>
@@ -61,6 +63,32 @@ struct WaitSite {
   int slots;              // how many words the call waits on
 };
 
+// The fields the hang record and the wait note share: the wait, its word, and where it runs.
+// Volatile: the host reads these bytes while the kernel is still alive.
+template <class Record>
+__device__ __forceinline__ void describe_wait(volatile Record *record, const WaitSite &site, const void *address,
+                                              std::int64_t observed, int slot) {
+  HeapLocation where = locate(address);
+  record->owner_pe = where.owner_pe;
+  record->predicate = static_cast<std::int32_t>(site.predicate);
+  record->offset = where.offset;
+  record->expected = site.expected;
+  record->observed = observed;
+  record->block[0] = blockIdx.x;
+  record->block[1] = blockIdx.y;
+  record->block[2] = blockIdx.z;
+  record->thread[0] = threadIdx.x;
+  record->thread[1] = threadIdx.y;
+  record->thread[2] = threadIdx.z;
+  record->slot = slot;
+  record->slots = site.slots;
+  std::size_t i = 0;
+  for (; site.call != nullptr && site.call[i] != '\0' && i + 1 < sizeof(record->call); ++i) {
+    record->call[i] = site.call[i];
+  }
+  record->call[i] = '\0';
+}
+
 // Fills the PE's hang record (if this wait wins the claim) and ends the kernel. Kept out of line:
 // it runs once per job at most, and inlining it would cost every waiting kernel registers. The
 // site comes by value: a reference would make every wait build it in local memory.
@@ -72,28 +100,9 @@ struct WaitSite {
   if (s.hang != nullptr && s.heap_base != nullptr && s.internal.hang_claim != 0) {
     auto *claim = reinterpret_cast<std::uint32_t *>(own_segment() + s.internal.hang_claim);
     if (ptx::atomic_compare_exchange<std::uint32_t>(claim, 0u, 1u) == 0u) {
-      // Volatile: the host reads these bytes while the kernel is still alive.
       volatile HangRecord *record = s.hang;
-      HeapLocation where = locate(address);
       record->pe = s.my_pe;
-      record->owner_pe = where.owner_pe;
-      record->predicate = static_cast<std::int32_t>(site.predicate);
-      record->offset = where.offset;
-      record->expected = site.expected;
-      record->observed = observed;
-      record->block[0] = blockIdx.x;
-      record->block[1] = blockIdx.y;
-      record->block[2] = blockIdx.z;
-      record->thread[0] = threadIdx.x;
-      record->thread[1] = threadIdx.y;
-      record->thread[2] = threadIdx.z;
-      record->slot = slot;
-      record->slots = site.slots;
-      std::size_t i = 0;
-      for (; site.call != nullptr && site.call[i] != '\0' && i + 1 < sizeof(record->call); ++i) {
-        record->call[i] = site.call[i];
-      }
-      record->call[i] = '\0';
+      describe_wait(record, site, address, observed, slot);
       // Every field before `written`, and `written` before the trap tears the context down.
       __threadfence_system();
       record->written = 1;
@@ -103,9 +112,47 @@ struct WaitSite {
   __trap();
 }
 
+// Claims the PE's wait note for this wait and writes it; false when another wait holds it.
+// Out of line, like expire: it runs once per wait that lasted, never on the fast path.
+inline __device__ __noinline__ bool note_wait(WaitSite site, const void *address, std::int64_t observed,
+                                              int slot) {
+  const DeviceState &s = state();
+  if (s.wait_note == nullptr || s.heap_base == nullptr || s.internal.hang_claim == 0) return false;
+  auto *claim = reinterpret_cast<std::uint32_t *>(own_segment() + s.internal.hang_claim) + 1;
+  if (ptx::atomic_compare_exchange<std::uint32_t>(claim, 0u, 1u) != 0u) return false;
+  volatile WaitNote *note = s.wait_note;
+  note->sequence = note->sequence + 1;
+  __threadfence_system();
+  note->waiting = 1;
+  describe_wait(note, site, address, observed, slot);
+  __threadfence_system();
+  note->sequence = note->sequence + 1;
+  __threadfence_system();
+  return true;
+}
+
+// Ends the noted wait: clears `waiting`, then gives the note back.
+inline __device__ __noinline__ void end_noted_wait() {
+  const DeviceState &s = state();
+  volatile WaitNote *note = s.wait_note;
+  note->sequence = note->sequence + 1;
+  __threadfence_system();
+  note->waiting = 0;
+  __threadfence_system();
+  note->sequence = note->sequence + 1;
+  __threadfence_system();
+  auto *claim = reinterpret_cast<std::uint32_t *>(own_segment() + s.internal.hang_claim) + 1;
+  ptx::atomic_exchange<std::uint32_t>(claim, 0u);
+}
+
 // The pacing and deadline of one wait call; started by its first unsatisfied poll.
 class WaitLoop {
  public:
+  // After the call's last poll was satisfied.
+  __device__ __forceinline__ void finish() {
+    if (noted_) end_noted_wait();
+  }
+
   // After a poll that was not satisfied.
   __device__ __forceinline__ void pause(const WaitSite &site, const void *address, std::int64_t observed,
                                         int slot) {
@@ -129,12 +176,22 @@ class WaitLoop {
     std::uint64_t waited = ptx::global_timer() - started_ns_;
     if (waited >= timeout) expire(site, address, observed, slot);
     if (sleep_ns_ == 0 && waited >= WaitPolicy::kSpinNs) sleep_ns_ = WaitPolicy::kFirstSleepNs;
+    if (noted_) {
+      volatile WaitNote *note = s.wait_note;
+      note->observed = observed;
+      note->slot = slot;
+    } else if (!note_tried_ && waited >= WaitPolicy::kNoteAfterNs) {
+      note_tried_ = true;
+      noted_ = note_wait(site, address, observed, slot);
+    }
   }
 
   std::uint64_t started_ns_ = 0;
   std::uint32_t polls_ = 0;
   std::uint32_t sleep_ns_ = 0;
   bool timing_ = false;
+  bool note_tried_ = false;
+  bool noted_ = false;
 };
 
 // Waits until each of `count` words, `stride_bytes` apart from `first`, satisfies cmp value, with
@@ -168,6 +225,7 @@ __device__ __forceinline__ void wait_words(const T *first, int count, std::ptrdi
     }
     on_ready(seen);
   }
+  loop.finish();
 }
 
 // One word; returns the value that satisfied the predicate.
