@@ -116,14 +116,14 @@ CLI::Validator knownCase() {
                "(scripts/setup.sh fetches them where nvcc is found; then configure again)";
       return "";
     }
-    return "unknown case '" + name + "' (known: put, pingpong, ring, barrier, switch, trace-cost, all, "
+    return "unknown case '" + name + "' (known: put, pingpong, ring, barrier, switch, all, "
            "cuda-pingpong, cuda-barrier, cuda-put-bw, cuda, allreduce, allgather, reducescatter, "
-           "ag-gemm, gemm-rs, kernels, cuda-gemm-chunks, cuda-allreduce-graph, cuda-gemm-cutlass)";
+           "ag-gemm, gemm-rs, kernels, cuda-gemm-chunks, cuda-allreduce-graph, cuda-gemm-cutlass, trace-cost)";
   }, "");
 }
 
 constexpr const char *kDescription =
-    R"(cases: put pingpong ring barrier all, and switch
+    R"(cases: put pingpong ring barrier all, and switch, trace-cost
   put       PE 0 putmem + quiet to PE 1, and PE 0's private memcpy of the same sizes
   pingpong  pairs (0<->1, 2<->3, ...) at once; half round trip
   ring      a token around all PEs (0 -> 1 -> ... -> 0); time per hop
