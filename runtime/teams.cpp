@@ -194,7 +194,7 @@ Team joinActiveSet(RuntimeState &state, int start, int stride, int size, long *p
 
 }  // namespace
 
-void leaveActiveSet(Team index, long * /*psync: restored by the join*/) {
+void leaveActiveSet(Team index) {
   if (index != kActiveSetTeam || g_state == nullptr) return;
   g_state->teams.teams[kActiveSetTeam].active = false;
 }

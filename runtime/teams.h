@@ -70,6 +70,6 @@ void syncTeam(int team, const char *call, CollectiveApi api);
 // psync is not symmetric; Error(NotSupported) on a backend without host-side team collectives.
 int teamOfActiveSet(int pe_start, int log_pe_stride, int pe_size, long *psync, const char *call);
 // After the call on teamOfActiveSet's team: kActiveSetTeam is free again.
-void leaveActiveSet(int team, long *psync);
+void leaveActiveSet(int team);
 
 }  // namespace tdist::runtime

@@ -101,7 +101,6 @@ void mapHeap(runtime::RuntimeState &state, std::span<const int> fds) {
   check(cudaGetDeviceProperties(&prop, cuda.device), "cudaGetDeviceProperties");
   static_assert(sizeof prop.uuid.bytes == sizeof me.uuid);
   std::memcpy(me.uuid, prop.uuid.bytes, sizeof me.uuid);
-  const std::uint64_t mine = me.stride;
   const bool system_scope = systemScopeForced();
   auto gathered = state.store->allgather({reinterpret_cast<const std::byte *>(&me), sizeof me});
   cuda.one_device = true;
@@ -109,9 +108,9 @@ void mapHeap(runtime::RuntimeState &state, std::span<const int> fds) {
     Mine theirs;
     std::memcpy(&theirs, gathered[pe].data(), sizeof theirs);
     if (std::memcmp(theirs.uuid, me.uuid, sizeof me.uuid) != 0) cuda.one_device = false;
-    if (theirs.stride != mine) {
+    if (theirs.stride != me.stride) {
       throw Error(ErrorCode::SharedMemory, "init: heap segment strides differ between PEs: PE " +
-                                               std::to_string(state.my_pe) + " has " + std::to_string(mine) +
+                                               std::to_string(state.my_pe) + " has " + std::to_string(me.stride) +
                                                " bytes, PE " + std::to_string(pe) + " has " +
                                                std::to_string(theirs.stride) + " (GPUs of another VMM granularity)");
     }

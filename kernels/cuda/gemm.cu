@@ -586,8 +586,9 @@ void allGatherGemmFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
 }
 #endif
 
-// The strategy a call of AllGather + GEMM runs, or why the one asked for cannot run.
-bool fusedAllGatherGemm(const Tensor &a, const Tensor &b, const AllGatherGemmConfig &config) {
+// True when this call of AllGather + GEMM runs the fused strategy; throws when it was asked for
+// and cannot run.
+bool runsFused(const Tensor &a, const Tensor &b, const AllGatherGemmConfig &config) {
   constexpr const char *kernel = "all_gather_gemm";
   if (config.strategy != GemmStrategy::Fused) return false;  // Auto: Decomposed (docs/BENCHMARKS.md)
 #if !TDIST_KERNELS_HAVE_CUTLASS
@@ -614,7 +615,7 @@ bool fusedAllGatherGemm(const Tensor &a, const Tensor &b, const AllGatherGemmCon
 void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor &gathered,
                    const AllGatherGemmConfig &config, std::uint64_t /*epoch: the device's, common.cuh*/) {
   constexpr const char *kernel = "all_gather_gemm";
-  if (fusedAllGatherGemm(a, b, config)) {
+  if (runsFused(a, b, config)) {
 #if TDIST_KERNELS_HAVE_CUTLASS
     allGatherGemmFused(ctx, a, b, c, gathered, config);
 #endif

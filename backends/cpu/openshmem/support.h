@@ -46,9 +46,8 @@ void onActiveSet(int pe_start, int log_pe_stride, int pe_size, long *psync, cons
   orExit([&] {
     struct Leave {
       int team;
-      long *psync;
-      ~Leave() { runtime::leaveActiveSet(team, psync); }
-    } leave{runtime::teamOfActiveSet(pe_start, log_pe_stride, pe_size, psync, call), psync};
+      ~Leave() { runtime::leaveActiveSet(team); }
+    } leave{runtime::teamOfActiveSet(pe_start, log_pe_stride, pe_size, psync, call)};
     fn(leave.team);
   });
 }
