@@ -42,6 +42,7 @@ struct CudaState {
   CUdeviceptr base = 0;                        // the reserved range, n_pes * stride bytes
   std::size_t reserved = 0;
   bool one_device = false;                     // every PE of the job runs on this GPU
+  int pes_on_device = 1;                       // the PEs of the job on this GPU, this one counted
 
   // Device state (device_state.cpp): host-mapped pinned words and the device team table.
   device::HangRecord *hang = nullptr;          // host view; the device view is device_hang

@@ -107,6 +107,7 @@ void barrierOn(shmem::Team team, cudaStream_t s, const char *call) {
 }  // namespace
 
 int device() { return requireCuda("tdist::cuda::device").cuda.device; }
+int pes_on_device() { return requireCuda("tdist::cuda::pes_on_device").cuda.pes_on_device; }
 cudaStream_t stream() { return requireCuda("tdist::cuda::stream").cuda.stream; }
 
 void putmem_on_stream(void *dest, const void *source, std::size_t nbytes, int pe, cudaStream_t s) {

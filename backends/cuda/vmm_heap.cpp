@@ -104,10 +104,14 @@ void mapHeap(runtime::RuntimeState &state, std::span<const int> fds) {
   const bool system_scope = systemScopeForced();
   auto gathered = state.store->allgather({reinterpret_cast<const std::byte *>(&me), sizeof me});
   cuda.one_device = true;
+  cuda.pes_on_device = 0;
   for (int pe = 0; pe < n; ++pe) {
     Mine theirs;
     std::memcpy(&theirs, gathered[pe].data(), sizeof theirs);
-    if (std::memcmp(theirs.uuid, me.uuid, sizeof me.uuid) != 0) cuda.one_device = false;
+    if (std::memcmp(theirs.uuid, me.uuid, sizeof me.uuid) != 0)
+      cuda.one_device = false;
+    else
+      ++cuda.pes_on_device;
     if (theirs.stride != me.stride) {
       throw Error(ErrorCode::SharedMemory, "init: heap segment strides differ between PEs: PE " +
                                                std::to_string(state.my_pe) + " has " + std::to_string(me.stride) +

@@ -27,6 +27,10 @@ int registerDeviceState(void (*publish)(const device::DeviceState &));
 
 // The GPU ordinal this PE drives: TDIST_LOCAL_PE (else my_pe) modulo the device count.
 int device();
+// The PEs of the job that drive this PE's GPU, this one counted (1 when it has the GPU alone).
+// They share its SMs: a kernel that holds its SMs while it waits for a peer (a persistent GEMM)
+// takes at most its share, or a peer's kernels could find no SM to run on.
+int pes_on_device();
 // The PE's own stream, on which the runtime carries host-initiated transfers.
 cudaStream_t stream();
 

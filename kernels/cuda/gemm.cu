@@ -516,15 +516,18 @@ void reduceChunk(Out *out, const float *partial, std::size_t slot_stride, int n_
 // ---- AllGather + GEMM, fused ---------------------------------------------------------------------
 //   main stream  enter_and_stage: announce entry, wait for every peer's (so every peer has finished
 //                every earlier call: its gathered buffer may be written), and stage the call's epoch
-//                in this PE's stage word; then ONE persistent GEMM over the gathered rows
-//                (fused_gemm.h), whose scheduler starts on this PE's rows and waits, tile by tile, for
-//                the chunks a tile reads.
-//   side stream  after enter_and_stage: every chunk of our rows into every PE's gathered buffer (our
-//                own first, then q = me-1, me-2, ...: each consumer's order), each followed by the
-//                staged epoch copied into that PE's arrival word of (me, chunk): copy-engine work
-//                only, so the signals need no SM while the GEMMs hold them all.
+//                in this PE's stage word; our own rows into our gathered buffer, each chunk followed
+//                by the staged epoch copied into its arrival word; then ONE persistent GEMM over the
+//                gathered rows (fused_gemm.h), whose scheduler starts on this PE's rows and waits,
+//                tile by tile, for the chunks a tile reads.
+//   side stream  after enter_and_stage: every chunk of our rows into every peer's gathered buffer
+//                (q = me-1, me-2, ...: each consumer's order), each followed by the staged epoch
+//                copied into that PE's arrival word of (me, chunk): copies only, no kernel of ours.
 // The push into a peer needs no further wait: enter_and_stage saw the peer enter this call. Nothing
 // reads another PE's memory, so the call ends when our pushes are done (join) and our GEMM is.
+// A copy within one GPU runs as a kernel of the driver's, on SMs: our own rows go before the GEMM,
+// and where peers share the GPU (under MPS) each GEMM leaves kCopySms SMs free for their pushes.
+// Without both, an H200 at 2 PEs hung: every SM held by the two GEMMs, each waiting for a copy.
 
 // A word of this PE beside its arrival count (only this PE writes it): the epoch of the call in
 // flight, where the copy engine can read it.
@@ -537,6 +540,22 @@ __global__ void enter_and_stage(std::uint64_t *slot0, detail::SlotMap map, std::
 }
 
 #if TDIST_KERNELS_HAVE_CUTLASS
+// The persistent GEMM's CTAs: its share of the GPU's SMs (all of them, over the PEs that drive
+// this GPU), or fewer when `programs` asks. Its CTAs hold their SMs while they wait for a peer's
+// rows; were they more than its share, the peers' GEMMs (under MPS, several PEs on one GPU) could
+// take every SM and leave none for the kernel that a peer still has to run first.
+constexpr int kCopySms = 4;
+int fusedCtas(int programs) {
+  int sms = 0;
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, tc::device()), "cudaDeviceGetAttribute");
+  // A copy between two PEs of one GPU is the driver's copy kernel, not the copy engine (above):
+  // where peers share the GPU, a few SMs stay free for their pushes (4 measured 4% faster than 8
+  // at 2 PEs: 64 CTAs make whole waves of 8192 x 8192 tiles).
+  const int pes = std::max(1, tc::pes_on_device());
+  const int share = std::max(1, (sms - (pes > 1 ? kCopySms : 0)) / pes);
+  return programs > 0 ? std::min(programs, share) : share;
+}
+
 void allGatherGemmFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor &gathered,
                         const AllGatherGemmConfig &config) {
   constexpr const char *kernel = "all_gather_gemm";
@@ -558,14 +577,16 @@ void allGatherGemmFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
   launched("enter_and_stage");
   check(cudaEventRecord(l.entry, streams.main), "cudaEventRecord");
   check(cudaStreamWaitEvent(l.side, l.entry, 0), "cudaStreamWaitEvent");
+  // Our own rows on the main stream, before the GEMM (a copy within one GPU needs SMs, above).
   for (int s = 0; s < n_pes; ++s) {
     const int q = (me - s + n_pes) % n_pes;
+    cudaStream_t on = q == me ? streams.main : l.side;
     for (int ch = 0; ch < chunks; ++ch) {
       const std::int64_t rows = bound[ch + 1] - bound[ch];
       if (rows == 0) continue;  // no tile reads an empty chunk: it has no signal either
       const std::size_t row = static_cast<std::size_t>(me * m_local + bound[ch]);
-      tc::putmem_on_stream(gath + row * a_row_bytes, mine + bound[ch] * a_row_bytes, rows * a_row_bytes, q, l.side);
-      tc::putmem_on_stream(arrivalSlot(ctx, chunks, me, ch), stage, sizeof(std::uint64_t), q, l.side);
+      tc::putmem_on_stream(gath + row * a_row_bytes, mine + bound[ch] * a_row_bytes, rows * a_row_bytes, q, on);
+      tc::putmem_on_stream(arrivalSlot(ctx, chunks, me, ch), stage, sizeof(std::uint64_t), q, on);
     }
   }
   const std::int64_t m = m_local * n_pes;
@@ -580,7 +601,7 @@ void allGatherGemmFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
     waits.chunks = chunks;
     for (int ch = 0; ch <= chunks; ++ch) waits.bounds[ch] = static_cast<std::int32_t>(bound[ch]);
     fused::gemmBf16(gath, b.data, c.data, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), waits,
-                    config.programs, streams.main, kernel);
+                    fusedCtas(config.programs), streams.main, kernel);
   }
   join(ctx, streams);
 }

@@ -40,7 +40,7 @@ __global__ void readScope(int *gpu_scope) { *gpu_scope = dev::detail::scope() ==
 
 // The primitives synchronise at GPU scope exactly when every PE runs on this GPU (and
 // TDIST_CUDA_SYNC_SCOPE does not ask for system scope); the host reference compares the GPUs'
-// UUIDs, which every PE leaves in its copy of a symmetric buffer.
+// UUIDs, which every PE leaves in its copy of a symmetric buffer; pes_on_device() counts the equal ones.
 TEST_F(CudaTest, SyncScopeIsGpuExactlyWhenEveryPeSharesThisGpu) {
   constexpr std::size_t kUuid = sizeof(cudaUUID_t);
   Symmetric<char> uuids(kUuid);
@@ -51,11 +51,16 @@ TEST_F(CudaTest, SyncScopeIsGpuExactlyWhenEveryPeSharesThisGpu) {
   uuids.write(std::vector<char>(prop.uuid.bytes, prop.uuid.bytes + kUuid));
   finishAll();
   bool one_device = true;
+  int sharing = 0;
   for (int pe = 0; pe < n(); ++pe) {
     char theirs[kUuid];
     TDIST_ASSERT_CUDA(cudaMemcpy(theirs, sh::ptr(uuids.get(), pe), kUuid, cudaMemcpyDefault));
-    if (std::memcmp(theirs, prop.uuid.bytes, kUuid) != 0) one_device = false;
+    if (std::memcmp(theirs, prop.uuid.bytes, kUuid) != 0)
+      one_device = false;
+    else
+      ++sharing;
   }
+  EXPECT_EQ(tdist::cuda::pes_on_device(), sharing) << "the PEs on this GPU, this one counted";
   const char *forced = std::getenv("TDIST_CUDA_SYNC_SCOPE");
   const bool system = forced != nullptr && std::string(forced) == "system";
   int *gpu_scope = nullptr;

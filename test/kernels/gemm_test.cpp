@@ -479,14 +479,17 @@ TEST(Bf16Gemms, AllGatherGemmOfSmallIntegersEqualsTheReference) {
 // results where a tile reads rows of several PEs and chunks (m_local = 13), where the rows per PE
 // are not whole tiles (200), and where they are (256: the tiles start on the PE's own rows), K
 // below one K step, N of one and of several tiles, 1 to 3 chunks, gathered given or in scratch,
-// and the calls back to back with the decomposed strategy on one context.
+// and the calls back to back with the decomposed strategy on one context. The last shape has more
+// tiles than the GPU has SMs (a full persistent grid on every PE); with several PEs on one GPU,
+// each GEMM must leave its peers their share of the SMs, or a PE's next kernel finds none while
+// its peer's GEMM waits for it.
 TEST(Bf16Gemms, FusedAllGatherGemmOfSmallIntegersEqualsTheReference) {
   Context ctx(smallContext());
   if (ctx.backend() != "cuda") GTEST_SKIP() << "the fused strategy is the cuda backend's (cpu: one tile body)";
   struct Shape {
     std::int64_t m_local, K, N;
   };
-  for (const Shape s : {Shape{13, 24, 40}, Shape{200, 16, 264}, Shape{256, 24, 512}}) {
+  for (const Shape s : {Shape{13, 24, 40}, Shape{200, 16, 264}, Shape{256, 24, 512}, Shape{2048, 16, 4096}}) {
     AgProblem p(s.m_local, s.K, s.N, Values::SmallIntegers, DType::BF16);
     const std::vector<double> want = p.reference();
     const std::vector<double> want_gathered(p.global_a.begin(), p.global_a.end());

@@ -1,5 +1,8 @@
 // tdist-bench's command line, under tdist-run as it is used: values read by the shared parser,
 // errors reported once (by PE 0) with exit status 2, before the runtime starts.
+#include <algorithm>
+#include <string>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -81,6 +84,31 @@ TEST(BenchOptions, Bf16ReachesTheKernelCases) {
   EXPECT_EQ(result.exit_status, 0) << result.err;
   EXPECT_THAT(result.out, HasSubstr("RESULT impl=tdist case=allreduce variant=two-shot pes=2 size=16384 "));
   EXPECT_THAT(result.out, HasSubstr("RESULT impl=tdist case=reducescatter pes=2 size=16384 "));
+}
+
+// The median_us of a RESULT line of `variant` in the output.
+double medianOf(const std::string &out, const std::string &variant) {
+  const std::size_t line = out.find("variant=" + variant + " ");
+  if (line == std::string::npos) return -1.0;
+  const std::size_t at = out.find("median_us=", line);
+  return at == std::string::npos ? -1.0 : std::stod(out.substr(at + 10));
+}
+
+// ideal = max(gemm, comm) and serial = gemm + comm, repeat by repeat, of the rows of those names:
+// so the ideal's median is at least each one's, and the serial's at least the ideal's.
+TEST(BenchOptions, IdealAndSerialComeFromTheGemmAndCommRows) {
+  for (const char *kernel : {"ag-gemm", "gemm-rs"}) {
+    LauncherResult result = runBench(2, {kernel, "--m", "64", "--n", "64", "--k", "64", "--repeats", "3", "--iters",
+                                         "2", "--no-table"});
+    ASSERT_EQ(result.exit_status, 0) << result.err;
+    const double gemm = medianOf(result.out, "gemm"), comm = medianOf(result.out, "comm");
+    const double ideal = medianOf(result.out, "ideal"), serial = medianOf(result.out, "serial");
+    ASSERT_GT(gemm, 0.0) << result.out;
+    ASSERT_GT(comm, 0.0) << result.out;
+    EXPECT_GE(ideal, std::max(gemm, comm) * (1 - 1e-6)) << kernel << "\n" << result.out;
+    EXPECT_GE(serial, ideal * (1 - 1e-6)) << kernel << "\n" << result.out;
+    EXPECT_LE(serial, (gemm + comm) * 2) << kernel << "\n" << result.out;
+  }
 }
 
 }  // namespace

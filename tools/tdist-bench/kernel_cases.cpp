@@ -340,13 +340,21 @@ std::string shapeText(const Options &options) {
 
 // Reports ideal = max(GEMM, comm) and serial = GEMM + comm of each repeat (rows 1 and 2 of
 // `reported`: the slowest PE's, repeat by repeat).
+// ideal = max(gemm, comm) and serial = gemm + comm, repeat by repeat, from the rows of those names
+// (wherever they are among the case's rows).
 void reportIdeal(Reporter &reporter, const char *case_name, const std::string &shape, std::size_t size,
-                 long iters, const std::vector<std::vector<double>> &reported) {
+                 long iters, const std::vector<Row> &rows, const std::vector<std::vector<double>> &reported) {
   if (shmem::my_pe() != 0) return;
+  const auto named = [&](const std::string &variant) -> const std::vector<double> & {
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].variant == "variant=" + variant + " " + shape) return reported[i];
+    throw std::logic_error(std::string(case_name) + ": no " + variant + " row");
+  };
+  const std::vector<double> &gemm = named("gemm"), &comm = named("comm");
   std::vector<double> ideal, serial;
-  for (std::size_t r = 0; r < reported[1].size(); ++r) {
-    ideal.push_back(std::max(reported[1][r], reported[2][r]));
-    serial.push_back(reported[1][r] + reported[2][r]);
+  for (std::size_t r = 0; r < gemm.size() && r < comm.size(); ++r) {
+    ideal.push_back(std::max(gemm[r], comm[r]));
+    serial.push_back(gemm[r] + comm[r]);
   }
   reporter.add(rowResult(case_name, "variant=ideal " + shape, size, iters, ideal, 0, 0));
   reporter.add(rowResult(case_name, "variant=serial " + shape, size, iters, serial, 0, 0));
@@ -512,7 +520,7 @@ void runAgGemmCase(const Options &options, Reporter &reporter) {
   if (gemm.onDevice()) rows.push_back(Row{.variant = "variant=sequential " + shape, .us = {}, .call = sequential});
   const long iters = gemmIterations(options);
   auto reported = timeRows(options, reporter, ctx, "ag-gemm", bytes, iters, rows);
-  reportIdeal(reporter, "ag-gemm", shape, bytes, iters, reported);
+  reportIdeal(reporter, "ag-gemm", shape, bytes, iters, rows, reported);
 
   tdist::freeTensor(gather_out);
   tdist::freeTensor(gather_in);
@@ -598,7 +606,7 @@ void runGemmRsCase(const Options &options, Reporter &reporter) {
   if (gemm.onDevice()) rows.push_back(Row{.variant = "variant=sequential " + shape, .us = {}, .call = sequential});
   const long iters = gemmIterations(options);
   auto reported = timeRows(options, reporter, ctx, "gemm-rs", bytes, iters, rows);
-  reportIdeal(reporter, "gemm-rs", shape, bytes, iters, reported);
+  reportIdeal(reporter, "gemm-rs", shape, bytes, iters, rows, reported);
 
   tdist::freeTensor(rs_out);
   tdist::freeTensor(rs_in);

@@ -27,7 +27,8 @@ struct AllGatherGemmConfig {
   int chunks_per_pe = 1;   // row chunks of each PE's A, each with its own signal; 1 .. 64
   int tile_m = 512;        // cpu: rows of C per program tile; 1 .. 4096
   int tile_n = 1024;       // cpu: columns of C per program tile; 1 .. 4096
-  int programs = 0;        // cpu: programs (0 = one per core); cuda Fused: most CTAs (0 = one per SM)
+  int programs = 0;        // cpu: programs (0 = one per core); cuda Fused: most CTAs (0 = one per SM
+                           // of this PE's share: the GPU's SMs over the PEs that drive it)
   GemmStrategy strategy = GemmStrategy::Auto;
 };
 void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor *gathered = nullptr,
