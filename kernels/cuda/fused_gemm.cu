@@ -136,6 +136,105 @@ class SignalledRowsScheduler : public cutlass::gemm::kernel::detail::PersistentT
   std::uint64_t epoch_ = 0;
 };
 
+struct NotifiedTiles {};  // the scheduler tag of GEMM + ReduceScatter's side
+
+// CUTLASS's static persistent scheduler with the batches (owners) rotated to start at
+// first_owner, and a notification per finished tile from the consumers' TMA-store warp: the
+// cooperative kernel's consumers call fetch_next_work(work, ...) right after the epilogue has
+// issued the stores of `work`, and the one warp that issued them (consumer thread 0 .. 31) waits
+// for its bulk groups to complete before lane 0 sets the owner's flag.
+class NotifiedTilesScheduler : public cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90 {
+  using Base = cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90;
+
+ public:
+  using WorkTileInfo = typename Base::WorkTileInfo;
+  struct Arguments : Base::Arguments {
+    TileNotify notify;
+  };
+  struct Params : Base::Params {
+    TileNotify notify;
+    int tiles_m = 0;  // row tiles of one owner's block (the grid may round up to the cluster)
+    int tiles_n = 0;
+  };
+
+  template <class ProblemShapeMNKL, class TileShape, class ClusterShape>
+  static Params to_underlying_arguments(ProblemShapeMNKL problem, TileShape tile, ClusterShape cluster,
+                                        cutlass::KernelHardwareInfo const &hw, Arguments const &args,
+                                        void *workspace = nullptr, const uint32_t epilogue_subtile = 1,
+                                        uint32_t k_align = 1u) {
+    Params params;
+    static_cast<Base::Params &>(params) =
+        Base::to_underlying_arguments(problem, tile, cluster, hw, args, workspace, epilogue_subtile, k_align);
+    params.notify = args.notify;
+    params.tiles_m = static_cast<int>((cute::get<0>(problem) + kTileM - 1) / kTileM);
+    params.tiles_n = static_cast<int>((cute::get<1>(problem) + kTileN - 1) / kTileN);
+    return params;
+  }
+
+  CUTLASS_HOST_DEVICE NotifiedTilesScheduler() {}
+  CUTLASS_DEVICE explicit NotifiedTilesScheduler(Params const &params)
+      : Base(params), notify_(params.notify), tiles_m_(params.tiles_m), tiles_n_(params.tiles_n) {
+    // The consumers' first warp (the producer warpgroup is threads 0 .. 127): it issues the TMA stores.
+    notifier_ = notify_.flags != nullptr && threadIdx.x >= 128 && threadIdx.x < 160;
+    if (notifier_) epoch_ = detail::call_epoch(notify_.slot0);
+  }
+
+  template <class ClusterShape>
+  CUTLASS_DEVICE WorkTileInfo initial_work_tile_info(ClusterShape cluster) {
+    return rotate(Base::initial_work_tile_info(cluster));
+  }
+
+  CUTLASS_DEVICE auto fetch_next_work(WorkTileInfo work) {
+    auto [next, increment] = Base::fetch_next_work(unrotate(work));
+    return cute::make_tuple(rotate(next), increment);
+  }
+
+  template <class Pipeline, class PipelineState>
+  CUTLASS_DEVICE auto fetch_next_work(WorkTileInfo work, Pipeline &pipeline, PipelineState state) {
+    notify(work);
+    auto [next, increment] = Base::fetch_next_work(unrotate(work), pipeline, state);
+    return cute::make_tuple(rotate(next), increment);
+  }
+
+  CUTLASS_DEVICE bool is_last_tile(WorkTileInfo &work, uint32_t advance = 1) const {
+    WorkTileInfo base = unrotate(work);
+    return Base::is_last_tile(base, advance);
+  }
+
+ private:
+  CUTLASS_DEVICE WorkTileInfo rotate(WorkTileInfo work) const {
+    if (work.is_valid() && notify_.owners > 1)
+      work.L_idx = (work.L_idx + notify_.first_owner) % notify_.owners;
+    return work;
+  }
+  CUTLASS_DEVICE WorkTileInfo unrotate(WorkTileInfo work) const {
+    if (work.is_valid() && notify_.owners > 1)
+      work.L_idx = (work.L_idx + notify_.owners - notify_.first_owner) % notify_.owners;
+    return work;
+  }
+
+  // After the epilogue of `work`: its stores complete, then the owner's flag of (me, tile).
+  CUTLASS_DEVICE void notify(WorkTileInfo work) const {
+    if (!notifier_ || !work.is_valid() || work.M_idx >= tiles_m_ || work.N_idx >= tiles_n_) return;
+    asm volatile("cp.async.bulk.wait_group 0;" : : : "memory");  // this lane's TMA stores have landed
+    __syncwarp();
+    if (cutlass::canonical_lane_idx() == 0) {
+      asm volatile("fence.proxy.async.global;" : : : "memory");  // async-proxy writes before the flag
+      const int tile = work.M_idx * tiles_n_ + work.N_idx;
+      const int tiles = tiles_m_ * tiles_n_;
+      device::signal_op(notify_.flags + static_cast<std::ptrdiff_t>(notify_.me) * tiles + tile, epoch_,
+                        shmem::SignalOp::Set, work.L_idx);
+    }
+    __syncwarp();
+  }
+
+  TileNotify notify_{};
+  int tiles_m_ = 0;
+  int tiles_n_ = 0;
+  bool notifier_ = false;
+  std::uint64_t epoch_ = 0;
+};
+
 }  // namespace tdist::kernels::cuda::fused
 
 namespace cutlass::gemm::kernel::detail {
@@ -144,6 +243,12 @@ template <class ArchTag, class TileShape, class ClusterShape, uint32_t Scheduler
 struct TileSchedulerSelector<tdist::kernels::cuda::fused::SignalledRows, ArchTag, TileShape, ClusterShape,
                              SchedulerPipelineStageCount> {
   using Scheduler = tdist::kernels::cuda::fused::SignalledRowsScheduler;
+};
+
+template <class ArchTag, class TileShape, class ClusterShape, uint32_t SchedulerPipelineStageCount>
+struct TileSchedulerSelector<tdist::kernels::cuda::fused::NotifiedTiles, ArchTag, TileShape, ClusterShape,
+                             SchedulerPipelineStageCount> {
+  using Scheduler = tdist::kernels::cuda::fused::NotifiedTilesScheduler;
 };
 
 }  // namespace cutlass::gemm::kernel::detail
@@ -173,6 +278,21 @@ using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
 
 using Kernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, Mainloop, Epilogue, SignalledRows>;
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
+
+// GEMM + ReduceScatter's side: f32 partials (the library's reduction sums them in f32), no source C.
+constexpr int kAlignmentF32 = 128 / cutlass::sizeof_bits<float>::value;
+using EpilogueToOwners = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+    cutlass::epilogue::collective::EpilogueTileAuto, Accumulator, Accumulator, void, Layout, kAlignmentF32, float,
+    Layout, kAlignmentF32, cutlass::epilogue::TmaWarpSpecializedCooperative>::CollectiveOp;
+using MainloopToOwners = typename cutlass::gemm::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, Layout, kAlignment, Element, Layout, kAlignment,
+    Accumulator, TileShape, ClusterShape,
+    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename EpilogueToOwners::SharedStorage))>,
+    cutlass::gemm::KernelTmaWarpSpecializedCooperative>::CollectiveOp;
+using KernelToOwners =
+    cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, MainloopToOwners, EpilogueToOwners, NotifiedTiles>;
+using GemmToOwners = cutlass::gemm::device::GemmUniversalAdapter<KernelToOwners>;
 
 void check(cutlass::Status status, const char *kernel, const char *what) {
   if (status != cutlass::Status::kSuccess) {
@@ -226,6 +346,49 @@ void gemmBf16(const void *a, const void *b, void *c, int m, int n, int k, const 
   Gemm gemm;
   check(gemm.can_implement(arguments), kernel, "shape (k and n must be multiples of 8)");
   if (Gemm::get_workspace_size(arguments) != 0) {
+    throw Error(ErrorCode::Internal, std::string(kernel) + ": the fused GEMM asks for a workspace");
+  }
+  check(gemm.initialize(arguments, nullptr, stream), kernel, "initialize");
+  check(gemm.run(stream), kernel, "launch");
+}
+
+void gemmBf16ToOwners(const void *a, const void *b, float *d, std::int64_t d_owner_stride, int m, int n, int k,
+                      const TileNotify &notify, int max_ctas, cudaStream_t stream, const char *kernel) {
+  if (notify.owners < 1 || notify.first_owner < 0 || notify.first_owner >= notify.owners) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the fused GEMM's owners: " +
+                                             std::to_string(notify.owners) + ", first " +
+                                             std::to_string(notify.first_owner));
+  }
+  if (d_owner_stride % kAlignmentF32 != 0) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the owners' partials are not 16 bytes apart");
+  }
+  using StrideA = typename GemmToOwners::GemmKernel::StrideA;
+  using StrideB = typename GemmToOwners::GemmKernel::StrideB;
+  using StrideD = typename GemmToOwners::GemmKernel::StrideD;
+  cutlass::KernelHardwareInfo hw;
+  cudaGetDevice(&hw.device_id);
+  const int sms = smCount();
+  hw.sm_count = max_ctas > 0 && max_ctas < sms ? max_ctas : sms;
+  typename NotifiedTilesScheduler::Arguments scheduler;
+  scheduler.max_swizzle_size = 1;
+  scheduler.raster_order = NotifiedTilesScheduler::RasterOrderOptions::AlongN;
+  scheduler.notify = notify;
+  const int owners = notify.owners;
+  StrideA stride_a = cutlass::make_cute_packed_stride(StrideA{}, make_shape(m, k, owners));  // A_l: rows l*m ..
+  StrideB stride_b = cutlass::make_cute_packed_stride(StrideB{}, make_shape(n, k, 1));
+  cute::get<2>(stride_b) = 0;  // one B for every owner
+  StrideD stride_d = cutlass::make_cute_packed_stride(StrideD{}, make_shape(m, n, 1));
+  cute::get<2>(stride_d) = d_owner_stride;
+  typename GemmToOwners::Arguments arguments{
+      cutlass::gemm::GemmUniversalMode::kBatched,
+      {m, n, k, owners},
+      {static_cast<const Element *>(a), stride_a, static_cast<const Element *>(b), stride_b},
+      {{1.0f, 0.0f}, nullptr, stride_d, d, stride_d},
+      hw,
+      scheduler};
+  GemmToOwners gemm;
+  check(gemm.can_implement(arguments), kernel, "shape (k and n must be multiples of 8)");
+  if (GemmToOwners::get_workspace_size(arguments) != 0) {
     throw Error(ErrorCode::Internal, std::string(kernel) + ": the fused GEMM asks for a workspace");
   }
   check(gemm.initialize(arguments, nullptr, stream), kernel, "initialize");

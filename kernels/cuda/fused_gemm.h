@@ -49,4 +49,32 @@ __attribute__((visibility("default"))) void gemmBf16(const void *a, const void *
                                                      const RowWaits &waits, int max_ctas, cudaStream_t stream,
                                                      const char *kernel);
 
+// GEMM + ReduceScatter's side (fused_gemm.cu, gemm.cu): the tiles of one owner's block of rows
+// are a batch; the scheduler hands out the batches from owner `first_owner` on (the PE after this
+// one, so that this PE's own block comes last), and after the epilogue's stores of a tile have
+// landed (the TMA stores' bulk group complete, then fence.proxy.async), one thread of the
+// consumers sets the owner's flag of (this PE, tile) to the call's epoch with the device
+// library's signal_op. Tile t of a block is (row tile t / tiles_n, column tile t % tiles_n).
+struct TileNotify {
+  std::uint64_t *flags = nullptr;  // symmetric: the flag of (src, tile) is flags[src * tiles + tile]
+  std::uint64_t *slot0 = nullptr;  // the call's device epoch (common.cuh)
+  int me = 0;                      // this PE: the src of its flags
+  int owners = 1;                  // the batches
+  int first_owner = 0;
+};
+
+// Tiles of a block of `rows` rows and n columns, the unit of TileNotify's flags.
+constexpr int tilesOf(std::int64_t rows, std::int64_t n) {
+  return static_cast<int>(((rows + kTileM - 1) / kTileM) * ((n + kTileN - 1) / kTileN));
+}
+
+// For every owner l: D_l [m, n] f32 (ld n) at d + l * d_owner_stride elements = A_l x B, where A_l
+// is rows l*m .. of a [owners * m, k] (bf16, row-major) and B [k, n] bf16 is shared; one persistent
+// kernel, the tiles in the order above, each notified. k and n multiples of 8; d_owner_stride a
+// multiple of 4 (16-byte TMA strides). Throws like gemmBf16.
+__attribute__((visibility("default"))) void gemmBf16ToOwners(const void *a, const void *b, float *d,
+                                                             std::int64_t d_owner_stride, int m, int n, int k,
+                                                             const TileNotify &notify, int max_ctas,
+                                                             cudaStream_t stream, const char *kernel);
+
 }  // namespace tdist::kernels::cuda::fused

@@ -56,6 +56,7 @@
 #endif
 #include "tdist/cuda.h"
 #include "tdist/error.h"
+#include "tdist/runtime.h"
 #include "tdist/shmem.h"
 
 namespace tdist::kernels::cuda {
@@ -711,6 +712,139 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
   join(ctx, streams);
 }
 
+// ---- GEMM + ReduceScatter, fused -----------------------------------------------------------------
+//   main stream  enter_and_reset: zero this PE's tile flags (only peers' GEMMs set them, each after
+//                seeing our entry), announce entry, wait for every peer's; then ONE persistent GEMM
+//                (fused_gemm.h, gemmBf16ToOwners) whose batches are the owners' blocks, from owner
+//                me+1 on (our own last): the epilogue stores each f32 partial tile straight into its
+//                owner's receive slot [src = me] (TMA stores into the peer's heap), and once they
+//                have landed sets the owner's flag of (me, tile); then reduce_tiles: each tile of our
+//                block, once every peer's flag of it is set, is the n partials summed in PE order in
+//                f32 and rounded once into c, the decomposed strategy's reduction.
+// Scratch: the n receive slots of [M / n_pes, N] f32, as decomposed, then n x tiles flag words.
+
+#if TDIST_KERNELS_HAVE_CUTLASS
+__global__ void enter_and_reset(std::uint64_t *slot0, detail::SlotMap map, std::uint64_t *flags, int count) {
+  for (int i = threadIdx.x; i < count; i += blockDim.x) reinterpret_cast<volatile std::uint64_t *>(flags)[i] = 0;
+  __syncthreads();
+  __threadfence_system();  // the zeros before the entry that lets peers set them
+  detail::announce_and_wait_entry(slot0, map, detail::call_epoch(slot0));
+}
+
+template <class Out>
+__global__ void reduce_tiles(Out *out, const float *partial, std::size_t slot_stride, std::uint64_t *flags,
+                             std::uint64_t *slot0, int n_pes, int me, std::int64_t rows, std::int64_t n, int tiles_n,
+                             int tiles) {
+  const std::uint64_t epoch = detail::call_epoch(slot0);
+  for (int tile = static_cast<int>(blockIdx.x); tile < tiles; tile += static_cast<int>(gridDim.x)) {
+    for (int p = threadIdx.x; p < n_pes; p += blockDim.x)
+      if (p != me) dev::signal_wait_until(flags + static_cast<std::size_t>(p) * tiles + tile, Cmp::GE, epoch);
+    __syncthreads();
+    const std::int64_t r0 = static_cast<std::int64_t>(tile / tiles_n) * fused::kTileM;
+    const std::int64_t c0 = static_cast<std::int64_t>(tile % tiles_n) * fused::kTileN;
+    const std::int64_t tile_rows = rows - r0 < fused::kTileM ? rows - r0 : fused::kTileM;
+    const std::int64_t tile_cols = n - c0 < fused::kTileN ? n - c0 : fused::kTileN;
+    for (std::int64_t i = threadIdx.x; i < tile_rows * tile_cols; i += blockDim.x) {
+      const std::size_t at = static_cast<std::size_t>((r0 + i / tile_cols) * n + c0 + i % tile_cols);
+      float acc = partial[at];
+      for (int p = 1; p < n_pes; ++p) acc += partial[p * slot_stride + at];
+      store(out, at, acc);
+    }
+    __syncthreads();  // the next tile's waits start after every thread is done with this one
+  }
+}
+
+void gemmReduceScatterFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
+                            const GemmReduceScatterConfig &config) {
+  constexpr const char *kernel = "gemm_reduce_scatter";
+  const int me = shmem::my_pe(), n_pes = shmem::n_pes();
+  const std::int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+  const std::int64_t block = m / n_pes;
+  requireSignals(kernel, ctx, n_pes, 1);
+  const int tiles_n = static_cast<int>((n + fused::kTileN - 1) / fused::kTileN);
+  const int tiles = fused::tilesOf(block, n);
+  const std::size_t p_row_bytes = static_cast<std::size_t>(n) * sizeof(float);
+  const std::size_t slot_bytes = static_cast<std::size_t>(block) * p_row_bytes;
+  const std::size_t flags_offset = alignUp(n_pes * slot_bytes);
+  const std::size_t needed = flags_offset + static_cast<std::size_t>(n_pes) * tiles * sizeof(std::uint64_t);
+  if (needed > ctx.scratchBytes())
+    throw Error(ErrorCode::InvalidParam,
+                std::string(kernel) + ": the context's scratch holds " + std::to_string(ctx.scratchBytes()) +
+                    " bytes, strategy Fused needs " + std::to_string(needed) +
+                    " (n_pes f32 partials of [M / n_pes, N] and a flag per tile and PE; "
+                    "ContextOptions.scratch_bytes)");
+  auto *receive = static_cast<std::byte *>(ctx.scratch());
+  auto *flags = reinterpret_cast<std::uint64_t *>(receive + flags_offset);
+
+  // Our partial of owner l's block goes to PE l's receive slot [me]: the same offset in every PE's
+  // heap, whose segments lie one stride apart in this PE's address space.
+  void *mine_at_0 = tdist::peerPointer(receive + me * slot_bytes, 0);
+  std::ptrdiff_t heap_stride = 0;
+  if (n_pes > 1) {
+    void *at_1 = tdist::peerPointer(receive + me * slot_bytes, 1);
+    heap_stride = at_1 == nullptr || mine_at_0 == nullptr ? 0 : static_cast<std::byte *>(at_1) - static_cast<std::byte *>(mine_at_0);
+  }
+  for (int pe = 0; pe < n_pes; ++pe) {
+    auto *at = static_cast<std::byte *>(tdist::peerPointer(receive + me * slot_bytes, pe));
+    if (mine_at_0 == nullptr || at != static_cast<std::byte *>(mine_at_0) + pe * heap_stride ||
+        heap_stride % 16 != 0) {
+      throw Error(ErrorCode::NotSupported, std::string(kernel) +
+                                               ": strategy Fused stores into every PE's heap through one "
+                                               "address range; PE " + std::to_string(pe) +
+                                               "'s heap is not one stride from the others here");
+    }
+  }
+
+  DeviceGuard device(tc::device());
+  const Streams streams = streamsFor(ctx);
+  enter_and_reset<<<1, 256, 0, streams.main>>>(ctx.slot(0), detail::SlotMap{n_pes}, flags, n_pes * tiles);
+  launched("enter_and_reset");
+  if (block > 0 && n > 0) {
+    fused::TileNotify notify;
+    notify.flags = flags;
+    notify.slot0 = ctx.slot(0);
+    notify.me = me;
+    notify.owners = n_pes;
+    notify.first_owner = (me + 1) % n_pes;
+    fused::gemmBf16ToOwners(a.data, b.data, static_cast<float *>(mine_at_0),
+                            static_cast<std::int64_t>(heap_stride / static_cast<std::ptrdiff_t>(sizeof(float))),
+                            static_cast<int>(block), static_cast<int>(n), static_cast<int>(k), notify,
+                            fusedCtas(config.programs), streams.main, kernel);
+    // At most the GEMM's share of blocks: they wait for peers' tiles, and where peers share this GPU
+    // their GEMMs must still find their SMs.
+    reduce_tiles<<<std::min(tiles, fusedCtas(0)), 256, 0, streams.main>>>(static_cast<__nv_bfloat16 *>(c.data),
+                                                  reinterpret_cast<const float *>(receive),
+                                                  static_cast<std::size_t>(block) * n, flags, ctx.slot(0), n_pes, me,
+                                                  block, n, tiles_n, tiles);
+    launched("reduce_tiles");
+  }
+  finish_gemm<<<1, 32, 0, streams.main>>>(ctx.slot(0));
+  launched(kernel);
+}
+#endif
+
+// True when this call of GEMM + ReduceScatter runs the fused strategy; throws when it was asked
+// for and cannot run.
+bool runsFusedRs(const Tensor &a, const Tensor &b, const GemmReduceScatterConfig &config) {
+  constexpr const char *kernel = "gemm_reduce_scatter";
+  if (config.strategy != GemmStrategy::Fused) return false;  // Auto: Decomposed (docs/BENCHMARKS.md)
+#if !TDIST_KERNELS_HAVE_CUTLASS
+  throw Error(ErrorCode::NotSupported, std::string(kernel) +
+                                           ": strategy Fused needs the CUTLASS headers when tdist is built "
+                                           "(scripts/setup.sh fetches them; TDIST_CUTLASS_DIR)");
+#endif
+  if (a.dtype != DType::BF16) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": strategy Fused takes bf16 tensors, not " +
+                                             std::string(a.dtype == DType::F32 ? "f32" : "this dtype"));
+  }
+  if (a.shape[1] % 8 != 0 || b.shape[1] % 8 != 0) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": strategy Fused needs K / n_pes and N multiples "
+                                             "of 8 (16-byte rows for TMA), not " + std::to_string(a.shape[1]) +
+                                             " and N = " + std::to_string(b.shape[1]));
+  }
+  return true;
+}
+
 // ---- GEMM + ReduceScatter ------------------------------------------------------------------------
 // Determinism over speed: the partials travel in f32 and the owner sums them in PE order in a small
 // kernel once they all arrived. The alternative, a ring whose every GEMM adds the partial received
@@ -724,10 +858,11 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
 void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
                        const GemmReduceScatterConfig &config, std::uint64_t /*epoch*/) {
   constexpr const char *kernel = "gemm_reduce_scatter";
-  if (config.strategy == GemmStrategy::Fused) {
-    throw Error(ErrorCode::NotSupported, std::string(kernel) +
-                                             ": strategy Fused is not implemented for this kernel yet (Decomposed "
-                                             "or Auto)");
+  if (runsFusedRs(a, b, config)) {
+#if TDIST_KERNELS_HAVE_CUTLASS
+    gemmReduceScatterFused(ctx, a, b, c, config);
+#endif
+    return;
   }
   const int me = shmem::my_pe(), n_pes = shmem::n_pes();
   const int chunks = config.chunks_per_pe;

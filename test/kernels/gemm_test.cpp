@@ -536,16 +536,72 @@ TEST(Bf16Gemms, FusedStrategyErrorsNameWhatItTakes) {
   expectError(ErrorCode::InvalidParam, "strategy Fused takes bf16", [&] {
     all_gather_gemm(ctx, f32.a, f32.b, f32.c, nullptr, fused);
   });
-  RsProblem rs(4 * sh::n_pes(), 16, Values::SmallIntegers, -1, DType::BF16);
+  RsProblem rs(4 * sh::n_pes(), 16, Values::SmallIntegers, 12, DType::BF16);
   GemmReduceScatterConfig rs_fused;
   rs_fused.strategy = GemmStrategy::Fused;
-  expectError(ErrorCode::NotSupported, "not implemented for this kernel yet", [&] {
+  expectError(ErrorCode::InvalidParam, "K / n_pes and N multiples of 8", [&] {
     gemm_reduce_scatter(ctx, rs.a, rs.b, rs.c, rs_fused);
+  });
+  RsProblem rs_f32(4 * sh::n_pes(), 16, Values::SmallIntegers, 8);
+  expectError(ErrorCode::InvalidParam, "strategy Fused takes bf16", [&] {
+    gemm_reduce_scatter(ctx, rs_f32.a, rs_f32.b, rs_f32.c, rs_fused);
+  });
+  // Partials of [M / n_pes, N] f32 from every PE: more than the 4 MiB scratch holds.
+  RsProblem rs_big(1024 * sh::n_pes(), 1024, Values::SmallIntegers, 8, DType::BF16);
+  expectError(ErrorCode::InvalidParam, "ContextOptions.scratch_bytes", [&] {
+    gemm_reduce_scatter(ctx, rs_big.a, rs_big.b, rs_big.c, rs_fused);
   });
   // The context is still usable.
   odd_k.clearC();
   all_gather_gemm(ctx, odd_k.a, odd_k.b, odd_k.c);
   expectExact(load(odd_k.c), odd_k.reference(), "after the errors");
+}
+
+// The fused strategy of GEMM + ReduceScatter (cuda): one persistent GEMM whose epilogue stores each
+// partial tile into its owner's heap and notifies it per tile; the owner sums the tiles in PE
+// order as they arrive. Exact results (small integers, the reference rounded once to bf16), the
+// same bits as the decomposed strategy's reduction, where the block is not whole tiles (13, 200
+// rows; 40, 264 columns) and where each CTA has several tiles (256 x 1024 on 4 CTAs), twice in a
+// row (the flags of one call must not release the next) and back to back with the decomposed.
+TEST(Bf16Gemms, FusedGemmReduceScatterOfSmallIntegersEqualsTheReferenceAndTheDecomposed) {
+  ContextOptions options;
+  options.scratch_bytes = static_cast<std::size_t>(sh::n_pes()) * 256 * 1024 * 4 + (1u << 20);
+  Context ctx(options);
+  if (ctx.backend() != "cuda") GTEST_SKIP() << "the fused strategy is the cuda backend's (cpu: one tile body)";
+  struct Shape {
+    std::int64_t block, N;
+    int k_each, programs;
+  };
+  for (const Shape s : {Shape{13, 40, 8, 0}, Shape{200, 264, 16, 0}, Shape{256, 1024, 8, 4}}) {
+    RsProblem p(s.block * sh::n_pes(), s.N, Values::SmallIntegers, s.k_each, DType::BF16);
+    std::vector<double> want;
+    for (double v : p.reference()) want.push_back(static_cast<double>(roundedToBf16({static_cast<float>(v)})[0]));
+    const std::string what = "block " + std::to_string(s.block) + ", N " + std::to_string(s.N) + ", K per PE " +
+                             std::to_string(s.k_each) + ", programs " + std::to_string(s.programs);
+    GemmReduceScatterConfig config;
+    config.strategy = GemmStrategy::Fused;
+    config.programs = s.programs;
+    for (int round = 0; round < 2; ++round) {
+      p.clearC();
+      try {
+        gemm_reduce_scatter(ctx, p.a, p.b, p.c, config);
+      } catch (const Error &e) {
+        if (e.code() == ErrorCode::NotSupported) GTEST_SKIP() << e.what();
+        throw;
+      }
+      expectExact(load(p.c), want, "fused, round " + std::to_string(round) + ", " + what);
+    }
+    const std::vector<float> fused = load(p.c);
+    config.strategy = GemmStrategy::Decomposed;
+    p.clearC();
+    gemm_reduce_scatter(ctx, p.a, p.b, p.c, config);
+    const std::vector<float> decomposed = load(p.c);
+    expectExact(decomposed, std::vector<double>(fused.begin(), fused.end()), "decomposed against fused, " + what);
+    config.strategy = GemmStrategy::Fused;
+    p.clearC();
+    gemm_reduce_scatter(ctx, p.a, p.b, p.c, config);
+    expectExact(load(p.c), want, "fused after decomposed, " + what);
+  }
 }
 
 TEST(Bf16Gemms, GemmReduceScatterOfSmallIntegersEqualsTheReference) {

@@ -595,10 +595,33 @@ void runGemmRsCase(const Options &options, Reporter &reporter) {
                  dtype == DType::BF16 ? static_cast<float>(n) / 128.0f : 0.0f);
   }
 
+  // cuda, bf16: the fused strategy too (one persistent GEMM storing its partial tiles into their
+  // owners, notified per tile), checked before the timing.
+  kn::GemmReduceScatterConfig tile_config = config;
+  tile_config.strategy = kn::GemmStrategy::Fused;
+  bool tile_row = false;
+  if (ctx.backend() == "cuda" && dtype == DType::BF16 && config.strategy != kn::GemmStrategy::Fused) {
+    try {
+      upload(c_t, std::vector<float>(m_block * cols, 0.0f));
+      shmem::barrier_all();
+      kn::gemm_reduce_scatter(ctx, a_t, b_t, c_t, tile_config);
+      ctx.synchronize();
+      requireEqual("gemm-rs fused-tile " + shapeText(options), download(c_t), reference);
+      tile_row = true;
+    } catch (const tdist::Error &e) {
+      if (e.code() != tdist::ErrorCode::NotSupported) throw;
+      if (me == 0) std::printf("# gemm-rs: no fused-tile row: %s\n", e.what());
+    }
+  }
+
   const std::string shape = shapeText(options);
   std::vector<Row> rows;
   rows.push_back(Row{.variant = "variant=fused " + shape, .us = {},
                      .call = [&] { kn::gemm_reduce_scatter(ctx, a_t, b_t, c_t, config); }});
+  if (tile_row) {
+    rows.push_back(Row{.variant = "variant=fused-tile " + shape, .us = {},
+                       .call = [&] { kn::gemm_reduce_scatter(ctx, a_t, b_t, c_t, tile_config); }});
+  }
   rows.push_back(Row{.variant = "variant=gemm " + shape, .us = {},
                      .call = [&] { gemm.alone(a_cols, b_rows, a_t, b_t); }});
   rows.push_back(Row{.variant = "variant=comm " + shape, .us = {},

@@ -41,7 +41,7 @@ struct GemmReduceScatterConfig {
   int tile_m = 512;
   int tile_n = 1024;
   int programs = 0;
-  GemmStrategy strategy = GemmStrategy::Auto;  // Fused is not implemented for this kernel yet
+  GemmStrategy strategy = GemmStrategy::Auto;  // cuda Fused: one GEMM storing partial tiles into their owners
 };
 void gemm_reduce_scatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
                          const GemmReduceScatterConfig &config = {});
