@@ -124,6 +124,7 @@ void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, 
     detail::requireHeapTensor(kAllGatherGemm, "c", c, 2, {a.dtype});
     if (gathered) detail::requireHeapTensor(kAllGatherGemm, "gathered", *gathered, 2, {a.dtype});
     requireConfig(kAllGatherGemm, config);
+    detail::requireRange(kAllGatherGemm, "producer_sms", config.producer_sms, 0, 32);
     const std::int64_t m_local = a.shape[0], K = a.shape[1], N = b.shape[1];
     signature.value[0] = packConfig(a.dtype, config);
     signature.value[1] = static_cast<std::uint64_t>(K) << 32 | static_cast<std::uint64_t>(N & 0xffffffff);

@@ -117,6 +117,7 @@ struct Lane {
   cudaEvent_t push_done[2] = {};    // side -> main: a send buffer may be refilled
   void *workspace = nullptr;
   void *alt_workspace = nullptr;  // cuBLASLt's workspace of the GEMMs on alt
+  unsigned *push_counters = nullptr;  // the fused AllGather + GEMM's SM producers: blocks done per chunk
 };
 
 // One GEMM shape, row-major: C[rows, n] = A[rows, k] x B[k, n], with its types, leading dimensions
@@ -183,6 +184,9 @@ Lane &lane(DeviceCache &cache, cudaStream_t main) {
       check(cudaEventCreateWithFlags(event, cudaEventDisableTiming), "cudaEventCreateWithFlags");
     check(cudaMalloc(&fresh->workspace, kWorkspaceBytes), "cudaMalloc(cuBLASLt workspace)");
     check(cudaMalloc(&fresh->alt_workspace, kWorkspaceBytes), "cudaMalloc(cuBLASLt workspace)");
+    const std::size_t counters = sizeof(unsigned) * 64 * static_cast<std::size_t>(shmem::n_pes());  // chunks x peers
+    check(cudaMalloc(&fresh->push_counters, counters), "cudaMalloc(push counters)");
+    check(cudaMemset(fresh->push_counters, 0, counters), "cudaMemset(push counters)");
     slot = std::move(fresh);
   }
   return *slot;
@@ -540,6 +544,53 @@ __global__ void enter_and_stage(std::uint64_t *slot0, detail::SlotMap map, std::
   if (threadIdx.x == 0) *stage = epoch;
 }
 
+// The SM producers of the fused AllGather + GEMM (config.producer_sms blocks beside the GEMM):
+// for each peer in its consumers' order and each chunk, every block pushes its share of the
+// chunk's bytes (the device library's putmem_block), fences, and counts itself done; the last
+// block of a chunk resets its count (the next call's kernel comes after this one) and signals
+// the chunk's arrival on that peer with the call's epoch.
+struct PushPlan {
+  const std::byte *mine = nullptr;  // this PE's rows of A
+  std::byte *gathered = nullptr;    // the gathered buffer (symmetric)
+  std::size_t row_bytes = 0;
+  std::int64_t first_row = 0;       // this PE's first row in gathered
+  std::uint64_t *arrival = nullptr;  // arrival word of (me, chunk 0); chunk c's is c * arrival_step words on
+  std::ptrdiff_t arrival_step = 0;
+  unsigned *counters = nullptr;     // one per (peer step, chunk)
+  int chunks = 1;
+  std::int32_t bounds[65] = {};
+};
+
+__global__ void push_chunks(std::uint64_t *slot0, PushPlan plan) {
+  const int me = dev::rank(), n_pes = dev::num_ranks();
+  const std::uint64_t epoch = detail::call_epoch(slot0);
+  for (int s = 1; s < n_pes; ++s) {
+    const int q = (me - s + n_pes) % n_pes;
+    for (int ch = 0; ch < plan.chunks; ++ch) {
+      const std::int64_t rows = plan.bounds[ch + 1] - plan.bounds[ch];
+      if (rows == 0) continue;  // no tile reads an empty chunk: it has no signal either
+      const std::size_t bytes = static_cast<std::size_t>(rows) * plan.row_bytes;
+      const std::size_t per = ((bytes + gridDim.x - 1) / gridDim.x + 15) / 16 * 16;
+      const std::size_t lo = blockIdx.x * per < bytes ? blockIdx.x * per : bytes;
+      const std::size_t hi = lo + per < bytes ? lo + per : bytes;
+      const std::size_t at = static_cast<std::size_t>(plan.bounds[ch]) * plan.row_bytes;
+      if (hi > lo)
+        dev::putmem_block(plan.gathered + static_cast<std::size_t>(plan.first_row) * plan.row_bytes + at + lo,
+                          plan.mine + at + lo, hi - lo, q);
+      dev::fence();  // this thread's stores before the count
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        unsigned *count = plan.counters + (s - 1) * plan.chunks + ch;
+        if (atomicAdd(count, 1u) + 1 == gridDim.x) {
+          *count = 0;
+          dev::fence();
+          dev::signal_op(plan.arrival + ch * plan.arrival_step, epoch, SignalOp::Set, q);
+        }
+      }
+    }
+  }
+}
+
 #if TDIST_KERNELS_HAVE_CUTLASS
 // The persistent GEMM's CTAs: its share of the GPU's SMs (all of them, over the PEs that drive
 // this GPU), or fewer when `programs` asks. Its CTAs hold their SMs while they wait for a peer's
@@ -578,8 +629,24 @@ void allGatherGemmFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
   launched("enter_and_stage");
   check(cudaEventRecord(l.entry, streams.main), "cudaEventRecord");
   check(cudaStreamWaitEvent(l.side, l.entry, 0), "cudaStreamWaitEvent");
-  // Our own rows on the main stream, before the GEMM (a copy within one GPU needs SMs, above).
-  for (int s = 0; s < n_pes; ++s) {
+  // Our own rows on the main stream, before the GEMM (a copy within one GPU needs SMs, above);
+  // the peers' by stream copies or by the SM producers.
+  const int producers = n_pes > 1 ? config.producer_sms : 0;
+  if (producers > 0) {
+    PushPlan plan;
+    plan.mine = mine;
+    plan.gathered = gath;
+    plan.row_bytes = a_row_bytes;
+    plan.first_row = me * m_local;
+    plan.arrival = arrivalSlot(ctx, chunks, me, 0);
+    plan.arrival_step = -static_cast<std::ptrdiff_t>(detail::kSlotWords);  // arrival words count down
+    plan.counters = l.push_counters;
+    plan.chunks = chunks;
+    for (int ch = 0; ch <= chunks; ++ch) plan.bounds[ch] = static_cast<std::int32_t>(bound[ch]);
+    push_chunks<<<producers, 512, 0, l.side>>>(ctx.slot(0), plan);
+    launched("push_chunks");
+  }
+  for (int s = 0; s < (producers > 0 ? 1 : n_pes); ++s) {
     const int q = (me - s + n_pes) % n_pes;
     cudaStream_t on = q == me ? streams.main : l.side;
     for (int ch = 0; ch < chunks; ++ch) {
@@ -602,7 +669,7 @@ void allGatherGemmFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
     waits.chunks = chunks;
     for (int ch = 0; ch <= chunks; ++ch) waits.bounds[ch] = static_cast<std::int32_t>(bound[ch]);
     fused::gemmBf16(gath, b.data, c.data, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), waits,
-                    fusedCtas(config.programs), streams.main, kernel);
+                    std::max(2, fusedCtas(config.programs) - producers), streams.main, kernel);
   }
   join(ctx, streams);
 }

@@ -123,6 +123,10 @@ TEST(KernelErrors, ConfigValuesOutOfRangeNameTheFieldAndItsLimits) {
   unknown.strategy = static_cast<GemmStrategy>(7);
   message = errorOf([&] { all_gather_gemm(ctx, *a, *b, *c, nullptr, unknown); }, ErrorCode::InvalidParam);
   EXPECT_NE(message.find("config.strategy = 7 is outside 0 .. 2"), std::string::npos) << message;
+  AllGatherGemmConfig producers;
+  producers.producer_sms = 33;
+  message = errorOf([&] { all_gather_gemm(ctx, *a, *b, *c, nullptr, producers); }, ErrorCode::InvalidParam);
+  EXPECT_NE(message.find("config.producer_sms = 33 is outside 0 .. 32"), std::string::npos) << message;
   expectContextStillWorks(ctx);
 }
 

@@ -490,6 +490,7 @@ void runAgGemmCase(const Options &options, Reporter &reporter) {
   // beside the library's default (decomposed), each checked before the timing.
   kn::AllGatherGemmConfig tile_config = config;
   tile_config.strategy = kn::GemmStrategy::Fused;
+  tile_config.producer_sms = options.producer_sms;
   bool tile_row = false;
   if (ctx.backend() == "cuda" && dtype == DType::BF16 && config.strategy != kn::GemmStrategy::Fused) {
     try {

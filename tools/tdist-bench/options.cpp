@@ -201,6 +201,8 @@ void describeCommandLine(CLI::App &app, Options &options, std::vector<std::strin
                   "collectives: config.chunk_bytes (256K)");
   addParsedOption(app, "--programs", "P", options.programs, parseInRange<0, 4096>,
                   "kernels: config.programs (0 = the kernel's own choice)");
+  addParsedOption(app, "--producer-sms", "P", options.producer_sms, parseInRange<0, 32>,
+                  "ag-gemm on cuda, the fused-tile row: blocks that push the rows (0 = stream copies)");
   addParsedOption(app, "--m", "M", options.gemm_m, parseCount<1>, "ag-gemm/gemm-rs: rows of C (1024)");
   addParsedOption(app, "--n", "N", options.gemm_n, parseCount<1>, "ag-gemm/gemm-rs: columns of C (1024)");
   addParsedOption(app, "--k", "K", options.gemm_k, parseCount<1>,

@@ -60,6 +60,7 @@ struct Options {
   std::string algorithm = "all";         // allreduce: all, or auto one-shot two-shot ring
   std::size_t chunk_bytes = 256u << 10;  // the collectives' config.chunk_bytes
   int programs = 0;                      // every kernel's config.programs (0 = the kernel's choice)
+  int producer_sms = 0;                  // ag-gemm's fused-tile row: config.producer_sms (0 = stream copies)
   // ag-gemm / gemm-rs: the global C [m, n] = A [m, k] x B [k, n]; ag-gemm gathers A's rows
   // (m / PEs per PE), gemm-rs splits k (k / PEs per PE) and reduce-scatters C's rows.
   long gemm_m = 1024, gemm_n = 1024, gemm_k = 512;

@@ -30,6 +30,10 @@ struct AllGatherGemmConfig {
   int programs = 0;        // cpu: programs (0 = one per core); cuda Fused: most CTAs (0 = one per SM
                            // of this PE's share: the GPU's SMs over the PEs that drive it)
   GemmStrategy strategy = GemmStrategy::Auto;
+  // cuda Fused: who moves this PE's rows to its peers. 0: stream copies (the copy engine across
+  // GPUs); 1 .. 32: a kernel of that many blocks beside the GEMM (which gives up as many CTAs)
+  // pushes each chunk with SM stores and signals it. The cpu body and Decomposed ignore it.
+  int producer_sms = 0;
 };
 void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor *gathered = nullptr,
                      const AllGatherGemmConfig &config = {});
