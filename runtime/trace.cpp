@@ -161,27 +161,37 @@ void locate(Event &event, const void *address) {
 
 }  // namespace
 
-void startFromEnvironment(const runtime::RuntimeState &state) {
+bool requested() {
   const char *dir = std::getenv("TDIST_TRACE_DIR");
-  if (dir == nullptr || *dir == '\0') return;
+  return dir != nullptr && *dir != '\0';
+}
+
+std::uint64_t eventCapacity() {
+  const char *events = std::getenv("TDIST_TRACE_EVENTS");
+  if (events == nullptr || *events == '\0') return kDefaultEvents;
+  char *end = nullptr;
+  unsigned long long value = std::strtoull(events, &end, 10);
+  if (*end != '\0' || value == 0 || value > (1ull << 30)) {
+    static std::once_flag once;
+    std::call_once(once, [&] {
+      std::fprintf(stderr, "tdist: TDIST_TRACE_EVENTS=%s: expected a count of events in 1..2^30; using %llu\n",
+                   events, static_cast<unsigned long long>(kDefaultEvents));
+    });
+    return kDefaultEvents;
+  }
+  return value;
+}
+
+void startFromEnvironment(const runtime::RuntimeState &state) {
+  if (!requested()) return;
   Recorder &r = recorder();
   {
     std::lock_guard<std::mutex> lock(r.mutex);
-    r.dir = dir;
+    r.dir = std::getenv("TDIST_TRACE_DIR");
     r.pe = state.my_pe;
     r.n_pes = state.n_pes;
     r.threads = 0;
-    r.capacity = kDefaultEvents;
-    if (const char *events = std::getenv("TDIST_TRACE_EVENTS"); events != nullptr && *events != '\0') {
-      char *end = nullptr;
-      unsigned long long value = std::strtoull(events, &end, 10);
-      if (*end != '\0' || value == 0 || value > (1ull << 30)) {
-        std::fprintf(stderr, "tdist: TDIST_TRACE_EVENTS=%s: expected a count of events in 1..2^30; using %llu\n",
-                     events, static_cast<unsigned long long>(kDefaultEvents));
-      } else {
-        r.capacity = value;
-      }
-    }
+    r.capacity = eventCapacity();
     r.heap_base = state.heap.base();
     r.heap_bytes = state.heap.size();
     r.peer_bases.assign(state.heap.peers().p2p_base.begin(), state.heap.peers().p2p_base.end());
@@ -251,6 +261,73 @@ void recordBarrier(Kind kind, const char *call) {
     setName(*event, call);
     commit();
   }
+}
+
+void writeDeviceFile(const device::TraceEvent *events, std::size_t count, std::uint64_t dropped,
+                     std::int64_t offset_ns) {
+  Recorder &r = recorder();
+  std::string dir;
+  int pe = 0, n_pes = 1;
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    dir = r.dir;
+    pe = r.pe;
+    n_pes = r.n_pes;
+  }
+  if (!dir.empty()) writeDeviceFile(dir, pe, n_pes, events, count, dropped, offset_ns);
+}
+
+void writeDeviceFile(const std::string &dir, int pe, int n_pes, const device::TraceEvent *events,
+                     std::size_t count, std::uint64_t dropped, std::int64_t offset_ns) {
+  static_assert(static_cast<int>(Kind::WaitBegin) == 3 && static_cast<int>(Kind::WaitEnd) == 4 &&
+                    static_cast<int>(Kind::Notify) == 5 && static_cast<int>(Kind::TransferBegin) == 6 &&
+                    static_cast<int>(Kind::TransferEnd) == 7 && static_cast<int>(Kind::BarrierBegin) == 10 &&
+                    static_cast<int>(Kind::BarrierEnd) == 11,
+                "tdist/device/trace.cuh numbers the kinds as trace_format does");
+  const std::string path = dir + "/pe" + std::to_string(pe) + ".gpu.tdtrace";
+  std::FILE *out = std::fopen(path.c_str(), "wb");
+  if (out == nullptr) {
+    std::fprintf(stderr, "tdist: trace: cannot write %s: %s; the device's events are lost\n", path.c_str(),
+                 std::strerror(errno));
+    return;
+  }
+  FileHeader header{};
+  header.magic = trace_format::kMagic;
+  header.version = trace_format::kVersion;
+  header.pe = pe;
+  header.n_pes = n_pes;
+  header.thread = -1;
+  header.capacity = count;
+  header.count = count;
+  header.dropped = dropped;
+  std::snprintf(header.thread_name, sizeof header.thread_name, "gpu");
+  bool ok = std::fwrite(&header, sizeof header, 1, out) == 1;
+  for (std::size_t i = 0; ok && i < count; ++i) {
+    const device::TraceEvent &d = events[i];
+    Event e{};
+    e.t_ns = static_cast<std::uint64_t>(static_cast<std::int64_t>(d.t_ns) + offset_ns);
+    e.kind = static_cast<Kind>(d.kind);
+    e.flags = d.flags;
+    e.program = -1;
+    e.pe = d.pe;
+    e.aux = d.aux;
+    e.offset = d.offset;
+    e.value = d.value;
+    e.m = static_cast<std::int32_t>(d.block);  // the track: (block, thread)
+    e.n = static_cast<std::int32_t>(d.thread);
+    switch (e.kind) {
+      case Kind::WaitBegin: case Kind::WaitEnd: setName(e, "device wait"); break;
+      case Kind::BarrierBegin: case Kind::BarrierEnd: setName(e, "device barrier"); break;
+      case Kind::TransferBegin: case Kind::TransferEnd: e.aux = static_cast<std::int32_t>(trace_format::Engine::Mte); break;
+      case Kind::Notify:
+        if (d.flags == 1) e.offset = trace_format::kNoOffset;  // an ADD: its value is the increment, no flow
+        break;
+      default: break;
+    }
+    ok = std::fwrite(&e, sizeof e, 1, out) == 1;
+  }
+  if (std::fclose(out) != 0 || !ok)
+    std::fprintf(stderr, "tdist: trace: writing %s failed; the device's events may be cut short\n", path.c_str());
 }
 
 }  // namespace tdist::trace

@@ -8,8 +8,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "common/trace_format.h"
+#include "tdist/device/state.h"
 #include "tdist/trace.h"
 
 namespace tdist::runtime {
@@ -39,5 +41,18 @@ void recordTransfer(Kind kind, trace_format::Transfer what, int pe, std::size_t 
                     trace_format::Engine engine);
 void recordCopy(Kind kind, const void *dest, std::size_t bytes);
 void recordBarrier(Kind kind, const char *call);
+
+// The device side (the cuda backend): whether this PE records a trace (TDIST_TRACE_DIR), known
+// before the trace starts, and how many events each buffer holds (TDIST_TRACE_EVENTS).
+bool requested();
+std::uint64_t eventCapacity();
+// Writes the events a device recorded as one more file of this PE (thread "gpu"), each moved by
+// offset_ns onto the trace's clock; a track per recording (block, thread). `dropped`: the events
+// the device buffer could not hold. The first form writes into the trace started at init (after
+// stop too); nothing when none was.
+void writeDeviceFile(const device::TraceEvent *events, std::size_t count, std::uint64_t dropped,
+                     std::int64_t offset_ns);
+void writeDeviceFile(const std::string &dir, int pe, int n_pes, const device::TraceEvent *events,
+                     std::size_t count, std::uint64_t dropped, std::int64_t offset_ns);
 
 }  // namespace tdist::trace

@@ -51,6 +51,10 @@ struct CudaState {
   device::WaitNote *device_wait_note = nullptr;
   std::int32_t *abort_flag = nullptr;
   const std::int32_t *device_abort_flag = nullptr;
+  // The device trace (tdist/device/trace.cuh) while the job is traced: the buffer in device
+  // memory, and what moves %globaltimer onto the trace's clock (host ns - GPU ns).
+  device::TraceBuffer *trace = nullptr;
+  std::int64_t trace_offset_ns = 0;
   // Pinned words for word_op results, one per call in flight. A call may wait (and its program
   // yield to others on the same thread) while holding one, so they are handed out, not locked.
   std::mutex result_mutex;

@@ -5,13 +5,18 @@
 // Publishers may register before main (static initialisers of kernels' translation units) or
 // after init (a module loaded later): the list is a function-local static behind a mutex, and
 // a late registration is published at once.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <mutex>
 #include <vector>
 
 #include "backends/cuda/cuda_state.h"
 #include "backends/cuda/driver_api.h"
+#include "backends/cuda/kernels.h"
 #include "backends/cuda/watchdog.h"
 #include "runtime/teams.h"
+#include "runtime/trace.h"
 #include "tdist/cuda.h"
 
 namespace tdist::cuda {
@@ -42,6 +47,63 @@ void publishAll(const device::DeviceState &state, int device) {
 
 device::TeamState teamState(const runtime::TeamInfo &team) {
   return {.start = team.start, .stride = team.stride, .size = team.size, .my_pe = team.my_pe};
+}
+
+// The device trace's buffer, and the offset from %globaltimer to the trace's clock: of five
+// reads, the one with the shortest host round trip, at its midpoint.
+void startDeviceTrace(CudaState &cuda) {
+  const std::uint64_t capacity = trace::eventCapacity();
+  void *memory = nullptr;
+  const std::size_t bytes = sizeof(device::TraceBuffer) + capacity * sizeof(device::TraceEvent);
+  if (cudaMalloc(&memory, bytes) != cudaSuccess) {
+    cudaGetLastError();
+    std::fprintf(stderr, "tdist: trace: cannot allocate %zu bytes of device memory for %llu events; kernels record "
+                 "nothing\n", bytes, static_cast<unsigned long long>(capacity));
+    return;
+  }
+  device::TraceBuffer head;
+  head.capacity = capacity;
+  head.events = reinterpret_cast<device::TraceEvent *>(static_cast<device::TraceBuffer *>(memory) + 1);
+  check(cudaMemcpy(memory, &head, sizeof head, cudaMemcpyHostToDevice), "starting the device trace");
+  std::uint64_t *timer = nullptr;
+  check(cudaMallocHost(reinterpret_cast<void **>(&timer), sizeof *timer), "starting the device trace");
+  std::uint64_t best = UINT64_MAX;
+  for (int round = 0; round < 5; ++round) {
+    const std::uint64_t before = trace::clockNs();
+    check(launchReadTimer(timer, cuda.stream), "reading the GPU's timer");
+    check(cudaStreamSynchronize(cuda.stream), "reading the GPU's timer");
+    const std::uint64_t after = trace::clockNs();
+    if (after - before < best) {
+      best = after - before;
+      cuda.trace_offset_ns = static_cast<std::int64_t>(before + (after - before) / 2) - static_cast<std::int64_t>(*timer);
+    }
+  }
+  cudaFreeHost(timer);
+  cuda.trace = static_cast<device::TraceBuffer *>(memory);
+}
+
+// At finalize: the device's events into the PE's trace, then the buffer is freed. A GPU that
+// trapped (a sticky error) gives nothing back, and says so.
+void stopDeviceTrace(CudaState &cuda) {
+  if (cuda.trace == nullptr) return;
+  device::TraceBuffer head;
+  std::vector<device::TraceEvent> events;
+  bool ok = cudaDeviceSynchronize() == cudaSuccess &&
+            cudaMemcpy(&head, cuda.trace, sizeof head, cudaMemcpyDeviceToHost) == cudaSuccess;
+  if (ok) {
+    events.resize(static_cast<std::size_t>(std::min(head.count, head.capacity)));
+    ok = events.empty() || cudaMemcpy(events.data(), head.events, events.size() * sizeof(device::TraceEvent),
+                                      cudaMemcpyDeviceToHost) == cudaSuccess;
+  }
+  if (ok) {
+    trace::writeDeviceFile(events.data(), events.size(), head.count - events.size(), cuda.trace_offset_ns);
+  } else {
+    cudaGetLastError();
+    std::fprintf(stderr, "tdist: trace: the GPU's events could not be read back (%s); the trace has none of them\n",
+                 cudaGetErrorString(cudaPeekAtLastError()));
+  }
+  cudaFree(cuda.trace);
+  cuda.trace = nullptr;
 }
 
 std::byte *ownSegment(const CudaState &cuda, int my_pe) {
@@ -100,7 +162,10 @@ void startDeviceState(runtime::RuntimeState &state) {
   cuda.submitted.fetch_add(1, std::memory_order_relaxed);
   waitForStream(cuda, "init");
 
+  if (trace::requested()) startDeviceTrace(cuda);
+
   device::DeviceState d;
+  d.trace = cuda.trace;
   d.my_pe = state.my_pe;
   d.n_pes = state.n_pes;
   d.heap_base = reinterpret_cast<std::byte *>(cuda.base);
@@ -128,6 +193,7 @@ void stopDeviceState(runtime::RuntimeState &state) {
   cuda.watchdog.reset();
   setHangRecord(nullptr, nullptr);
   if (cuda.device >= 0) cudaSetDevice(cuda.device);
+  stopDeviceTrace(cuda);
   try {
     if (publishers().current.generation != 0) publishAll(device::DeviceState{}, cuda.device);
   } catch (...) {

@@ -68,6 +68,13 @@ cudaError_t launchBarrier(shmem::Team team, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+__global__ void readTimerKernel(std::uint64_t *out) { *out = device::ptx::global_timer(); }
+
+cudaError_t launchReadTimer(std::uint64_t *out, cudaStream_t stream) {
+  readTimerKernel<<<1, 1, 0, stream>>>(out);
+  return cudaGetLastError();
+}
+
 template cudaError_t launchWordOp<std::uint32_t>(runtime::WordOp, std::uint32_t *, int, std::uint32_t,
                                                  std::uint32_t, std::uint64_t *, cudaStream_t);
 template cudaError_t launchWordOp<std::uint64_t>(runtime::WordOp, std::uint64_t *, int, std::uint64_t,

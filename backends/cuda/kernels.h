@@ -33,4 +33,7 @@ cudaError_t launchSignalWait(S *sig, shmem::Cmp cmp, S value, cudaStream_t strea
 // barrier_all() when team is the world team, else barrier(team).
 cudaError_t launchBarrier(shmem::Team team, cudaStream_t stream);
 
+// *out = the GPU's %globaltimer (device-visible memory): the device trace's clock.
+cudaError_t launchReadTimer(std::uint64_t *out, cudaStream_t stream);
+
 }  // namespace tdist::cuda

@@ -172,10 +172,18 @@ MergeCounts mergeTrace(const std::string &dir, const std::string &out_path) {
   for (const ThreadFile &file : files) {
     const int pe = file.header.pe;
     const bool copy_engine = std::strncmp(file.header.thread_name, "tdist-copy", 10) == 0;
+    // A device's file (writeDeviceFile): a track per recording (block, thread), in m and n.
+    const bool gpu = std::strncmp(file.header.thread_name, "gpu", 4) == 0;
+    std::map<std::pair<int, int>, int> gpu_tracks;
     std::map<int, std::vector<Event>> open;  // by tid
     for (const Event &event : file.events) {
       int tid;
-      if (event.program >= 0) {
+      if (gpu) {
+        auto [track, fresh] = gpu_tracks.try_emplace({event.m, event.n}, 200000 + static_cast<int>(gpu_tracks.size()));
+        tid = track->second;
+        if (fresh)
+          thread_names[{pe, tid}] = "GPU block " + std::to_string(event.m) + " thread " + std::to_string(event.n);
+      } else if (event.program >= 0) {
         tid = 1 + event.program;
         thread_names[{pe, tid}] = "program " + std::to_string(event.program);
       } else if (copy_engine) {

@@ -97,16 +97,30 @@ __device__ __forceinline__ void copy(void *dest, const void *src, std::size_t n,
   }
 }
 
+// The group's first thread records the transfer (trace.cuh): put 0, get 1, put-with-signal 2,
+// the SMs' own loads and stores (engine 0, MTE).
+template <Group G>
+__device__ __forceinline__ void trace_transfer(TraceKind kind, CopyShare me, std::uint16_t what, int pe,
+                                               std::size_t n) {
+  if (me.rank == 0) trace(kind, nullptr, pe, static_cast<std::int64_t>(n), 0, what);
+}
+
 template <Group G>
 __device__ __forceinline__ void put(void *dest, const void *src, std::size_t n, int pe) {
-  copy(symm_at(dest, pe), src, n, share<G>());
+  CopyShare me = share<G>();
+  trace_transfer<G>(TraceKind::TransferBegin, me, 0, pe, n);
+  copy(symm_at(dest, pe), src, n, me);
   group_sync<G>();
+  trace_transfer<G>(TraceKind::TransferEnd, me, 0, pe, n);
 }
 
 template <Group G>
 __device__ __forceinline__ void get(void *dest, const void *src, std::size_t n, int pe) {
-  copy(dest, symm_at(src, pe), n, share<G>());
+  CopyShare me = share<G>();
+  trace_transfer<G>(TraceKind::TransferBegin, me, 1, pe, n);
+  copy(dest, symm_at(src, pe), n, me);
   group_sync<G>();
+  trace_transfer<G>(TraceKind::TransferEnd, me, 1, pe, n);
 }
 
 // The group copies, meets, and its first thread fences and signals.
@@ -114,12 +128,14 @@ template <Group G, class S>
 __device__ __forceinline__ void put_signal(void *dest, const void *src, std::size_t n, S *sig, S value,
                                            shmem::SignalOp op, int pe) {
   CopyShare me = share<G>();
+  trace_transfer<G>(TraceKind::TransferBegin, me, 2, pe, n);
   copy(symm_at(dest, pe), src, n, me);
   group_sync<G>();
   if (me.rank == 0) {
     fence();
     signal_op(sig, value, op, pe);
   }
+  trace_transfer<G>(TraceKind::TransferEnd, me, 2, pe, n);
 }
 
 }  // namespace detail

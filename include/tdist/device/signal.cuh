@@ -26,6 +26,10 @@ template <class S>
   requires detail::IntegerWord<S>
 __device__ __forceinline__ void signal_op(S *sig, S value, shmem::SignalOp op, int pe) {
   S *target = symm_at(sig, pe);
+  // SET: the value after it, which the wait it releases observes (a flow in the trace); ADD: the
+  // increment, flagged (the value after it is the peer's to know).
+  detail::trace(detail::TraceKind::Notify, target, pe, static_cast<std::int64_t>(value), 0,
+                op == shmem::SignalOp::Add ? 1 : 0);
   if (op == shmem::SignalOp::Add) {
     ptx::red_release_add(target, value, detail::scope());
   } else {

@@ -71,6 +71,30 @@ struct InternalLayout {
   std::size_t bytes = 0;           // total internal bytes
 };
 
+// One event that a kernel recorded (tdist/device/trace.cuh) while the job is traced
+// (docs/TRACING.md). The cuda backend turns a PE's events into its "gpu" trace file at finalize,
+// on the host's clock. kind is a tdist::trace_format::Kind.
+struct TraceEvent {
+  std::uint64_t t_ns = 0;      // %globaltimer
+  std::uint64_t offset = 0;    // symmetric offset of the slot or destination, ~0 when none
+  std::int64_t value = 0;      // expected, observed, the word's value after a notify, or bytes
+  std::uint16_t kind = 0;
+  std::uint16_t flags = 0;     // a transfer's kind; 1 on a wait's end when it polled more than once
+  std::int32_t pe = -1;        // slot owner or target PE
+  std::int32_t aux = 0;        // a wait's comparison
+  std::uint32_t block = 0;     // the recording block, linear in its grid
+  std::uint32_t thread = 0;    // the recording thread, linear in its block
+};
+static_assert(sizeof(TraceEvent) == 48, "the device trace layout");
+
+// The PE's device event buffer (device memory): events[0 .. min(count, capacity)); count keeps
+// counting past capacity, so count - capacity events were dropped.
+struct TraceBuffer {
+  unsigned long long count = 0;
+  unsigned long long capacity = 0;
+  TraceEvent *events = nullptr;
+};
+
 struct DeviceState {
   int my_pe = 0;
   int n_pes = 0;
@@ -87,6 +111,7 @@ struct DeviceState {
   const volatile std::int32_t *abort_flag = nullptr;  // host-mapped: non-zero = the job ends
   const TeamState *teams = nullptr;   // device memory: kMaxDeviceTeams entries, [0] = world
   std::uint64_t generation = 0;       // non-zero once filled; changes at every init
+  TraceBuffer *trace = nullptr;       // device memory while the job is traced; nullptr: not traced
 };
 
 }  // namespace tdist::device

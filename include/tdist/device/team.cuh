@@ -63,6 +63,7 @@ __device__ __forceinline__ volatile std::uint64_t *barrier_epoch(int team) {
 __device__ __forceinline__ void team_sync(int team, const char *call) {
   TeamMembers members = team_members(team);
   if (members.size <= 0 || members.my_index < 0) return;
+  trace(TraceKind::BarrierBegin, nullptr, -1, team);
   volatile std::uint64_t *epoch = barrier_epoch(team);
   std::uint64_t mine = *epoch + 1;
   *epoch = mine;
@@ -73,6 +74,7 @@ __device__ __forceinline__ void team_sync(int team, const char *call) {
       static_cast<std::ptrdiff_t>(members.stride) * static_cast<std::ptrdiff_t>(state().stride);
   wait_words<std::uint64_t>(barrier_slot(team, members.start), members.size, member_distance, shmem::Cmp::GE,
                             mine, call, [](std::uint64_t) {});
+  trace(TraceKind::BarrierEnd, nullptr, -1, team);
 }
 
 __device__ __forceinline__ bool block_leader() { return (threadIdx.x | threadIdx.y | threadIdx.z) == 0; }

@@ -23,6 +23,7 @@
 
 #include "tdist/device/ptx.cuh"
 #include "tdist/device/state.cuh"
+#include "tdist/device/trace.cuh"
 #include "tdist/shmem.h"
 
 namespace tdist::device::detail {
@@ -215,17 +216,25 @@ template <class T, class OnReady, Poll P = Poll::Acquire>
 __device__ __forceinline__ void wait_words(const T *first, int count, std::ptrdiff_t stride_bytes,
                                            shmem::Cmp cmp, T value, const char *call, OnReady &&on_ready) {
   WaitLoop loop;
+  const bool traced = tracing();
+  if (traced) [[unlikely]]
+    trace_record(TraceKind::WaitBegin, first, -1, record_value(value), static_cast<std::int32_t>(cmp), 0);
+  const T *address = first;
+  T seen{};
+  bool polled = false;
   for (int slot = 0; slot < count; ++slot) {
-    const T *address =
-        reinterpret_cast<const T *>(reinterpret_cast<const std::byte *>(first) + slot * stride_bytes);
-    T seen = poll<P>(address);
+    address = reinterpret_cast<const T *>(reinterpret_cast<const std::byte *>(first) + slot * stride_bytes);
+    seen = poll<P>(address);
     while (!satisfies(seen, cmp, value)) {
+      polled = true;
       loop.pause(WaitSite{call, cmp, record_value(value), count}, address, record_value(seen), slot);
       seen = poll<P>(address);
     }
     on_ready(seen);
   }
   loop.finish();
+  if (traced) [[unlikely]]
+    trace_record(TraceKind::WaitEnd, address, -1, record_value(seen), static_cast<std::int32_t>(cmp), polled ? 1 : 0);
 }
 
 // One word; returns the value that satisfied the predicate.
