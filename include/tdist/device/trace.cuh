@@ -24,7 +24,18 @@ enum class TraceKind : std::uint16_t {
   BarrierEnd = 11,
 };
 
-__device__ __forceinline__ bool tracing() { return state().trace != nullptr; }
+// TDIST_DEVICE_TRACE=0 compiles the hooks out (to measure what they cost when off).
+#ifndef TDIST_DEVICE_TRACE
+#define TDIST_DEVICE_TRACE 1
+#endif
+
+__device__ __forceinline__ bool tracing() {
+#if TDIST_DEVICE_TRACE
+  return state().trace != nullptr;
+#else
+  return false;
+#endif
+}
 
 // address: the slot or destination (located on the heap), or nullptr with `pe` the target.
 inline __device__ __noinline__ void trace_record(TraceKind kind, const void *address, int pe, std::int64_t value,
