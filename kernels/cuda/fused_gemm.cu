@@ -310,6 +310,27 @@ int smCount() {
   return sms;
 }
 
+// At most max_ctas persistent CTAs (0: one per SM) on the current GPU.
+cutlass::KernelHardwareInfo hardware(int max_ctas) {
+  cutlass::KernelHardwareInfo hw;
+  cudaGetDevice(&hw.device_id);
+  const int sms = smCount();
+  hw.sm_count = max_ctas > 0 && max_ctas < sms ? max_ctas : sms;
+  return hw;
+}
+
+// Checks the problem with CUTLASS and launches it on stream.
+template <class G>
+void launch(const typename G::Arguments &arguments, cudaStream_t stream, const char *kernel) {
+  G gemm;
+  check(gemm.can_implement(arguments), kernel, "shape (k and n must be multiples of 8)");
+  if (G::get_workspace_size(arguments) != 0) {
+    throw Error(ErrorCode::Internal, std::string(kernel) + ": the fused GEMM asks for a workspace");
+  }
+  check(gemm.initialize(arguments, nullptr, stream), kernel, "initialize");
+  check(gemm.run(stream), kernel, "launch");
+}
+
 }  // namespace
 
 void gemmBf16(const void *a, const void *b, void *c, int m, int n, int k, const RowWaits &waits, int max_ctas,
@@ -322,10 +343,7 @@ void gemmBf16(const void *a, const void *b, void *c, int m, int n, int k, const 
   using StrideB = typename Gemm::GemmKernel::StrideB;
   using StrideC = typename Gemm::GemmKernel::StrideC;
   using StrideD = typename Gemm::GemmKernel::StrideD;
-  cutlass::KernelHardwareInfo hw;
-  cudaGetDevice(&hw.device_id);
-  const int sms = smCount();
-  hw.sm_count = max_ctas > 0 && max_ctas < sms ? max_ctas : sms;
+  const cutlass::KernelHardwareInfo hw = hardware(max_ctas);
   typename SignalledRowsScheduler::Arguments scheduler;
   scheduler.max_swizzle_size = 1;
   // Along N: consecutive tiles of a wave share their rows, so a wave needs few row chunks.
@@ -343,13 +361,7 @@ void gemmBf16(const void *a, const void *b, void *c, int m, int n, int k, const 
        cutlass::make_cute_packed_stride(StrideD{}, make_shape(m, n, 1))},
       hw,
       scheduler};
-  Gemm gemm;
-  check(gemm.can_implement(arguments), kernel, "shape (k and n must be multiples of 8)");
-  if (Gemm::get_workspace_size(arguments) != 0) {
-    throw Error(ErrorCode::Internal, std::string(kernel) + ": the fused GEMM asks for a workspace");
-  }
-  check(gemm.initialize(arguments, nullptr, stream), kernel, "initialize");
-  check(gemm.run(stream), kernel, "launch");
+  launch<Gemm>(arguments, stream, kernel);
 }
 
 void gemmBf16ToOwners(const void *a, const void *b, float *d, std::int64_t d_owner_stride, int m, int n, int k,
@@ -365,10 +377,7 @@ void gemmBf16ToOwners(const void *a, const void *b, float *d, std::int64_t d_own
   using StrideA = typename GemmToOwners::GemmKernel::StrideA;
   using StrideB = typename GemmToOwners::GemmKernel::StrideB;
   using StrideD = typename GemmToOwners::GemmKernel::StrideD;
-  cutlass::KernelHardwareInfo hw;
-  cudaGetDevice(&hw.device_id);
-  const int sms = smCount();
-  hw.sm_count = max_ctas > 0 && max_ctas < sms ? max_ctas : sms;
+  const cutlass::KernelHardwareInfo hw = hardware(max_ctas);
   typename NotifiedTilesScheduler::Arguments scheduler;
   scheduler.max_swizzle_size = 1;
   scheduler.raster_order = NotifiedTilesScheduler::RasterOrderOptions::AlongN;
@@ -386,13 +395,7 @@ void gemmBf16ToOwners(const void *a, const void *b, float *d, std::int64_t d_own
       {{1.0f, 0.0f}, nullptr, stride_d, d, stride_d},
       hw,
       scheduler};
-  GemmToOwners gemm;
-  check(gemm.can_implement(arguments), kernel, "shape (k and n must be multiples of 8)");
-  if (GemmToOwners::get_workspace_size(arguments) != 0) {
-    throw Error(ErrorCode::Internal, std::string(kernel) + ": the fused GEMM asks for a workspace");
-  }
-  check(gemm.initialize(arguments, nullptr, stream), kernel, "initialize");
-  check(gemm.run(stream), kernel, "launch");
+  launch<GemmToOwners>(arguments, stream, kernel);
 }
 
 }  // namespace tdist::kernels::cuda::fused

@@ -675,11 +675,10 @@ void allGatherGemmFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
 }
 #endif
 
-// True when this call of AllGather + GEMM runs the fused strategy; throws when it was asked for
-// and cannot run.
-bool runsFused(const Tensor &a, const Tensor &b, const AllGatherGemmConfig &config) {
-  constexpr const char *kernel = "all_gather_gemm";
-  if (config.strategy != GemmStrategy::Fused) return false;  // Auto: Decomposed (docs/BENCHMARKS.md)
+// True when a GEMM call (all_gather_gemm, gemm_reduce_scatter) runs the fused strategy; throws
+// when it was asked for and cannot run. k_name: what the kernel calls A's columns.
+bool runsFused(GemmStrategy strategy, const char *kernel, const char *k_name, const Tensor &a, const Tensor &b) {
+  if (strategy != GemmStrategy::Fused) return false;  // Auto: Decomposed (docs/BENCHMARKS.md)
 #if !TDIST_KERNELS_HAVE_CUTLASS
   throw Error(ErrorCode::NotSupported, std::string(kernel) +
                                            ": strategy Fused needs the CUTLASS headers when tdist is built "
@@ -690,9 +689,9 @@ bool runsFused(const Tensor &a, const Tensor &b, const AllGatherGemmConfig &conf
                                              std::string(a.dtype == DType::F32 ? "f32" : "this dtype"));
   }
   if (a.shape[1] % 8 != 0 || b.shape[1] % 8 != 0) {
-    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": strategy Fused needs K and N multiples of 8 "
-                                             "(16-byte rows for TMA), not K = " + std::to_string(a.shape[1]) +
-                                             ", N = " + std::to_string(b.shape[1]));
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": strategy Fused needs " + k_name +
+                                             " and N multiples of 8 (16-byte rows for TMA), not " + k_name + " = " +
+                                             std::to_string(a.shape[1]) + ", N = " + std::to_string(b.shape[1]));
   }
   return true;
 }
@@ -704,7 +703,7 @@ bool runsFused(const Tensor &a, const Tensor &b, const AllGatherGemmConfig &conf
 void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor &gathered,
                    const AllGatherGemmConfig &config, std::uint64_t /*epoch: the device's, common.cuh*/) {
   constexpr const char *kernel = "all_gather_gemm";
-  if (runsFused(a, b, config)) {
+  if (runsFused(config.strategy, kernel, "K", a, b)) {
 #if TDIST_KERNELS_HAVE_CUTLASS
     allGatherGemmFused(ctx, a, b, c, gathered, config);
 #endif
@@ -890,28 +889,6 @@ void gemmReduceScatterFused(Context &ctx, const Tensor &a, const Tensor &b, Tens
 }
 #endif
 
-// True when this call of GEMM + ReduceScatter runs the fused strategy; throws when it was asked
-// for and cannot run.
-bool runsFusedRs(const Tensor &a, const Tensor &b, const GemmReduceScatterConfig &config) {
-  constexpr const char *kernel = "gemm_reduce_scatter";
-  if (config.strategy != GemmStrategy::Fused) return false;  // Auto: Decomposed (docs/BENCHMARKS.md)
-#if !TDIST_KERNELS_HAVE_CUTLASS
-  throw Error(ErrorCode::NotSupported, std::string(kernel) +
-                                           ": strategy Fused needs the CUTLASS headers when tdist is built "
-                                           "(scripts/setup.sh fetches them; TDIST_CUTLASS_DIR)");
-#endif
-  if (a.dtype != DType::BF16) {
-    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": strategy Fused takes bf16 tensors, not " +
-                                             std::string(a.dtype == DType::F32 ? "f32" : "this dtype"));
-  }
-  if (a.shape[1] % 8 != 0 || b.shape[1] % 8 != 0) {
-    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": strategy Fused needs K / n_pes and N multiples "
-                                             "of 8 (16-byte rows for TMA), not " + std::to_string(a.shape[1]) +
-                                             " and N = " + std::to_string(b.shape[1]));
-  }
-  return true;
-}
-
 // ---- GEMM + ReduceScatter ------------------------------------------------------------------------
 // Determinism over speed: the partials travel in f32 and the owner sums them in PE order in a small
 // kernel once they all arrived. The alternative, a ring whose every GEMM adds the partial received
@@ -925,7 +902,7 @@ bool runsFusedRs(const Tensor &a, const Tensor &b, const GemmReduceScatterConfig
 void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
                        const GemmReduceScatterConfig &config, std::uint64_t /*epoch*/) {
   constexpr const char *kernel = "gemm_reduce_scatter";
-  if (runsFusedRs(a, b, config)) {
+  if (runsFused(config.strategy, kernel, "K / n_pes", a, b)) {
 #if TDIST_KERNELS_HAVE_CUTLASS
     gemmReduceScatterFused(ctx, a, b, c, config);
 #endif
