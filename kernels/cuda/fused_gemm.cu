@@ -31,19 +31,22 @@
 
 namespace tdist::kernels::cuda::fused {
 
-struct SignalledRows {};  // the scheduler tag
-
-class SignalledRowsScheduler : public cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90 {
+// CUTLASS's static persistent scheduler whose arguments carry `Extra` to the device, and the
+// real tiles of one batch along M and N (the grid may round up to the cluster).
+template <class Extra>
+class PersistentWith : public cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90 {
+ protected:
   using Base = cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90;
 
  public:
   using WorkTileInfo = typename Base::WorkTileInfo;
   struct Arguments : Base::Arguments {
-    RowWaits waits;
+    Extra extra;
   };
   struct Params : Base::Params {
-    RowWaits waits;
-    int tiles_m = 0;  // tiles of real rows (the grid may round up to the cluster)
+    Extra extra;
+    int tiles_m = 0;
+    int tiles_n = 0;
   };
 
   template <class ProblemShapeMNKL, class TileShape, class ClusterShape>
@@ -52,16 +55,27 @@ class SignalledRowsScheduler : public cutlass::gemm::kernel::detail::PersistentT
                                         void *workspace = nullptr, const uint32_t epilogue_subtile = 1,
                                         uint32_t k_align = 1u) {
     Params params;
-    static_cast<Base::Params &>(params) =
+    static_cast<typename Base::Params &>(params) =
         Base::to_underlying_arguments(problem, tile, cluster, hw, args, workspace, epilogue_subtile, k_align);
-    params.waits = args.waits;
+    params.extra = args.extra;
     params.tiles_m = static_cast<int>((cute::get<0>(problem) + kTileM - 1) / kTileM);
+    params.tiles_n = static_cast<int>((cute::get<1>(problem) + kTileN - 1) / kTileN);
     return params;
   }
 
+  CUTLASS_HOST_DEVICE PersistentWith() {}
+  CUTLASS_DEVICE explicit PersistentWith(Params const &params) : Base(params) {}
+};
+
+struct SignalledRows {};  // the scheduler tag
+
+class SignalledRowsScheduler : public PersistentWith<RowWaits> {
+ public:
+  using Params = typename PersistentWith<RowWaits>::Params;
+
   CUTLASS_HOST_DEVICE SignalledRowsScheduler() {}
   CUTLASS_DEVICE explicit SignalledRowsScheduler(Params const &params)
-      : Base(params), waits_(params.waits), tiles_m_(params.tiles_m) {
+      : PersistentWith<RowWaits>(params), waits_(params.extra), tiles_m_(params.tiles_m) {
     waiter_ = waits_.arrivals != nullptr && threadIdx.x < 32;  // the producer's mainloop warp
     if (waiter_) epoch_ = waits_.slot0 != nullptr ? detail::call_epoch(waits_.slot0) : waits_.epoch;
     tiles_per_source_ = waits_.rows_per_source > 0 ? static_cast<int>(waits_.rows_per_source / kTileM) : tiles_m_;
@@ -143,37 +157,13 @@ struct NotifiedTiles {};  // the scheduler tag of GEMM + ReduceScatter's side
 // cooperative kernel's consumers call fetch_next_work(work, ...) right after the epilogue has
 // issued the stores of `work`, and the one warp that issued them (consumer thread 0 .. 31) waits
 // for its bulk groups to complete before lane 0 sets the owner's flag.
-class NotifiedTilesScheduler : public cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90 {
-  using Base = cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90;
-
+class NotifiedTilesScheduler : public PersistentWith<TileNotify> {
  public:
-  using WorkTileInfo = typename Base::WorkTileInfo;
-  struct Arguments : Base::Arguments {
-    TileNotify notify;
-  };
-  struct Params : Base::Params {
-    TileNotify notify;
-    int tiles_m = 0;  // row tiles of one owner's block (the grid may round up to the cluster)
-    int tiles_n = 0;
-  };
-
-  template <class ProblemShapeMNKL, class TileShape, class ClusterShape>
-  static Params to_underlying_arguments(ProblemShapeMNKL problem, TileShape tile, ClusterShape cluster,
-                                        cutlass::KernelHardwareInfo const &hw, Arguments const &args,
-                                        void *workspace = nullptr, const uint32_t epilogue_subtile = 1,
-                                        uint32_t k_align = 1u) {
-    Params params;
-    static_cast<Base::Params &>(params) =
-        Base::to_underlying_arguments(problem, tile, cluster, hw, args, workspace, epilogue_subtile, k_align);
-    params.notify = args.notify;
-    params.tiles_m = static_cast<int>((cute::get<0>(problem) + kTileM - 1) / kTileM);
-    params.tiles_n = static_cast<int>((cute::get<1>(problem) + kTileN - 1) / kTileN);
-    return params;
-  }
+  using Params = typename PersistentWith<TileNotify>::Params;
 
   CUTLASS_HOST_DEVICE NotifiedTilesScheduler() {}
   CUTLASS_DEVICE explicit NotifiedTilesScheduler(Params const &params)
-      : Base(params), notify_(params.notify), tiles_m_(params.tiles_m), tiles_n_(params.tiles_n) {
+      : PersistentWith<TileNotify>(params), notify_(params.extra), tiles_m_(params.tiles_m), tiles_n_(params.tiles_n) {
     // The consumers' first warp (the producer warpgroup is threads 0 .. 127): it issues the TMA stores.
     notifier_ = notify_.flags != nullptr && threadIdx.x >= 128 && threadIdx.x < 160;
     if (notifier_) epoch_ = detail::call_epoch(notify_.slot0);
@@ -348,7 +338,7 @@ void gemmBf16(const void *a, const void *b, void *c, int m, int n, int k, const 
   scheduler.max_swizzle_size = 1;
   // Along N: consecutive tiles of a wave share their rows, so a wave needs few row chunks.
   scheduler.raster_order = SignalledRowsScheduler::RasterOrderOptions::AlongN;
-  scheduler.waits = waits;
+  scheduler.extra = waits;
   const auto *ea = static_cast<const Element *>(a);
   const auto *eb = static_cast<const Element *>(b);
   auto *ec = static_cast<Element *>(c);
@@ -381,7 +371,7 @@ void gemmBf16ToOwners(const void *a, const void *b, float *d, std::int64_t d_own
   typename NotifiedTilesScheduler::Arguments scheduler;
   scheduler.max_swizzle_size = 1;
   scheduler.raster_order = NotifiedTilesScheduler::RasterOrderOptions::AlongN;
-  scheduler.notify = notify;
+  scheduler.extra = notify;
   const int owners = notify.owners;
   StrideA stride_a = cutlass::make_cute_packed_stride(StrideA{}, make_shape(m, k, owners));  // A_l: rows l*m ..
   StrideB stride_b = cutlass::make_cute_packed_stride(StrideB{}, make_shape(n, k, 1));
