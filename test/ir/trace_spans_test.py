@@ -36,6 +36,12 @@ def tile(span):
     return (span["args"].get("m"), span["args"].get("n"))
 
 
+def within(inner, outer):
+    """Whether span inner lies in span outer, on the same thread of the same PE."""
+    return (outer["pid"] == inner["pid"] and outer["tid"] == inner["tid"] and outer["ts"] <= inner["ts"]
+            and inner["ts"] + inner["dur"] <= outer["ts"] + outer["dur"] + 1e-3)
+
+
 class IRKernelSpans(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -56,13 +62,13 @@ class IRKernelSpans(unittest.TestCase):
     def per_pe(self, spans):
         return {pe: sorted(tile(s) for s in spans if s["pid"] == pe) for pe in range(PES)}
 
+    def assert_within(self, inner, outer):
+        for span in inner:
+            self.assertTrue(any(within(span, o) for o in outer), span)
+
     def assert_inside_programs(self, trace, spans):
         """Each span lies within a program of the launch, on that program's thread."""
-        programs = [p for p in slices(trace, cat="program")]
-        for span in spans:
-            self.assertTrue(any(p["pid"] == span["pid"] and p["tid"] == span["tid"] and
-                                p["ts"] <= span["ts"] and span["ts"] + span["dur"] <= p["ts"] + p["dur"] + 1e-3
-                                for p in programs), span)
+        self.assert_within(spans, slices(trace, cat="program"))
 
     def test_ag_gemm_tiles(self):
         # Each PE computes all 8 row tiles of C (8 rows each, its own first), split over its 2
@@ -99,11 +105,8 @@ class IRKernelSpans(unittest.TestCase):
         self.assertEqual(self.per_pe(notifies), {pe: [(None, None)] * 2 for pe in range(PES)})
         self.assert_inside_programs(trace, fills + loops + steps + notifies)
         # Spans nest per program: every fill in its program's loop, the notify in the step.
-        for inner, outer in ((fills, loops), (notifies, steps)):
-            for span in inner:
-                self.assertTrue(any(o["pid"] == span["pid"] and o["tid"] == span["tid"] and
-                                    o["ts"] <= span["ts"] and span["ts"] + span["dur"] <= o["ts"] + o["dur"] + 1e-3
-                                    for o in outer), span)
+        self.assert_within(fills, loops)
+        self.assert_within(notifies, steps)
         # The notify under the mark is the runtime's signal event, to the next PE.
         signals = [e for e in trace["traceEvents"] if e.get("name") == "notify" and e.get("cat") == "signal"]
         self.assertEqual(sorted((e["pid"], e["args"]["target_pe"]) for e in signals),
@@ -114,7 +117,7 @@ class IRKernelSpans(unittest.TestCase):
         self.assertEqual(slices(trace, name="matmul") + slices(trace, name="fill"), [])
         self.assertGreater(len(slices(trace, cat="wait")), 0)
 
-    def test_untraced_run_has_no_trace(self):
+    def test_untraced_run_with_explicit_span_calls(self):
         result = run(TRACE_SPANS)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertIn(f"passed on all {PES} PEs", result.stdout)
