@@ -27,6 +27,8 @@ namespace {
 using trace_format::Event;
 using trace_format::FileHeader;
 
+static_assert(trace_format::kNameBytes == TDIST_TRACE_NAME_MAX + 1, "a name and its NUL fill the event's field");
+
 constexpr std::uint64_t kDefaultEvents = 1u << 18;  // 20 MiB a thread, mapped lazily
 
 struct Recorder {

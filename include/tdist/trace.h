@@ -10,7 +10,7 @@
  *   C++:  { tdist::trace::Span span("gemm_tile", m, n); ... }
  *
  * Spans nest per program (each end closes the latest open span of the calling program); a name
- * is kept to its first 31 bytes. A category tells tdist-trace summary what the span's time was:
+ * is kept to its first TDIST_TRACE_NAME_MAX (31) bytes. A category tells tdist-trace summary what the span's time was:
  * computing, moving data or waiting (user spans count as none of them by default). */
 #ifndef TDIST_TRACE_H
 #define TDIST_TRACE_H
@@ -23,6 +23,9 @@ extern "C" {
 
 /* Nonzero while this PE records a trace. Read it only through the calls below. */
 extern int tdist_trace_active;
+
+/* The bytes of a span's name that the trace keeps. */
+#define TDIST_TRACE_NAME_MAX 31
 
 enum tdist_trace_category {
   TDIST_TRACE_USER = 0,    /* none of the below */

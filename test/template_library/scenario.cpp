@@ -66,6 +66,26 @@ void ptrBadPe() {
       &out, &in, tdist::nPes());
 }
 
+using SpanByName = void(MemRef<char, 1> *, std::int32_t, std::int32_t, std::int32_t);
+
+void badSpanCategory() {
+  char name[] = "tile";
+  MemRef<char, 1> memref = vectorOf(name, 0, 4);
+  entry<SpanByName>("_mlir_ciface_tdist_trace_begin_span_m1")(&memref, 0, 0, 5);
+}
+
+void emptySpanName() {
+  char name[] = "";
+  MemRef<char, 1> memref = vectorOf(name, 0, 0);
+  entry<SpanByName>("_mlir_ciface_tdist_trace_begin_span_m1")(&memref, -1, -1, 0);
+}
+
+void stridedSpanName() {
+  char name[] = "t_i_l_e";
+  MemRef<char, 1> memref = vectorOf(name, 0, 4, 2);
+  entry<SpanByName>("_mlir_ciface_tdist_trace_begin_span_m1")(&memref, -1, -1, 0);
+}
+
 void badAxis() { entry<std::int32_t(std::int32_t)>("_mlir_ciface_tdist_program_id")(3); }
 
 // Two slots at the signal stride; only the first is ever notified.
@@ -96,6 +116,9 @@ int main(int argc, char **argv) {
       {"ptr-off-heap", ptrOffHeap},
       {"ptr-bad-pe", ptrBadPe},
       {"bad-axis", badAxis},
+      {"bad-span-category", badSpanCategory},
+      {"empty-span-name", emptySpanName},
+      {"strided-span-name", stridedSpanName},
       {"wait-never-satisfied", waitNeverSatisfied},
       {"barrier-some-programs", barrierSomePrograms},
   };

@@ -59,6 +59,16 @@ TEST(TemplateScenario, ProgramIdOfABadAxisIsFatal) {
   expectFatal(1, "bad-axis", "_mlir_ciface_tdist_program_id", "axis 3 is not 0, 1 or 2");
 }
 
+// Checked whether or not the job records a trace: these jobs record none.
+TEST(TemplateScenario, BadSpanArgumentsAreFatal) {
+  expectFatal(1, "bad-span-category", "_mlir_ciface_tdist_trace_begin_span_m1",
+              "category 5 is not a span category: 0 (user), 1 (call), 2 (compute), 3 (move) or 4 (wait)");
+  expectFatal(2, "empty-span-name", "_mlir_ciface_tdist_trace_begin_span_m1",
+              "a span needs a name; the name memref holds none");
+  expectFatal(1, "strided-span-name", "_mlir_ciface_tdist_trace_begin_span_m1",
+              "the name memref has stride 2; a span's name is contiguous bytes (stride 1)");
+}
+
 TEST(TemplateScenario, CallBeforeInitIsFatal) {
   LauncherResult r = runScenario(1, "before-init");
   EXPECT_EQ(r.exit_status, 98) << r.err;

@@ -50,6 +50,7 @@ std::string familyOf(const std::string &name) {
   static const std::vector<std::pair<std::string, std::regex>> families = {
       {"queries", std::regex("aclshmem_(my_pe|n_pes)")},
       {"program coordinates", std::regex("tdist_(program_id|num_programs)")},
+      {"trace spans", std::regex("tdist_trace_(begin_span(_m1)?|end)")},
       {"symm_at", std::regex("aclshmem_ptr_" + every + "_m([0-4])_m\\3")},
       {"consume_token", std::regex("aclshmem_consume_token_" + every + "_ptr_(([1-4])d_m\\4_m\\4|1d_m0_m0)")},
       {"wait", std::regex("aclshmem_wait_" + scalar + "(_m[01])?")},
@@ -77,6 +78,7 @@ TEST(SymbolTable, FamiliesAreComplete) {
   const std::map<std::string, int> expected = {
       {"queries", 2},                // my_pe, n_pes
       {"program coordinates", 2},    // program_id, num_programs
+      {"trace spans", 3},            // begin_span (pointer, m1), end
       {"symm_at", 60},               // 12 types x ranks 0..4
       {"consume_token", 60},         // 12 types x (ranks 1..4, and 1d on a rank-0 memref)
       {"wait", 30},                  // 10 types x (m1, m0, pointer)
@@ -89,12 +91,13 @@ TEST(SymbolTable, FamiliesAreComplete) {
       {"typed put_signal", 48},      // 12 types x (blocking, nbi) x (memref, pointer)
   };
   EXPECT_EQ(counts, expected);
-  EXPECT_EQ(templateLibrarySymbols().size(), 372u);
+  EXPECT_EQ(templateLibrarySymbols().size(), 375u);
 }
 
 TEST(SymbolTable, ExactNamesOfEachFamily) {
   const char *present[] = {
       "aclshmem_my_pe", "aclshmem_n_pes", "tdist_program_id", "tdist_num_programs",
+      "tdist_trace_begin_span", "tdist_trace_begin_span_m1", "tdist_trace_end",
       "aclshmem_ptr_float_m1_m1", "aclshmem_ptr_bfloat16_m0_m0", "aclshmem_ptr_uint64_m4_m4",
       "aclshmem_ptr_half_m2_m2",
       "aclshmem_consume_token_float_ptr_2d_m2_m2", "aclshmem_consume_token_int8_ptr_1d_m1_m1",
@@ -117,7 +120,7 @@ TEST(SymbolTable, ExactNamesOfEachFamily) {
   const char *absent[] = {
       "aclshmem_wait_half", "aclshmem_wait_bfloat16_m1", "aclshmem_half_p", "aclshmem_bfloat16_g_m0",
       "aclshmem_ptr_float_m5_m5", "aclshmem_ptr_float_m1_m2", "aclshmem_consume_token_float_ptr_0d_m0_m0",
-      "aclshmem_wait_int32_m2", "aclshmem_float_put_m2_m2",
+      "aclshmem_wait_int32_m2", "aclshmem_float_put_m2_m2", "tdist_trace_end_m1", "tdist_trace_begin_span_m2",
   };
   for (const char *link : absent) EXPECT_EQ(findTemplateSymbol(testing::ciface(link)), nullptr) << link;
 }

@@ -246,6 +246,7 @@ std::unique_ptr<CompiledKernel> CompiledKernel::compile(const CompileOptions &op
   PassManager pm(&context);
   mlir::tdist::CpuPipelineOptions pipeline;
   pipeline.injectBarrierAll = options.inject_barrier_all;
+  pipeline.traceSpans = options.trace_spans;
   mlir::tdist::buildCpuPipeline(pm, pipeline);
   if (failed(pm.run(*module))) diagnostics.fail("cannot lower '" + options.path + "' to LLVM");
   checkExternalSymbols(*module, diagnostics);

@@ -38,6 +38,7 @@ struct CompileOptions {
   std::string entry;                 // the kernel function
   bool inject_barrier_all = false;   // distributed-inject-barrier-all before lowering
   int opt_level = 2;                 // LLVM optimization level, 0..3
+  bool trace_spans = false;          // tdist-trace-spans: linalg ops and marked ops as trace spans
 };
 
 // Where compilation spent its time, in milliseconds.

@@ -194,8 +194,13 @@ int main(int argc, char **argv) {
 
   std::unique_ptr<CompiledKernel> kernel;
   try {
+    // tdist-run --trace gives every PE the folder of its event files: spans are compiled in
+    // only then, so that an untraced kernel has no span calls at all.
+    const char *trace_dir = std::getenv("TDIST_TRACE_DIR");
+    const bool traced = trace_dir != nullptr && *trace_dir != '\0';
     kernel = CompiledKernel::compile(CompileOptions{options.kernel_path, options.entry,
-                                                    options.inject_barrier_all, options.opt_level});
+                                                    options.inject_barrier_all, options.opt_level,
+                                                    options.trace_spans && traced});
   } catch (const CompileError &error) {
     fail(error.what());
     return kExitCompile;

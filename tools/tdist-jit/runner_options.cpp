@@ -94,6 +94,9 @@ RunnerOptions parseRunnerOptions(int argc, char **argv) {
     } else if (arg == "--inject-barrier-all") {
       if (has_inline) throw UsageError("option --inject-barrier-all takes no value");
       options.inject_barrier_all = true;
+    } else if (arg == "--no-trace-spans") {
+      if (has_inline) throw UsageError("option --no-trace-spans takes no value");
+      options.trace_spans = false;
     } else if (arg.size() == 3 && arg.starts_with("-O") && arg[2] >= '0' && arg[2] <= '3') {
       options.opt_level = arg[2] - '0';
     } else {
@@ -125,6 +128,8 @@ Options:
                         median and minimum time (barrier to barrier, on PE 0); checks and
                         prints see the last run
   --inject-barrier-all  surround communication with barrier_all (debugging switch)
+  --no-trace-spans      under tdist-run --trace, leave out the spans of the kernel's linalg
+                        ops and of the ops marked tdist.span (docs/TRACING.md)
   -O0 .. -O3            LLVM optimization level (default -O2)
   -v, --verbose         PE 0 reports how long parsing, lowering and JIT compilation took
   -h, --help            show this help

@@ -19,6 +19,7 @@ struct RunnerOptions {
   std::string entry;
   Grid grid;
   bool inject_barrier_all = false;
+  bool trace_spans = true;              // spans of linalg and marked ops when the job is traced
   int opt_level = 2;
   std::vector<std::string> arguments;   // one description per kernel parameter, in order
   std::vector<std::string> checks;      // "K=REF"

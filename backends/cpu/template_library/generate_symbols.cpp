@@ -70,6 +70,8 @@ constexpr std::string_view kMemRef = "StridedMemRef<{T}, {N}> *";
 constexpr std::string_view kMemRef1 = "StridedMemRef<{T}, 1> *";
 constexpr std::string_view kSignalMemRef = "StridedMemRef<std::int32_t, {N}> *";
 constexpr std::string_view kSignalMemRef1 = "StridedMemRef<std::int32_t, 1> *";
+constexpr std::string_view kName = "const char *";
+constexpr std::string_view kNameMemRef = "StridedMemRef<char, 1> *";
 
 // Parameter lists that several families share.
 using Params = std::vector<std::string_view>;
@@ -96,6 +98,10 @@ const Family kFamilies[] = {
     {"aclshmem_n_pes", kI32, {}, "nPes"},
     {"tdist_program_id", kI32, {kI32}, "programId"},
     {"tdist_num_programs", kI32, {kI32}, "numPrograms"},
+    // Trace spans (name, m, n, category), as tdist/trace.h's tdist_trace_begin_span and end.
+    {"tdist_trace_begin_span", kVoid, {kName, kI32, kI32, kI32}, "traceBeginSpan"},
+    {"tdist_trace_begin_span_m1", kVoid, {kNameMemRef, kI32, kI32, kI32}, "traceBeginSpan"},
+    {"tdist_trace_end", kVoid, {}, "traceEnd"},
     // symm_at and consume_token.
     {"aclshmem_ptr_{type}_m{N}_m{N}", kVoid, kMemRefAndScalar, "symmAt<{T}, {N}>", kAll, kRanks0To4},
     {"aclshmem_consume_token_{type}_ptr_{N}d_m{N}_m{N}", kVoid, kMemRefAndScalar, "consumeToken<{T}, {N}>",
@@ -204,6 +210,7 @@ std::string render(const std::vector<Symbol> &symbols) {
          "#include \"backends/cpu/template_library/queries.h\"\n"
          "#include \"backends/cpu/template_library/rma.h\"\n"
          "#include \"backends/cpu/template_library/signal.h\"\n"
+         "#include \"backends/cpu/template_library/spans.h\"\n"
          "#include \"backends/cpu/template_library/sync.h\"\n"
          "#include \"tdist/template_library.h\"\n\n"
          "// C linkage gives these their plain names, whatever namespace they are defined in; they\n"

@@ -41,9 +41,19 @@ void buildTTAdapterStage(OpPassManager &pm, const AscendPipelineOptions &options
   pm.addPass(triton::createConvertTritonDistributedToHIVM());
 }
 
+// Trace spans are the cpu backend's (tdist-trace-spans): on the Ascend path
+// their marks are checked and dropped, so that a marked kernel has the HIVM
+// form of the unmarked one.
+static void dropTraceSpanMarks(OpPassManager &pm) {
+  TraceSpansPassOptions marksOnly;
+  marksOnly.record = false;
+  pm.addPass(createTraceSpansPass(marksOnly));
+}
+
 void buildAscendPipeline(OpPassManager &pm, const AscendPipelineOptions &options) {
   buildTTIRStage(pm);
   buildTTAdapterStage(pm, options);
+  dropTraceSpanMarks(pm);
 }
 
 // Upstream's road from func/arith/scf/memref/linalg/math to LLVM. Contractions
@@ -70,9 +80,15 @@ static void buildLowerToLLVM(OpPassManager &pm) {
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
   AscendPipelineOptions adapter;
   adapter.injectBarrierAll = options.injectBarrierAll.getValue();
-  buildAscendPipeline(pm, adapter);
+  buildTTIRStage(pm);
+  buildTTAdapterStage(pm, adapter);
   pm.addPass(hivm::createConvertHIVMDistributedToCall());
   pm.addPass(createCanonicalizerPass());
+  // After the Ascend stages, which carry the marks as they are: the HIVM form
+  // is the same with spans or without.
+  TraceSpansPassOptions spans;
+  spans.record = options.traceSpans.getValue();
+  pm.addPass(createTraceSpansPass(spans));
   buildLowerToLLVM(pm);
 }
 
@@ -96,7 +112,8 @@ SmallVector<triton::distributed::WaitOp> findWaitsRemovedAsDeadCode(ModuleOp mod
     wait->setAttr(mark, IntegerAttr::get(IntegerType::get(context, 64), index++));
   });
   PassManager pm(context, module->getName().getStringRef());
-  buildAscendPipeline(pm, AscendPipelineOptions());
+  buildTTIRStage(pm);
+  buildTTAdapterStage(pm, AscendPipelineOptions());
   {
     ScopedDiagnosticHandler silence(context, [](Diagnostic &) { return success(); });
     if (failed(pm.run(*copy)))
@@ -125,13 +142,14 @@ void registerPipelines() {
       "tdist-ascend-pipeline",
       "The distributed part of the Ascend compilation (seed 001 §4.1): the ttir stage "
       "(inline, canonicalize, cse, licm), then the ttadapter stage, which starts with "
-      "convert-triton-distributed-to-hivm",
+      "convert-triton-distributed-to-hivm; the marks of trace spans are dropped",
       buildAscendPipeline);
   PassPipelineRegistration<CpuPipelineOptions>(
       "tdist-cpu-pipeline",
       "Lowers a kernel to the LLVM dialect for the cpu backend: the Ascend pipeline's "
       "stages, then convert-hivm-distributed-to-call (calls of the device template "
-      "library), then upstream's lowering of func, arith, scf, memref, linalg and math",
+      "library), then tdist-trace-spans, then upstream's lowering of func, arith, scf, "
+      "memref, linalg and math",
       buildCpuPipeline);
 }
 

@@ -25,6 +25,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Surround every communicating distributed op with barrier_all before "
                      "lowering (the same debugging switch as the Ascend pipeline's)"),
       llvm::cl::init(false)};
+  Option<bool> traceSpans{
+      *this, "trace-spans",
+      llvm::cl::desc("Record each linalg op and each op marked tdist.span as a span of the "
+                     "job's trace (tdist-trace-spans); without it the marks are only checked"),
+      llvm::cl::init(false)};
 };
 
 /// The "ttir" stage of seed 001 §4.1: inline, canonicalize, cse, licm.
@@ -35,14 +40,17 @@ void buildTTIRStage(OpPassManager &pm);
 /// injection), as the only distributed insertion point.
 void buildTTAdapterStage(OpPassManager &pm, const AscendPipelineOptions &options);
 
-/// Both stages: `tdist-ascend-pipeline`.
+/// Both stages, then the marks of trace spans (`tdist.span`, a cpu-backend
+/// feature) are checked and dropped: `tdist-ascend-pipeline`.
 void buildAscendPipeline(OpPassManager &pm, const AscendPipelineOptions &options);
 
 /// Lowers distributed + upstream dialects (func, arith, scf, memref, linalg,
 /// math) to the LLVM dialect for the cpu backend: the ttir stage, then the
-/// same ttadapter stage as Ascend (distributed ops become hivm.hir.custom),
+/// same ttadapter stage as Ascend (distributed ops become hivm.hir.custom, and
+/// keep their span marks),
 /// then convert-hivm-distributed-to-call (calls of the device template
-/// library's link names), then upstream's lowering to LLVM. `tdist-cpu-pipeline`.
+/// library's link names), then tdist-trace-spans (which records spans only
+/// with `trace-spans`), then upstream's lowering to LLVM. `tdist-cpu-pipeline`.
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 
 /// The waits of `module` that the Ascend pipeline's stages (and so the cpu

@@ -35,4 +35,56 @@ def InterchangeReductionsPass : Pass<"tdist-interchange-reductions"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TraceSpansPass : Pass<"tdist-trace-spans", "::mlir::ModuleOp"> {
+  let summary = "Record each tile's compute, and each op marked tdist.span, as a trace span";
+  let description = [{
+    For the cpu backend, after `convert-hivm-distributed-to-call`: puts a
+    span of the job's trace (`tdist-run --trace`, docs/TRACING.md) around
+
+    - every linalg op on memrefs: a `compute` span named after the op
+      (`matmul`, `fill`, `add`, ...), whose tile coordinates `m` and `n` are
+      the offsets of the op's first output in its first two dimensions when
+      that output is a `memref.subview` (seen through `memref.cast`): the
+      tile's first row and column, as the kernel library's `gemm_tile`
+      spans have. Other outputs give no coordinates (-1);
+    - every operation with a `tdist.span = "NAME"` attribute: a span of
+      that name, in the category `tdist.span_category` gives (`"user"`, the
+      default, `"call"`, `"compute"`, `"move"` or `"wait"`). On a linalg op
+      the two attributes replace the op's name and `compute`; the
+      coordinates stay.
+
+    A span is a call of the template library's
+    `tdist_trace_begin_span_m1(name, m, n, category)` before the op (the
+    name is a constant `memref.global` of its bytes) and of
+    `_mlir_ciface_tdist_trace_end()` after it. The attributes are removed.
+    With tracing off each call costs one branch.
+
+    With `record=false` the pass only checks and removes the attributes,
+    which `tdist-cpu-pipeline` does when it records no spans: a malformed
+    attribute is an error either way. The errors: a name that is not a
+    non-empty string of at most 31 bytes (what a trace keeps), an unknown
+    category, a category without a name on an op that is not a linalg op,
+    a span on a terminator, on an op outside a function body or inside a
+    linalg op, and a module that declares one of the two functions with
+    another type. Nothing changes when there is an error.
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>)
+                  outs(%tile : memref<?x?xf32, strided<[?, 1], offset: ?>>)
+    // becomes (%tile = memref.subview %c[%row, 0] ...)
+    %name = memref.get_global @tdist_span_matmul : memref<6xi8>
+    %m = arith.index_cast %row : index to i32
+    func.call @tdist_trace_begin_span_m1(%cast, %m, %c0_i32, %c2_i32) : (...) -> ()
+    linalg.matmul ...
+    func.call @_mlir_ciface_tdist_trace_end() : () -> ()
+    ```
+  }];
+  let options = [
+    Option<"record", "record", "bool", /*default=*/"true",
+           "Insert the span calls; false: only check and remove the attributes">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // TDIST_TRANSFORMS_PASSES

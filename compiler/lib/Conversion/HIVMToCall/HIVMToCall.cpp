@@ -148,6 +148,10 @@ struct DistributedCustomToCall : OpRewritePattern<CustomOp> {
       return castToCanonical(rewriter, op.getLoc(), arg);
     });
     auto call = func::CallOp::create(rewriter, op.getLoc(), callee, args);
+    // A trace span's marks stay with the operation they name (tdist-trace-spans).
+    for (StringRef mark : {"tdist.span", "tdist.span_category"})
+      if (Attribute value = op->getAttr(mark))
+        call->setAttr(mark, value);
     SmallVector<Value> results;
     for (auto [result, expected] : llvm::zip(call.getResults(), op.getResultTypes()))
       results.push_back(castFromCanonical(rewriter, op.getLoc(), result, expected));
