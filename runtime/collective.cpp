@@ -3,6 +3,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 #include "runtime/backend.h"
 #include "runtime/wait.h"
@@ -180,6 +181,23 @@ std::string callsDiffer(const RuntimeState &state, const TeamInfo &team,
 std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team,
                                           const CollectiveRecord &record, const char *call) {
   return membersRecords(state, team, step(state, team, record, call));
+}
+
+std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team, const CollectiveRecord &record,
+                                          std::span<const std::byte> carried, const char *call) {
+  if (carried.size() > kCarriedBytes) {
+    throw Error(ErrorCode::Internal, std::string(call) + ": " + std::to_string(carried.size()) +
+                                         " bytes to carry in one step, more than " + std::to_string(kCarriedBytes));
+  }
+  // The step's own buffer (its parity): published by the line's release store in step().
+  const std::uint64_t sequence = team.sequence + 1;
+  if (!carried.empty())
+    std::memcpy(state.channel.local().carried[teamIndex(state, team)][sequence & 1], carried.data(), carried.size());
+  return membersRecords(state, team, step(state, team, record, call));
+}
+
+const std::byte *carriedBy(const RuntimeState &state, const TeamInfo &team, int member) {
+  return state.channel.peer(team.worldPe(member)).carried[teamIndex(state, team)][team.sequence & 1];
 }
 
 void teamSync(RuntimeState &state, TeamInfo &team, CollectiveOp op, CollectiveApi api, const char *call) {

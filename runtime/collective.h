@@ -16,6 +16,11 @@ namespace tdist::runtime {
 // operation at this step; then nothing has changed on any PE.
 std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team,
                                           const CollectiveRecord &record, const char *call);
+// The same step carrying `carried` (at most kCarriedBytes) beside the record; after it, every
+// member's carried bytes are at carriedBy(state, team, member) until this PE's next step on team.
+std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team, const CollectiveRecord &record,
+                                          std::span<const std::byte> carried, const char *call);
+const std::byte *carriedBy(const RuntimeState &state, const TeamInfo &team, int member);
 
 // "<call>: collective call #<sequence> on <team> differs between PEs: PE 0 called ..., PE 1
 // called ...", from every member's record of one step (index = team PE).

@@ -15,6 +15,9 @@
 namespace tdist::runtime {
 
 constexpr int kMaxTeams = 64;
+// The most bytes a data collective carries in its agreement step (a small broadcast, fcollect,
+// alltoall or reduction moves no data otherwise and needs no second step).
+constexpr std::size_t kCarriedBytes = 256;
 
 // One value alone on its 64-byte line.
 struct alignas(64) SignalLine {
@@ -88,6 +91,9 @@ struct ControlBlock {
   // (it cannot complete call k+1 before every member wrote call k+1), so the record of call k
   // stays readable until every member is past it.
   CollectiveRecord records[kMaxTeams][2];
+  // Data a small collective carries with its one step (agreeOnStep's `carried`), in the same
+  // double buffer as the records.
+  std::byte carried[kMaxTeams][2][kCarriedBytes];
 };
 
 constexpr std::size_t kControlBytes = (sizeof(ControlBlock) + 4095) / 4096 * 4096;

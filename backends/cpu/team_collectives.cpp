@@ -7,9 +7,15 @@
 // dest, through the runtime's gets (or, where the host loads the heap, reads the peers' mappings);
 // the second step keeps every source unchanged until every member has read it. A reduction keeps
 // its result aside until the second step, so dest may be source.
+//
+// A small call (at most kCarriedBytes carried by each member: broadcast, fcollect, alltoall, the
+// reductions, where the host loads the heap) is ONE step: each member's bytes travel beside its
+// record in the control block, in the records' double buffer, so no source is read after the
+// step and there is nothing left to protect. Not on the active sets' index (oneStep).
 #include <complex>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -34,7 +40,7 @@ namespace {
 class TeamCollective {
  public:
   TeamCollective(int team, const CollectiveCall &call)
-      : state_(runtime::requireState(call.call)), call_(call) {
+      : state_(runtime::requireState(call.call)), call_(call), index_(team) {
     runtime::requireHostThread(state_, call.call);
     team_ = &runtime::requireTeam(state_, team, call.call);
   }
@@ -61,7 +67,9 @@ class TeamCollective {
   }
 
   // The first step: every member's record (index = team PE). `compare_bytes`: arg0 must match.
-  std::vector<CollectiveRecord> agree(std::uint64_t bytes, std::uint64_t arg1, std::uint64_t arg2, bool compare_bytes) {
+  // `carried`: this PE's bytes for the others, beside its record (a one-step collective).
+  std::vector<CollectiveRecord> agree(std::uint64_t bytes, std::uint64_t arg1, std::uint64_t arg2, bool compare_bytes,
+                                      std::span<const std::byte> carried = {}) {
     CollectiveRecord mine{};
     mine.op = CollectiveOp::Exchange;
     mine.api = call_.api;
@@ -69,7 +77,8 @@ class TeamCollective {
     mine.arg0 = bytes;
     mine.arg1 = arg1;
     mine.arg2 = arg2;
-    auto all = runtime::agreeOnStep(state_, *team_, mine, call_.call);
+    auto all = runtime::agreeOnStep(state_, *team_, mine, local_error_ ? std::span<const std::byte>{} : carried,
+                                    call_.call);
     for (const CollectiveRecord &r : all) {
       if (r.api != mine.api || r.arg1 != arg1 || r.arg2 != arg2 || (compare_bytes && r.arg0 != bytes)) {
         throw Error(ErrorCode::CollectiveMismatch,
@@ -85,6 +94,21 @@ class TeamCollective {
     }
     return all;
   }
+
+  // Whether a call of `bytes` carried by each member goes in one step: small enough, and this PE's
+  // host reads its own heap (every member decides alike: the bytes are agreed, the backend is
+  // the job's). Then the data travel with the agreement, and nothing is left to protect.
+  // Not on the active sets' shared index: a member done with one set's call may start another
+  // set's there before a slow member of the first has read what it carried.
+  bool oneStep(std::size_t carried_bytes) const {
+    return carried_bytes <= runtime::kCarriedBytes && hostLoadsHeap(state_) && !local_error_ &&
+           index_ != runtime::kActiveSetTeam;
+  }
+  // The local bytes to carry (source on this PE's heap, read in place).
+  std::span<const std::byte> local(const void *source, std::size_t bytes) const {
+    return {static_cast<const std::byte *>(source), bytes};
+  }
+  const std::byte *carried(int member) const { return runtime::carriedBy(state_, *team_, member); }
 
   // Runs the data movement, then the last step, which also ends a movement that failed here.
   template <class Move>
@@ -109,6 +133,7 @@ class TeamCollective {
   RuntimeState &state_;
   CollectiveCall call_;
   TeamInfo *team_ = nullptr;
+  int index_ = 0;
   std::optional<Error> local_error_;
 };
 
@@ -177,6 +202,13 @@ void broadcast(int team, void *dest, const void *source, std::size_t bytes, int 
   checkRoot(collective, root);
   collective.checkSymmetric(dest, bytes, "dest");
   collective.checkSymmetric(source, bytes, "source");
+  if (collective.oneStep(bytes)) {
+    const bool carrier = collective.me() == root;
+    collective.agree(bytes, static_cast<std::uint64_t>(root), 0, true,
+                     carrier ? collective.local(source, bytes) : std::span<const std::byte>{});
+    if (bytes != 0 && !(carrier && (skip_root || dest == source))) std::memcpy(dest, collective.carried(root), bytes);
+    return;
+  }
   collective.agree(bytes, static_cast<std::uint64_t>(root), 0, true);
   collective.moveThenSync([&] {
     if (collective.me() == root && (skip_root || dest == source)) return;
@@ -188,6 +220,12 @@ void collect(int team, void *dest, const void *source, std::size_t bytes, bool f
   TeamCollective collective(team, call);
   collective.checkSymmetric(source, bytes, "source");
   if (fixed) collective.checkSymmetric(dest, bytes * collective.size(), "dest");
+  if (fixed && collective.oneStep(bytes)) {  // fcollect: every member's block is `bytes`
+    collective.agree(bytes, 0, 0, true, collective.local(source, bytes));
+    for (int member = 0; bytes != 0 && member < collective.size(); ++member)
+      std::memcpy(static_cast<std::byte *>(dest) + member * bytes, collective.carried(member), bytes);
+    return;
+  }
   auto all = collective.agree(bytes, 0, 0, fixed);
   collective.moveThenSync([&] {
     std::size_t total = 0;
@@ -207,6 +245,13 @@ void alltoall(int team, void *dest, const void *source, std::size_t bytes, const
   TeamCollective collective(team, call);
   collective.checkSymmetric(dest, bytes * collective.size(), "dest");
   collective.checkSymmetric(source, bytes * collective.size(), "source");
+  if (collective.oneStep(bytes * collective.size())) {  // each member carries its whole source
+    collective.agree(bytes, 0, 0, true, collective.local(source, bytes * collective.size()));
+    for (int member = 0; bytes != 0 && member < collective.size(); ++member)
+      std::memcpy(static_cast<std::byte *>(dest) + member * bytes, collective.carried(member) + collective.me() * bytes,
+                  bytes);
+    return;
+  }
   collective.agree(bytes, 0, 0, true);
   collective.moveThenSync([&] {
     for (int member = 0; member < collective.size(); ++member) {
@@ -253,6 +298,18 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
   });
   collective.checkSymmetric(dest, bytes, "dest");
   collective.checkSymmetric(source, bytes, "source");
+  if (collective.oneStep(bytes)) {  // every member carries its source; each combines them in PE order
+    collective.agree(bytes, static_cast<std::uint64_t>(op), sizeof(T), true, collective.local(source, bytes));
+    if (nreduce == 0) return;
+    std::vector<T> result(nreduce), values(nreduce);
+    std::memcpy(result.data(), collective.carried(0), bytes);
+    for (int member = 1; member < collective.size(); ++member) {
+      std::memcpy(values.data(), collective.carried(member), bytes);
+      for (std::size_t k = 0; k < nreduce; ++k) result[k] = combine(op, result[k], values[k]);
+    }
+    std::memcpy(dest, result.data(), bytes);
+    return;
+  }
   collective.agree(bytes, static_cast<std::uint64_t>(op), sizeof(T), true);
   std::vector<T> result;
   collective.moveThenSync([&] {
