@@ -154,9 +154,53 @@ static void active_sets(void) {
   shmem_free(src);
 }
 
+/* Small calls back to back with no barrier between them, each source overwritten as soon as its
+ * call returns: a member that runs ahead into the next calls must not change what a slower one
+ * still reads of an earlier call (small ones carry their bytes in the agreement step, in a double
+ * buffer; larger ones protect the sources with a second step). Both sizes, many rounds. */
+static void back_to_back(shmem_team_t team) {
+  const int me = shmem_team_my_pe(team), n = shmem_team_n_pes(team);
+  enum { kRounds = 300, kBig = 512 };
+  long *src = shmem_malloc(kBig * sizeof(long));
+  long *dst = shmem_malloc((size_t)shmem_n_pes() * kBig * sizeof(long)); /* the same on every PE of the world */
+  for (int round = 0; round < kRounds; ++round) {
+    const size_t count = round % 3 == 2 ? kBig : 1; /* 8 bytes, or 4 KiB */
+    const int root = round % n;
+    for (size_t i = 0; i < count; ++i) src[i] = 1000L * me + round + (long)i;
+    CHECK(shmem_long_broadcast(team, dst, src, count, root) == 0, "broadcast");
+    for (size_t i = 0; i < count; ++i) src[i] = -1; /* the source changes at once */
+    for (size_t i = 0; i < count; ++i)
+      CHECK(dst[i] == 1000L * root + round + (long)i, "round %d broadcast [%zu] = %ld", round, i, dst[i]);
+
+    for (size_t i = 0; i < count; ++i) src[i] = 1000L * me + round + (long)i;
+    CHECK(shmem_long_fcollect(team, dst, src, count) == 0, "fcollect");
+    for (size_t i = 0; i < count; ++i) src[i] = -2;
+    for (int p = 0; p < n; ++p)
+      for (size_t i = 0; i < count; ++i)
+        CHECK(dst[p * count + i] == 1000L * p + round + (long)i, "round %d fcollect [%d][%zu]", round, p, i);
+
+    for (size_t i = 0; i < count; ++i) src[i] = me + round + (long)i;
+    CHECK(shmem_long_sum_reduce(team, dst, src, count) == 0, "sum_reduce");
+    for (size_t i = 0; i < count; ++i) src[i] = -3;
+    for (size_t i = 0; i < count; ++i)
+      CHECK(dst[i] == (long)n * (round + (long)i) + (long)n * (n - 1) / 2, "round %d sum [%zu] = %ld", round, i, dst[i]);
+
+    /* alltoall of one long a pair: block p of my source goes to team PE p */
+    for (int p = 0; p < n; ++p) src[p] = 1000L * me + 10L * p + round;
+    CHECK(shmem_long_alltoall(team, dst, src, 1) == 0, "alltoall");
+    for (int p = 0; p < n; ++p) src[p] = -4;
+    for (int p = 0; p < n; ++p)
+      CHECK(dst[p] == 1000L * p + 10L * me + round, "round %d alltoall [%d] = %ld", round, p, dst[p]);
+  }
+  CHECK(shmem_team_sync(team) == 0, "sync after the rounds");
+  shmem_free(dst);
+  shmem_free(src);
+}
+
 static void on_team(shmem_team_t team) {
   CHECK(shmem_team_sync(team) == 0, "team_sync");
   data_movement(team);
+  back_to_back(team);
 #define RUN_REDUCE(NAME, TYPE) reduce_##NAME(team);
 #define RUN_BITWISE(NAME, TYPE) bitwise_##NAME(team);
   MINMAX_TYPES(RUN_REDUCE)
