@@ -43,8 +43,8 @@ std::string slurp(const std::string &path) {
 class DeviceTrace : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/tdist-device-trace-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    std::string pattern = (std::filesystem::temp_directory_path() / "tdist-device-trace-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
