@@ -103,15 +103,11 @@ void mapHeap(runtime::RuntimeState &state, std::span<const int> fds) {
   std::memcpy(me.uuid, prop.uuid.bytes, sizeof me.uuid);
   const bool system_scope = systemScopeForced();
   auto gathered = state.store->allgather({reinterpret_cast<const std::byte *>(&me), sizeof me});
-  cuda.one_device = true;
   cuda.pes_on_device = 0;
   for (int pe = 0; pe < n; ++pe) {
     Mine theirs;
     std::memcpy(&theirs, gathered[pe].data(), sizeof theirs);
-    if (std::memcmp(theirs.uuid, me.uuid, sizeof me.uuid) != 0)
-      cuda.one_device = false;
-    else
-      ++cuda.pes_on_device;
+    if (std::memcmp(theirs.uuid, me.uuid, sizeof me.uuid) == 0) ++cuda.pes_on_device;
     if (theirs.stride != me.stride) {
       throw Error(ErrorCode::SharedMemory, "init: heap segment strides differ between PEs: PE " +
                                                std::to_string(state.my_pe) + " has " + std::to_string(me.stride) +
@@ -120,7 +116,7 @@ void mapHeap(runtime::RuntimeState &state, std::span<const int> fds) {
     }
   }
 
-  if (system_scope) cuda.one_device = false;
+  cuda.one_device = cuda.pes_on_device == n && !system_scope;
 
   const std::size_t stride = cuda.layout.stride;
   cuda.reserved = stride * static_cast<std::size_t>(n);

@@ -470,14 +470,21 @@ __device__ __forceinline__ void store4(__nv_bfloat16 *out, std::size_t i, float4
   reinterpret_cast<uint2 *>(out)[i] = packed;
 }
 
+// Element i of the n_pes partials, slot_stride apart, summed in PE order in f32: the library's one
+// deterministic reduction of GEMM partials (decomposed and fused alike).
+__device__ __forceinline__ float sumInPeOrder(const float *partial, std::size_t slot_stride, int n_pes,
+                                              std::size_t i) {
+  float acc = partial[i];
+  for (int p = 1; p < n_pes; ++p) acc += partial[p * slot_stride + i];
+  return acc;
+}
+
 template <class Out>
 __global__ void reduceChunkKernel(Out *out, const float *partial, std::size_t slot_stride, int n_pes,
                                   std::size_t count) {
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count; i += stride) {
-    float acc = partial[i];
-    for (int p = 1; p < n_pes; ++p) acc += partial[p * slot_stride + i];
-    store(out, i, acc);
+    store(out, i, sumInPeOrder(partial, slot_stride, n_pes, i));
   }
 }
 
@@ -812,9 +819,7 @@ __global__ void reduce_tiles(Out *out, const float *partial, std::size_t slot_st
     const std::int64_t tile_cols = n - c0 < fused::kTileN ? n - c0 : fused::kTileN;
     for (std::int64_t i = threadIdx.x; i < tile_rows * tile_cols; i += blockDim.x) {
       const std::size_t at = static_cast<std::size_t>((r0 + i / tile_cols) * n + c0 + i % tile_cols);
-      float acc = partial[at];
-      for (int p = 1; p < n_pes; ++p) acc += partial[p * slot_stride + at];
-      store(out, at, acc);
+      store(out, at, sumInPeOrder(partial, slot_stride, n_pes, at));
     }
     __syncthreads();  // the next tile's waits start after every thread is done with this one
   }

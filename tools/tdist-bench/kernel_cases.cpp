@@ -430,6 +430,27 @@ class LocalGemm {
   std::vector<float> host_c_;
 };
 
+// The fused strategy's row of a GEMM case (cuda, bf16, when the case's config is not already
+// Fused): one call, checked exactly against the reference, before it is timed. False (said once)
+// when this build or machine cannot run it.
+template <class Call>
+bool fusedTileRow(kn::Context &ctx, DType dtype, kn::GemmStrategy strategy, const char *case_name,
+                  const std::string &shape, Tensor &c, const std::vector<float> &reference, Call &&call) {
+  if (ctx.backend() != "cuda" || dtype != DType::BF16 || strategy == kn::GemmStrategy::Fused) return false;
+  try {
+    upload(c, std::vector<float>(reference.size(), 0.0f));
+    shmem::barrier_all();
+    call();
+    ctx.synchronize();
+    requireEqual(std::string(case_name) + " fused-tile " + shape, download(c), reference);
+    return true;
+  } catch (const tdist::Error &e) {
+    if (e.code() != tdist::ErrorCode::NotSupported) throw;
+    if (shmem::my_pe() == 0) std::printf("# %s: no fused-tile row: %s\n", case_name, e.what());
+    return false;
+  }
+}
+
 void runAgGemmCase(const Options &options, Reporter &reporter) {
   const int n = shmem::n_pes(), me = shmem::my_pe();
   const long m = options.gemm_m, cols = options.gemm_n, k = options.gemm_k;
@@ -491,20 +512,8 @@ void runAgGemmCase(const Options &options, Reporter &reporter) {
   kn::AllGatherGemmConfig tile_config = config;
   tile_config.strategy = kn::GemmStrategy::Fused;
   tile_config.producer_sms = options.producer_sms;
-  bool tile_row = false;
-  if (ctx.backend() == "cuda" && dtype == DType::BF16 && config.strategy != kn::GemmStrategy::Fused) {
-    try {
-      upload(c_t, std::vector<float>(m * cols, 0.0f));
-      shmem::barrier_all();
-      kn::all_gather_gemm(ctx, a_t, b_t, c_t, nullptr, tile_config);
-      ctx.synchronize();
-      requireEqual("ag-gemm fused-tile " + shapeText(options), download(c_t), reference);
-      tile_row = true;
-    } catch (const tdist::Error &e) {
-      if (e.code() != tdist::ErrorCode::NotSupported) throw;
-      if (me == 0) std::printf("# ag-gemm: no fused-tile row: %s\n", e.what());
-    }
-  }
+  const bool tile_row = fusedTileRow(ctx, dtype, config.strategy, "ag-gemm", shapeText(options), c_t, reference,
+                                     [&] { kn::all_gather_gemm(ctx, a_t, b_t, c_t, nullptr, tile_config); });
 
   const std::string shape = shapeText(options);
   std::vector<Row> rows;
@@ -600,20 +609,8 @@ void runGemmRsCase(const Options &options, Reporter &reporter) {
   // owners, notified per tile), checked before the timing.
   kn::GemmReduceScatterConfig tile_config = config;
   tile_config.strategy = kn::GemmStrategy::Fused;
-  bool tile_row = false;
-  if (ctx.backend() == "cuda" && dtype == DType::BF16 && config.strategy != kn::GemmStrategy::Fused) {
-    try {
-      upload(c_t, std::vector<float>(m_block * cols, 0.0f));
-      shmem::barrier_all();
-      kn::gemm_reduce_scatter(ctx, a_t, b_t, c_t, tile_config);
-      ctx.synchronize();
-      requireEqual("gemm-rs fused-tile " + shapeText(options), download(c_t), reference);
-      tile_row = true;
-    } catch (const tdist::Error &e) {
-      if (e.code() != tdist::ErrorCode::NotSupported) throw;
-      if (me == 0) std::printf("# gemm-rs: no fused-tile row: %s\n", e.what());
-    }
-  }
+  const bool tile_row = fusedTileRow(ctx, dtype, config.strategy, "gemm-rs", shapeText(options), c_t, reference,
+                                     [&] { kn::gemm_reduce_scatter(ctx, a_t, b_t, c_t, tile_config); });
 
   const std::string shape = shapeText(options);
   std::vector<Row> rows;

@@ -99,7 +99,6 @@ __device__ __forceinline__ void copy(void *dest, const void *src, std::size_t n,
 
 // The group's first thread records the transfer (trace.cuh): put 0, get 1, put-with-signal 2,
 // the SMs' own loads and stores (engine 0, MTE).
-template <Group G>
 __device__ __forceinline__ void trace_transfer(TraceKind kind, CopyShare me, std::uint16_t what, int pe,
                                                std::size_t n) {
   if (me.rank == 0) trace(kind, nullptr, pe, static_cast<std::int64_t>(n), 0, what);
@@ -108,19 +107,19 @@ __device__ __forceinline__ void trace_transfer(TraceKind kind, CopyShare me, std
 template <Group G>
 __device__ __forceinline__ void put(void *dest, const void *src, std::size_t n, int pe) {
   CopyShare me = share<G>();
-  trace_transfer<G>(TraceKind::TransferBegin, me, 0, pe, n);
+  trace_transfer(TraceKind::TransferBegin, me, 0, pe, n);
   copy(symm_at(dest, pe), src, n, me);
   group_sync<G>();
-  trace_transfer<G>(TraceKind::TransferEnd, me, 0, pe, n);
+  trace_transfer(TraceKind::TransferEnd, me, 0, pe, n);
 }
 
 template <Group G>
 __device__ __forceinline__ void get(void *dest, const void *src, std::size_t n, int pe) {
   CopyShare me = share<G>();
-  trace_transfer<G>(TraceKind::TransferBegin, me, 1, pe, n);
+  trace_transfer(TraceKind::TransferBegin, me, 1, pe, n);
   copy(dest, symm_at(src, pe), n, me);
   group_sync<G>();
-  trace_transfer<G>(TraceKind::TransferEnd, me, 1, pe, n);
+  trace_transfer(TraceKind::TransferEnd, me, 1, pe, n);
 }
 
 // The group copies, meets, and its first thread fences and signals.
@@ -128,14 +127,14 @@ template <Group G, class S>
 __device__ __forceinline__ void put_signal(void *dest, const void *src, std::size_t n, S *sig, S value,
                                            shmem::SignalOp op, int pe) {
   CopyShare me = share<G>();
-  trace_transfer<G>(TraceKind::TransferBegin, me, 2, pe, n);
+  trace_transfer(TraceKind::TransferBegin, me, 2, pe, n);
   copy(symm_at(dest, pe), src, n, me);
   group_sync<G>();
   if (me.rank == 0) {
     fence();
     signal_op(sig, value, op, pe);
   }
-  trace_transfer<G>(TraceKind::TransferEnd, me, 2, pe, n);
+  trace_transfer(TraceKind::TransferEnd, me, 2, pe, n);
 }
 
 }  // namespace detail
