@@ -11,6 +11,7 @@
 #include "runtime/collective.h"
 #include "runtime/environment.h"
 #include "runtime/fd_exchange.h"
+#include "runtime/heap_fault.h"
 #include "runtime/launcher_channel.h"
 #include "runtime/published_wait.h"
 #include "runtime/runtime_state.h"
@@ -121,6 +122,7 @@ void createSegments(RuntimeState &state, std::uint64_t heap_bytes) {
 
 // Releases what init made so far, in reverse order; never throws.
 void release(RuntimeState *state) {
+  removeHeapFaultMessage();
   if (state->backend != nullptr) state->backend->detach(*state);
   unmapStaticData(state->statics);
   state->channel.unmap();
@@ -202,6 +204,7 @@ void init(const InitAttr &attr) {
   state->backend = &backend;
   backend.attach(*state);
   runtime::createSegments(*state, heap_bytes);
+  if (!backend.host_loads_heap) runtime::installHeapFaultMessage(*state);
   runtime::g_status.store(InitStatus::ShmCreated);
   state->allocator.reset(0, state->heap.size());
   backend.engines_start(*state);

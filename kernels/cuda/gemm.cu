@@ -47,6 +47,7 @@
 #include <mutex>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "kernels/bodies.h"
@@ -479,6 +480,20 @@ __device__ __forceinline__ float sumInPeOrder(const float *partial, std::size_t 
   return acc;
 }
 
+// The same for the four elements at partial + 4 i (16-byte loads).
+__device__ __forceinline__ float4 sumInPeOrder4(const float4 *partial, std::size_t slot_stride4, int n_pes,
+                                                std::size_t i) {
+  float4 acc = partial[i];
+  for (int p = 1; p < n_pes; ++p) {
+    const float4 v = partial[p * slot_stride4 + i];
+    acc.x += v.x;
+    acc.y += v.y;
+    acc.z += v.z;
+    acc.w += v.w;
+  }
+  return acc;
+}
+
 template <class Out>
 __global__ void reduceChunkKernel(Out *out, const float *partial, std::size_t slot_stride, int n_pes,
                                   std::size_t count) {
@@ -495,15 +510,7 @@ __global__ void reduceChunkKernel4(Out *out, const float4 *partial, std::size_t 
                                    std::size_t count4) {
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count4; i += stride) {
-    float4 acc = partial[i];
-    for (int p = 1; p < n_pes; ++p) {
-      const float4 v = partial[p * slot_stride4 + i];
-      acc.x += v.x;
-      acc.y += v.y;
-      acc.z += v.z;
-      acc.w += v.w;
-    }
-    store4(out, i, acc);
+    store4(out, i, sumInPeOrder4(partial, slot_stride4, n_pes, i));
   }
 }
 
@@ -684,7 +691,8 @@ void allGatherGemmFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
 
 // True when a GEMM call (all_gather_gemm, gemm_reduce_scatter) runs the fused strategy; throws
 // when it was asked for and cannot run. k_name: what the kernel calls A's columns.
-bool runsFused(GemmStrategy strategy, const char *kernel, const char *k_name, const Tensor &a, const Tensor &b) {
+bool runsFused(GemmStrategy strategy, const char *kernel, const char *k_name, const Tensor &a, const Tensor &b,
+               const Tensor &c) {
   if (strategy != GemmStrategy::Fused) return false;  // Auto: Decomposed (docs/BENCHMARKS.md)
 #if !TDIST_KERNELS_HAVE_CUTLASS
   throw Error(ErrorCode::NotSupported, std::string(kernel) +
@@ -700,6 +708,15 @@ bool runsFused(GemmStrategy strategy, const char *kernel, const char *k_name, co
                                              " and N multiples of 8 (16-byte rows for TMA), not " + k_name + " = " +
                                              std::to_string(a.shape[1]) + ", N = " + std::to_string(b.shape[1]));
   }
+  // TMA reads A and B and (AllGather + GEMM) writes C; the reduction's vector stores write C.
+  const std::pair<const char *, const Tensor *> operands[] = {{"A", &a}, {"B", &b}, {"C", &c}};
+  for (const auto &[name, t] : operands) {
+    if (t->data != nullptr && alignmentOf(t->data) < 16)
+      throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": strategy Fused needs " + name +
+                                               " at a 16-byte aligned address (TMA), not " +
+                                               std::to_string(reinterpret_cast<std::uintptr_t>(t->data) % 16) +
+                                               " bytes past one");
+  }
   return true;
 }
 
@@ -710,7 +727,7 @@ bool runsFused(GemmStrategy strategy, const char *kernel, const char *k_name, co
 void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor &gathered,
                    const AllGatherGemmConfig &config, std::uint64_t /*epoch: the device's, common.cuh*/) {
   constexpr const char *kernel = "all_gather_gemm";
-  if (runsFused(config.strategy, kernel, "K", a, b)) {
+  if (runsFused(config.strategy, kernel, "K", a, b, c)) {
 #if TDIST_KERNELS_HAVE_CUTLASS
     allGatherGemmFused(ctx, a, b, c, gathered, config);
 #endif
@@ -804,8 +821,13 @@ __global__ void enter_and_reset(std::uint64_t *slot0, detail::SlotMap map, std::
   detail::announce_and_wait_entry(slot0, map, detail::call_epoch(slot0));
 }
 
+// Four columns per thread (N is a multiple of 8 on this path, the tiles' columns multiples of 256,
+// the slots 16-byte aligned), 1024 threads per block: enough loads in flight for a memory-bound sum
+// on the few SMs the grid may take.
+constexpr int kReduceTileThreads = 1024;
+
 template <class Out>
-__global__ void reduce_tiles(Out *out, const float *partial, std::size_t slot_stride, std::uint64_t *flags,
+__global__ void __launch_bounds__(kReduceTileThreads) reduce_tiles(Out *out, const float *partial, std::size_t slot_stride, std::uint64_t *flags,
                              std::uint64_t *slot0, int n_pes, int me, std::int64_t rows, std::int64_t n, int tiles_n,
                              int tiles) {
   const std::uint64_t epoch = detail::call_epoch(slot0);
@@ -817,9 +839,12 @@ __global__ void reduce_tiles(Out *out, const float *partial, std::size_t slot_st
     const std::int64_t c0 = static_cast<std::int64_t>(tile % tiles_n) * fused::kTileN;
     const std::int64_t tile_rows = rows - r0 < fused::kTileM ? rows - r0 : fused::kTileM;
     const std::int64_t tile_cols = n - c0 < fused::kTileN ? n - c0 : fused::kTileN;
-    for (std::int64_t i = threadIdx.x; i < tile_rows * tile_cols; i += blockDim.x) {
-      const std::size_t at = static_cast<std::size_t>((r0 + i / tile_cols) * n + c0 + i % tile_cols);
-      store(out, at, sumInPeOrder(partial, slot_stride, n_pes, at));
+    const int quads = static_cast<int>(tile_cols / 4);  // 32-bit index arithmetic: a tile is small
+    const auto *partial4 = reinterpret_cast<const float4 *>(partial);
+    for (int i = static_cast<int>(threadIdx.x); i < static_cast<int>(tile_rows) * quads; i += blockDim.x) {
+      const int r = i / quads;
+      const std::size_t at4 = (static_cast<std::size_t>(r0 + r) * n + c0) / 4 + (i - r * quads);
+      store4(out, at4, sumInPeOrder4(partial4, slot_stride / 4, n_pes, at4));
     }
     __syncthreads();  // the next tile's waits start after every thread is done with this one
   }
@@ -883,7 +908,7 @@ void gemmReduceScatterFused(Context &ctx, const Tensor &a, const Tensor &b, Tens
                             fusedCtas(config.programs), streams.main, kernel);
     // At most the GEMM's share of blocks: they wait for peers' tiles, and where peers share this GPU
     // their GEMMs must still find their SMs.
-    reduce_tiles<<<std::min(tiles, fusedCtas(0)), 256, 0, streams.main>>>(static_cast<__nv_bfloat16 *>(c.data),
+    reduce_tiles<<<std::min(tiles, fusedCtas(0)), kReduceTileThreads, 0, streams.main>>>(static_cast<__nv_bfloat16 *>(c.data),
                                                   reinterpret_cast<const float *>(receive),
                                                   static_cast<std::size_t>(block) * n, flags, ctx.slot(0), n_pes, me,
                                                   block, n, tiles_n, tiles);
@@ -907,7 +932,7 @@ void gemmReduceScatterFused(Context &ctx, const Tensor &a, const Tensor &b, Tens
 void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
                        const GemmReduceScatterConfig &config, std::uint64_t /*epoch*/) {
   constexpr const char *kernel = "gemm_reduce_scatter";
-  if (runsFused(config.strategy, kernel, "K / n_pes", a, b)) {
+  if (runsFused(config.strategy, kernel, "K / n_pes", a, b, c)) {
 #if TDIST_KERNELS_HAVE_CUTLASS
     gemmReduceScatterFused(ctx, a, b, c, config);
 #endif

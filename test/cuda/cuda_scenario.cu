@@ -164,13 +164,26 @@ int initFinalizeInit() {
   return 0;
 }
 
+// The host stores into the heap (GPU memory) as a program written for host memory would: the
+// last PE into its own segment, the others into the next PE's. Every PE faults with the message.
+int hostStoresHeap() {
+  initOnCuda();
+  auto *words = static_cast<volatile int *>(tdist::allocateZeroed(16, sizeof(int)));
+  sh::barrier_all();
+  const int me = tdist::myPe(), n = tdist::nPes();
+  auto *target = static_cast<volatile int *>(tdist::peerPointer(const_cast<int *>(words + 4), me == n - 1 ? me : me + 1));
+  *target = 1;
+  std::fprintf(stderr, "scenario: PE %d: the host's store into the heap did not fault\n", me);
+  return 4;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   if (argc != 2) {
     std::fprintf(stderr,
                  "usage: tdist_cuda_scenario device-wait-forever|stream-wait-forever|crash-while-peers-spin|"
-                 "device-barrier-missing-pe|init-finalize-init|device-deadlock\n");
+                 "device-barrier-missing-pe|init-finalize-init|device-deadlock|host-stores-heap\n");
     return 2;
   }
   const std::string name = argv[1];
@@ -180,6 +193,7 @@ int main(int argc, char **argv) {
   if (name == "device-barrier-missing-pe") return deviceBarrierMissingPe();
   if (name == "init-finalize-init") return initFinalizeInit();
   if (name == "device-deadlock") return deviceDeadlock();
+  if (name == "host-stores-heap") return hostStoresHeap();
   std::fprintf(stderr, "tdist_cuda_scenario: unknown scenario '%s'\n", name.c_str());
   return 2;
 }

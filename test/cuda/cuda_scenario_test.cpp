@@ -109,6 +109,23 @@ TEST(CudaScenario, InitFinalizeInitMapsAFreshHeapEachRound) {
   }
 }
 
+// A host store into the heap, which is GPU memory, ends the PE with a message that says so and
+// names the segment's PE and the offset, not with a bare segmentation fault.
+TEST(CudaScenario, HostStoreIntoTheHeapNamesTheHeap) {
+  for (int n : {1, 2}) {
+    LauncherResult r = runScenario(n, "host-stores-heap", {"--wait-timeout", "20"});
+    EXPECT_FALSE(r.hung) << n;
+    EXPECT_NE(r.exit_status, 0) << n << "\n" << r.err;
+    EXPECT_FALSE(contains(r.err, "did not fault")) << r.err;
+    EXPECT_TRUE(contains(r.err, "signal 11")) << r.err;
+    EXPECT_TRUE(matches(r.err, "PE [0-9]+: error: the host loaded or stored 0x[0-9a-f]+ in PE " +
+                                   std::string(n == 1 ? "0" : "[01]") +
+                                   "'s symmetric heap \\(offset 0x[0-9a-f]+\\), which the host cannot reach on the "
+                                   "cuda backend"))
+        << r.err;
+  }
+}
+
 // A TDIST_CUDA_SYNC_SCOPE that is neither "auto" nor "system" fails init on every PE with the
 // variable's name and value, and the job ends (no PE left waiting for the others).
 TEST(CudaScenario, UnknownSyncScopeIsRefusedAtInit) {

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """A cuda job under tdist-run --trace: the kernels' own events are in the merged trace.
 
-  device_trace_test.py TDIST_RUN CUDA_TESTS
+  device_trace_test.py TDIST_RUN CUDA_TESTS KERNEL_TESTS
 
 Runs the device suite's put-with-signal ring of blocks (CudaTest.PutmemSignalRingBlock) on 2 PEs
 sharing the GPU and checks the trace: tracks of GPU blocks on each PE, with device waits, puts
 with signal and notifies, and flows from one PE's device notify to the other PE's device wait.
+Then the kernel library's collectives, whose untraced jobs run a build without the hooks: a
+traced job runs the build with them, and its trace has their notifies and waits.
 """
 import json
 import os
@@ -14,25 +16,45 @@ import sys
 import tempfile
 import unittest
 
-TDIST_RUN, CUDA_TESTS = sys.argv[1:3]
+TDIST_RUN, CUDA_TESTS, KERNEL_TESTS = sys.argv[1:4]
+
+
+def traced_job(program, gtest_filter):
+    """The merged trace of program's tests that match gtest_filter, on 2 cuda PEs."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "job.json")
+        environment = {k: v for k, v in os.environ.items() if not k.startswith("TDIST_")}
+        result = subprocess.run(
+            [TDIST_RUN, "--backend", "cuda", "-n", "2", "--trace", path, "--wait-timeout", "30", "--",
+             program, "--gtest_filter=" + gtest_filter],
+            env=environment, capture_output=True, text=True, timeout=240)
+        if result.returncode != 0:
+            raise AssertionError(result.stdout + result.stderr)
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+
+
+def gpu_tracks(events):
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+             if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    return names, {key for key, name in names.items() if name.startswith("GPU block ")}
 
 
 class DeviceTrace(unittest.TestCase):
-    def test_ring_of_blocks_on_two_pes(self):
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, "job.json")
-            environment = {k: v for k, v in os.environ.items() if not k.startswith("TDIST_")}
-            result = subprocess.run(
-                [TDIST_RUN, "--backend", "cuda", "-n", "2", "--trace", path, "--wait-timeout", "30", "--",
-                 CUDA_TESTS, "--gtest_filter=CudaTest.PutmemSignalRingBlock"],
-                env=environment, capture_output=True, text=True, timeout=240)
-            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-            with open(path, encoding="utf-8") as f:
-                trace = json.load(f)
+    def test_library_collectives_record_in_a_traced_job(self):
+        trace = traced_job(KERNEL_TESTS, "Collectives/1.EveryAllReduceAlgorithmGivesThePeOrderSum")
         events = trace["traceEvents"]
-        names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
-                 if e.get("ph") == "M" and e.get("name") == "thread_name"}
-        gpu = {key for key, name in names.items() if name.startswith("GPU block ")}
+        names, gpu = gpu_tracks(events)
+        self.assertEqual({pid for pid, _ in gpu}, {0, 1}, names)
+        for pe in (0, 1):
+            mine = [e for e in events if e.get("ph") == "X" and (e["pid"], e.get("tid")) in gpu and e["pid"] == pe]
+            self.assertTrue([e for e in mine if e.get("name") == "notify"], f"PE {pe}: no device notify")
+            self.assertTrue([e for e in mine if e.get("cat") == "wait"], f"PE {pe}: no device wait")
+
+    def test_ring_of_blocks_on_two_pes(self):
+        trace = traced_job(CUDA_TESTS, "CudaTest.PutmemSignalRingBlock")
+        events = trace["traceEvents"]
+        names, gpu = gpu_tracks(events)
         self.assertEqual({pid for pid, _ in gpu}, {0, 1}, names)
         on_gpu = [e for e in events if e.get("ph") == "X" and (e["pid"], e.get("tid")) in gpu]
         for pe in (0, 1):

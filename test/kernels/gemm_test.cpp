@@ -490,7 +490,11 @@ TEST(Bf16Gemms, FusedAllGatherGemmOfSmallIntegersEqualsTheReference) {
   struct Shape {
     std::int64_t m_local, K, N;
   };
-  for (const Shape s : {Shape{13, 24, 40}, Shape{200, 16, 264}, Shape{256, 24, 512}, Shape{2048, 16, 4096}}) {
+  // The last: more tiles (8 x 18 of 128 x 256) than the GPU has SMs, whatever the PEs, in a C of
+  // 9 MiB on every PE.
+  const std::int64_t many_tiles_rows = 1024 / sh::n_pes();
+  for (const Shape s :
+       {Shape{13, 24, 40}, Shape{200, 16, 264}, Shape{256, 24, 512}, Shape{many_tiles_rows, 16, 4608}}) {
     AgProblem p(s.m_local, s.K, s.N, Values::SmallIntegers, DType::BF16);
     const std::vector<double> want = p.reference();
     const std::vector<double> want_gathered(p.global_a.begin(), p.global_a.end());
@@ -551,8 +555,18 @@ TEST(Bf16Gemms, FusedStrategyErrorsNameWhatItTakes) {
   });
   // Partials of [M / n_pes, N] f32 from every PE: more than the 4 MiB scratch holds.
   RsProblem rs_big(1024 * sh::n_pes(), 1024, Values::SmallIntegers, 8, DType::BF16);
-  expectError(ErrorCode::InvalidParam, "ContextOptions.scratch_bytes", [&] {
+  expectError(ErrorCode::InvalidParam, "scratch_bytes", [&] {
     gemm_reduce_scatter(ctx, rs_big.a, rs_big.b, rs_big.c, rs_fused);
+  });
+  // A view 2 bytes into its storage: TMA needs 16-byte aligned operands.
+  AgProblem aligned(8, 16, 16, Values::SmallIntegers, DType::BF16);
+  Tensor skewed = aligned.a;
+  skewed.data = static_cast<std::byte *>(aligned.a.data) + 2;
+  skewed.shape = {aligned.a.shape[0] - 1, aligned.a.shape[1]};
+  Tensor c_rows = aligned.c;  // the output of the view's rows, within aligned.c
+  c_rows.shape = {sh::n_pes() * skewed.shape[0], aligned.c.shape[1]};
+  expectError(ErrorCode::InvalidParam, "A at a 16-byte aligned address", [&] {
+    all_gather_gemm(ctx, skewed, aligned.b, c_rows, nullptr, fused);
   });
   // The context is still usable.
   odd_k.clearC();
@@ -568,7 +582,9 @@ TEST(Bf16Gemms, FusedStrategyErrorsNameWhatItTakes) {
 // row (the flags of one call must not release the next) and back to back with the decomposed.
 TEST(Bf16Gemms, FusedGemmReduceScatterOfSmallIntegersEqualsTheReferenceAndTheDecomposed) {
   ContextOptions options;
-  options.scratch_bytes = static_cast<std::size_t>(sh::n_pes()) * 256 * 1024 * 4 + (1u << 20);
+  // The largest shape's partials of [256, 1024] f32 from every PE, and the decomposed strategy's
+  // two send buffers.
+  options.scratch_bytes = static_cast<std::size_t>(sh::n_pes() + 2) * 256 * 1024 * 4 + (1u << 20);
   Context ctx(options);
   if (ctx.backend() != "cuda") GTEST_SKIP() << "the fused strategy is the cuda backend's (cpu: one tile body)";
   struct Shape {
