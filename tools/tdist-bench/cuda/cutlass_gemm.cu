@@ -9,7 +9,10 @@
 // output is exact and must be equal element for element (checked once per shape and variant
 // before the timing). RESULT lines: variant=ours / ours-waits-preset / cublaslt per shape,
 // ratio=ours/cublaslt (throughput over cuBLASLt's, repeat by repeat) and
-// ratio=waits-preset/ours (time with the waits over time without).
+// ratio=waits-preset/ours (time with the waits over time without). And GEMM + ReduceScatter's
+// side: the same product into f32 partials as the batch of one owner (this PE), without and with
+// a notification per tile (the TMA stores' completion, then the owner's flag): variant=to-owners
+// and to-owners-notify, ratio=notify/to-owners; every flag is checked set after the notified run.
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
@@ -23,6 +26,7 @@
 #include "cuda/device_gemm.h"
 #include "cuda/gpu.cuh"
 #include "kernels/cuda/fused_gemm.h"
+#include "tdist/runtime.h"
 #include "tdist/shmem.h"
 
 namespace tdist::bench {
@@ -56,6 +60,24 @@ __global__ void countDifferent(const Element *x, const Element *y, std::size_t c
   if (mine) atomicAdd(wrong, mine);
 }
 
+// The f32 partials, rounded once to bf16, against a bf16 result.
+__global__ void countDifferentRounded(const float *x, const Element *y, std::size_t count, unsigned long long *wrong) {
+  unsigned long long mine = 0;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::size_t{gridDim.x} * blockDim.x)
+    mine += __bfloat162float(__float2bfloat16_rn(x[i])) != __bfloat162float(y[i]);
+  if (mine) atomicAdd(wrong, mine);
+}
+
+__global__ void countNotEqual(const std::uint64_t *words, std::size_t count, std::uint64_t value,
+                              unsigned long long *wrong) {
+  unsigned long long mine = 0;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::size_t{gridDim.x} * blockDim.x)
+    mine += words[i] != value;
+  if (mine) atomicAdd(wrong, mine);
+}
+
 }  // namespace
 
 // The waits of the preset variant: M rows in two blocks (as two PEs' shards) of four chunks each,
@@ -74,6 +96,9 @@ fused::RowWaits presetWaits(long m, std::uint64_t *arrivals) {
 }
 
 void runCudaGemmCutlass(const Options &options, Reporter &reporter) {
+  // The notified variant's flags, on the heap (collective): signal_op addresses them as PE 0's.
+  const int most_tiles = fused::tilesOf(8192, 14336);
+  auto *flags = static_cast<std::uint64_t *>(tdist::allocateZeroed(most_tiles, sizeof(std::uint64_t)));
   if (shmem::my_pe() == 0) {
     gpu::useBackendDevice();
     const long iters = options.iters > 0 ? options.iters : kDefaultIters;
@@ -84,7 +109,13 @@ void runCudaGemmCutlass(const Options &options, Reporter &reporter) {
     gpu::Stream stream;
     const std::size_t most_a = 8192 * kK, most_b = kK * 14336, most_c = 8192 * 14336;
     gpu::DeviceBuffer<Element> a(most_a), b(most_b), c_ours(most_c), c_preset(most_c), c_cublas(most_c);
+    gpu::DeviceBuffer<float> partial(most_c);
     gpu::DeviceBuffer<unsigned long long> wrong(1);
+    // The word the notified variant's call epoch comes from (zero: epoch 1).
+    std::vector<std::uint64_t> zeros(64, 0);
+    gpu::DeviceBuffer<std::uint64_t> epoch_slots(zeros.size());
+    gpu::check(cudaMemcpy(epoch_slots.get(), zeros.data(), zeros.size() * sizeof(std::uint64_t), cudaMemcpyHostToDevice),
+               "cudaMemcpy(epoch slots)");
     std::vector<std::uint64_t> ones(8, 1);
     gpu::DeviceBuffer<std::uint64_t> arrivals(ones.size());
     gpu::check(cudaMemcpy(arrivals.get(), ones.data(), ones.size() * sizeof(std::uint64_t), cudaMemcpyHostToDevice),
@@ -101,12 +132,36 @@ void runCudaGemmCutlass(const Options &options, Reporter &reporter) {
         const auto run_preset = [&] {
           fused::gemmBf16(a.get(), b.get(), c_preset.get(), M, N, K, preset, 0, stream.get(), "cuda-gemm-cutlass");
         };
+        fused::TileNotify quiet, notified;
+        notified.flags = flags;
+        notified.slot0 = epoch_slots.get();
+        notified.me = shmem::my_pe();
+        const auto to_owner = [&](const fused::TileNotify &notify) {
+          // One owner, this PE: its block is every row (the offset to a peer's block is unused).
+          fused::gemmBf16ToOwners(a.get(), b.get(), partial.get(), 0, M, N, K, notify, 0, stream.get(),
+                                  "cuda-gemm-cutlass");
+        };
+        const auto run_to_owners = [&] { to_owner(quiet); };
+        const auto run_notify = [&] { to_owner(notified); };
         DeviceGemm cublas(m, n, kK, DType::BF16, stream.get());
         const auto run_cublas = [&] { cublas.run(a.get(), b.get(), c_cublas.get()); };
         // Checked once: all exact, so equal everywhere.
         run_ours();
         run_preset();
         run_cublas();
+        gpu::check(cudaMemsetAsync(flags, 0, most_tiles * sizeof(std::uint64_t), stream.get()), "cudaMemsetAsync");
+        run_notify();
+        gpu::check(cudaMemsetAsync(wrong.get(), 0, sizeof(unsigned long long), stream.get()), "cudaMemsetAsync");
+        countDifferentRounded<<<1024, 256, 0, stream.get()>>>(partial.get(), c_cublas.get(),
+                                                              static_cast<std::size_t>(m * n), wrong.get());
+        countNotEqual<<<64, 256, 0, stream.get()>>>(flags, static_cast<std::size_t>(fused::tilesOf(m, n)), 1,
+                                                    wrong.get());
+        gpu::checkLaunch("countDifferentRounded");
+        stream.synchronize();
+        if (const unsigned long long bad = wrong.read(); bad != 0)
+          throw std::runtime_error("cuda-gemm-cutlass: m=" + std::to_string(m) + " n=" + std::to_string(n) + ": " +
+                                   std::to_string(bad) +
+                                   " partials of to-owners-notify differ from cuBLASLt's or flags are not set");
         for (Element *c : {c_ours.get(), c_preset.get()}) {
           gpu::check(cudaMemsetAsync(wrong.get(), 0, sizeof(unsigned long long), stream.get()), "cudaMemsetAsync");
           countDifferent<<<1024, 256, 0, stream.get()>>>(c, c_cublas.get(), static_cast<std::size_t>(m * n), wrong.get());
@@ -127,15 +182,21 @@ void runCudaGemmCutlass(const Options &options, Reporter &reporter) {
           run_ours();
           run_preset();
           run_cublas();
+          run_to_owners();
+          run_notify();
         }
-        std::vector<double> us_ours, us_preset, us_cublas, ratio, wait_cost;
+        std::vector<double> us_ours, us_preset, us_cublas, ratio, wait_cost, us_owners, us_notify, notify_cost;
         for (int r = 0; r < options.repeats; ++r) {
           const double s_ours = time(run_ours), s_preset = time(run_preset), s_cublas = time(run_cublas);
+          const double s_owners = time(run_to_owners), s_notify = time(run_notify);
           us_ours.push_back(s_ours * 1e6);
           us_preset.push_back(s_preset * 1e6);
           us_cublas.push_back(s_cublas * 1e6);
           ratio.push_back(s_cublas / s_ours);
           wait_cost.push_back(s_preset / s_ours);
+          us_owners.push_back(s_owners * 1e6);
+          us_notify.push_back(s_notify * 1e6);
+          notify_cost.push_back(s_notify / s_owners);
         }
         const std::string shape = "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(kK);
         const double flop = 2.0 * m * n * kK;
@@ -152,10 +213,14 @@ void runCudaGemmCutlass(const Options &options, Reporter &reporter) {
         add("variant=cublaslt " + shape + " tflops=" + tflops(us_cublas), Unit::Microseconds, us_cublas);
         add("ratio=ours/cublaslt " + shape, Unit::Ratio, ratio);
         add("ratio=waits-preset/ours " + shape, Unit::Ratio, wait_cost);
+        add("variant=to-owners " + shape + " tflops=" + tflops(us_owners), Unit::Microseconds, us_owners);
+        add("variant=to-owners-notify " + shape + " tflops=" + tflops(us_notify), Unit::Microseconds, us_notify);
+        add("ratio=notify/to-owners " + shape, Unit::Ratio, notify_cost);
       }
     }
   }
   shmem::barrier_all();  // one GPU is enough: the other PEs wait
+  tdist::deallocate(flags);
 }
 
 }  // namespace tdist::bench
