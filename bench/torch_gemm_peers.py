@@ -38,17 +38,14 @@ import argparse
 import gc
 import itertools
 import os
-import socket
 import statistics
 import sys
 import time
 import warnings
 
-# Set before torch is imported, inherited by the ranks, whatever the caller's environment: NVLink
-# multicast off; the last lets ranks that share a GPU map each other's memory.
-FORCED_ENV = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
-              "NVSHMEM_DISABLE_NVLS": "1", "TORCH_SYMM_MEM_ALLOW_OVERLAPPING_DEVICES": "1"}
-os.environ.update(FORCED_ENV)
+from torch_peer_common import FORCED_ENV, format_bytes, free_port, int_in, size_in  # sets FORCED_ENV, before torch
+
+parse_size = size_in(16, 1 << 34, 16)
 
 CASES = ("ag-gemm", "gemm-rs", "allreduce")
 # The shapes of the comparison: (M rows in total, N, K in total), every combination of the lists.
@@ -57,28 +54,6 @@ DEFAULT_SHAPES = {
     "gemm-rs": {"m": [4096, 8192], "n": [8192], "k": [8192, 14336]},
 }
 GEMM_ITERS, EAGER_ITERS, GRAPH_REPLAYS = 5, 10, 10
-
-
-def parse_size(text):
-    t = text.strip().upper().removesuffix("IB").removesuffix("B")
-    shift = {"K": 10, "M": 20, "G": 30}.get(t[-1:], 0)
-    number = t[:-1] if shift else t
-    value = int(number) << shift if number.isdigit() else 0
-    if not 16 <= value <= 1 << 34 or value % 16:
-        raise argparse.ArgumentTypeError(f"expected 16..16G, a multiple of 16 (8K, 2M), got '{text}'")
-    return value
-
-
-def int_in(low, high):
-    def parse(text):
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"expected {low}..{high}, got {value}")
-        return value
-    return parse
 
 
 def parse_args(argv):
@@ -132,13 +107,6 @@ def sizes(low, high, factor):
 def describe(error):
     text = f"{type(error).__name__}: {error}".replace("\n", " ")
     return text if len(text) <= 400 else text[:397] + "..."
-
-
-def format_bytes(n):
-    for shift, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
-        if n >= 1 << shift and n % (1 << shift) == 0:
-            return f"{n >> shift}{unit}"
-    return f"{n}B"
 
 
 # ---- output, as tdist-bench's report.cpp ---------------------------------------------------------
@@ -560,12 +528,6 @@ def worker(rank, args, port, backend):
             job.reporter.table()
     finally:
         job.dist.destroy_process_group()
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def main(argv):

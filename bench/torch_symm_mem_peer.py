@@ -41,47 +41,18 @@ barrier; median, min, max over --repeats. Rank 0 prints RESULT lines (impl=torch
 import argparse
 import functools
 import os
-import socket
 import statistics
 import sys
 import time
 
-# NVLink multicast stays off everywhere, whatever the caller's environment; two ranks on one GPU
-# need the overlapping-devices switch. Set before torch is imported, inherited by the workers.
-FORCED_ENV = {
-    "NCCL_NVLS_ENABLE": "0",
-    "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
-    "NVSHMEM_DISABLE_NVLS": "1",
-    "TORCH_SYMM_MEM_ALLOW_OVERLAPPING_DEVICES": "1",
-}
-os.environ.update(FORCED_ENV)
+from torch_peer_common import format_bytes, free_port, int_in, size_in  # sets FORCED_ENV, before torch
+
+parse_size = size_in(1, 1 << 40)
 
 CASES = ("cuda-pingpong", "cuda-barrier", "cuda-put-bw", "cuda-allreduce-graph")
 ALL_CASES = ("cuda-pingpong", "cuda-barrier", "cuda-put-bw")  # what "all" runs
 MAX_GPU_PUT_ITERS = 20000  # as tdist-bench: small sizes are launch-bound, more copies add nothing
 WAIT_TIMEOUT_NS = 30 * 10**9  # a Triton wait gives up after this; the row then fails
-
-
-def parse_size(text):
-    units = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    t = text.strip().upper().removesuffix("IB").removesuffix("B")
-    suffix = t[-1] if t and t[-1] in units else ""
-    number = t[: len(t) - len(suffix)]
-    if not number.isdigit():
-        raise argparse.ArgumentTypeError(f"expected a size like 4K, 64M, 1G, got '{text}'")
-    value = int(number) * units[suffix]
-    if not 1 <= value <= 1 << 40:
-        raise argparse.ArgumentTypeError(f"size out of range 1..1T: '{text}'")
-    return value
-
-
-def int_in(low, high):
-    def parse(text):
-        value = int(text)
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"expected {low}..{high}, got {value}")
-        return value
-    return parse
 
 
 def parse_args(argv):
@@ -142,13 +113,6 @@ def put_sizes(args):
 
 
 # ---- output, as tdist-bench's report.cpp -----------------------------------------------------
-
-def format_bytes(n):
-    for shift, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
-        if n >= 1 << shift and n % (1 << shift) == 0:
-            return f"{n >> shift}{unit}"
-    return f"{n}B"
-
 
 class Reporter:
     UNITS = {"us": "us", "gbps": "GB/s", "ratio": "x"}
@@ -577,12 +541,6 @@ def _raise(message):
 
 
 # ---- the launch ------------------------------------------------------------------------------
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def main(argv):
     args = parse_args(argv)

@@ -180,7 +180,7 @@ std::string callsDiffer(const RuntimeState &state, const TeamInfo &team,
 
 std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team,
                                           const CollectiveRecord &record, const char *call) {
-  return membersRecords(state, team, step(state, team, record, call));
+  return agreeOnStep(state, team, record, {}, call);
 }
 
 std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team, const CollectiveRecord &record,
