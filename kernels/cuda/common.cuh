@@ -239,16 +239,21 @@ __device__ __forceinline__ void acc_zero(Acc<T> &a) {
   for (int i = 0; i < Acc<T>::kN; ++i) a.v[i] = 0.0f;
 }
 
-// a += the vector at p (16-byte aligned), scaled.
+// a += the vector raw (16 bytes of T), scaled.
 template <class T>
-__device__ __forceinline__ void acc_add(Acc<T> &a, const T *p, float scale = 1.0f) {
-  uint4 raw = *reinterpret_cast<const uint4 *>(p);
+__device__ __forceinline__ void acc_add_raw(Acc<T> &a, uint4 raw, float scale = 1.0f) {
   const T *e = reinterpret_cast<const T *>(&raw);
 #pragma unroll
   for (int i = 0; i < Acc<T>::kN; ++i) {
     // Rounded product, then rounded sum: never contracted into an FMA, as the host reference.
     a.v[i] = scale == 1.0f ? __fadd_rn(a.v[i], to_f32(e[i])) : __fadd_rn(a.v[i], __fmul_rn(scale, to_f32(e[i])));
   }
+}
+
+// a += the vector at p (16-byte aligned), scaled.
+template <class T>
+__device__ __forceinline__ void acc_add(Acc<T> &a, const T *p, float scale = 1.0f) {
+  acc_add_raw<T>(a, *reinterpret_cast<const uint4 *>(p), scale);
 }
 
 template <class T>
@@ -280,21 +285,63 @@ __host__ __device__ inline Span piece(std::int64_t count, int parts, int index, 
 // to store(index, raw16) for a vector of Acc<T>::kN elements or store_one(index, value) for the
 // tail. source(pe) is the first element of PE pe's range. vectorized: every source and every
 // destination is 16-byte aligned at element 0.
+//
+// A thread sums kReduceUnroll vectors at a time, and loads them from two sources before it adds
+// either: a reduction is bound by memory, and with one load of 16 bytes per thread in flight the
+// 32 blocks of a PE keep too few bytes in flight to fill HBM or NVLink (docs/BENCHMARKS.md). Every
+// element is still summed in PE order.
+constexpr int kReduceUnroll = 4;
+
 template <class T, class SourceOf, class Store, class StoreOne>
 __device__ __forceinline__ void reduce_span(std::int64_t count, int n, bool vectorized, SourceOf &&source,
                                             Store &&store, StoreOne &&store_one) {
   constexpr int kN = Acc<T>::kN;
-  std::int64_t vectors = vectorized ? count / kN : 0;
-  for (std::int64_t i = threadIdx.x; i < vectors; i += blockDim.x) {
+  constexpr int kU = kReduceUnroll;
+  const std::int64_t vectors = vectorized ? count / kN : 0;
+  const std::int64_t step = blockDim.x;
+  auto load = [](const T *p) { return *reinterpret_cast<const uint4 *>(p); };
+  std::int64_t i = threadIdx.x;
+  for (; i + (kU - 1) * step < vectors; i += kU * step) {
+    Acc<T> a[kU];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) acc_zero(a[u]);
+    int pe = 0;
+    for (; pe + 1 < n; pe += 2) {
+      const T *first = source(pe);
+      const T *second = source(pe + 1);
+      uint4 x[kU], y[kU];
+#pragma unroll
+      for (int u = 0; u < kU; ++u) {
+        x[u] = load(first + (i + u * step) * kN);
+        y[u] = load(second + (i + u * step) * kN);
+      }
+#pragma unroll
+      for (int u = 0; u < kU; ++u) {
+        acc_add_raw<T>(a[u], x[u]);
+        acc_add_raw<T>(a[u], y[u]);
+      }
+    }
+    if (pe < n) {
+      const T *last = source(pe);
+      uint4 x[kU];
+#pragma unroll
+      for (int u = 0; u < kU; ++u) x[u] = load(last + (i + u * step) * kN);
+#pragma unroll
+      for (int u = 0; u < kU; ++u) acc_add_raw<T>(a[u], x[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < kU; ++u) store((i + u * step) * kN, acc_pack(a[u]));
+  }
+  for (; i < vectors; i += step) {
     Acc<T> a;
     acc_zero(a);
     for (int pe = 0; pe < n; ++pe) acc_add<T>(a, source(pe) + i * kN);
     store(i * kN, acc_pack(a));
   }
-  for (std::int64_t i = vectors * kN + threadIdx.x; i < count; i += blockDim.x) {
+  for (std::int64_t j = vectors * kN + threadIdx.x; j < count; j += step) {
     float a = 0.0f;
-    for (int pe = 0; pe < n; ++pe) a += to_f32(source(pe)[i]);
-    store_one(i, from_f32<T>(a));
+    for (int pe = 0; pe < n; ++pe) a += to_f32(source(pe)[j]);
+    store_one(j, from_f32<T>(a));
   }
 }
 

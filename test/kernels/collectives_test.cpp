@@ -123,6 +123,7 @@ TYPED_TEST(Collectives, ReduceScatterSumsInPeOrderAcrossChunkings) {
     reduceScatterCase<TypeParam>(ctx, block, {}, call++);
     reduceScatterCase<TypeParam>(ctx, block, {4096, 2}, call++);
     reduceScatterCase<TypeParam>(ctx, block, {12288, 0}, call++);
+    reduceScatterCase<TypeParam>(ctx, block, {4096, 1}, call++);
   }
 }
 
@@ -134,7 +135,9 @@ TYPED_TEST(Collectives, EveryAllReduceAlgorithmGivesThePeOrderSum) {
   for (AllReduceAlgorithm algorithm : {AllReduceAlgorithm::Auto, AllReduceAlgorithm::OneShot,
                                        AllReduceAlgorithm::TwoShot, AllReduceAlgorithm::Ring}) {
     for (std::int64_t numel : kSizes) {
-      for (AllReduceConfig config : {AllReduceConfig{algorithm}, AllReduceConfig{algorithm, 4096, 3}}) {
+      // One block: its slice is long enough for a thread to sum several vectors at a time (cuda).
+      for (AllReduceConfig config :
+           {AllReduceConfig{algorithm}, AllReduceConfig{algorithm, 4096, 3}, AllReduceConfig{algorithm, 4096, 1}}) {
         allReduceCase<TypeParam>(ctx, numel, config, false, call);
         allReduceCase<TypeParam>(ctx, numel, config, true, call);
         ++call;
