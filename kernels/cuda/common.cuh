@@ -286,51 +286,87 @@ __host__ __device__ inline Span piece(std::int64_t count, int parts, int index, 
 // tail. source(pe) is the first element of PE pe's range. vectorized: every source and every
 // destination is 16-byte aligned at element 0.
 //
-// A thread sums kReduceUnroll vectors at a time, and loads them from two sources before it adds
-// either: a reduction is bound by memory, and with one load of 16 bytes per thread in flight the
-// 32 blocks of a PE keep too few bytes in flight to fill HBM or NVLink (docs/BENCHMARKS.md). Every
-// element is still summed in PE order.
-constexpr int kReduceUnroll = 4;
+// A reduction is bound by memory, and one load of 16 bytes in flight per thread keeps too few
+// bytes in flight for the 32 blocks of a PE to fill HBM or NVLink (docs/BENCHMARKS.md). So a
+// thread loads kLoadsInFlight vectors before it adds any: for 2, 4 and 8 PEs (a compile-time
+// count) 16 / n vectors of every source; for other counts 4 vectors of two sources at a time.
+// Every element is still summed in PE order.
+constexpr int kLoadsInFlight = 16;
 
-template <class T, class SourceOf, class Store, class StoreOne>
-__device__ __forceinline__ void reduce_span(std::int64_t count, int n, bool vectorized, SourceOf &&source,
-                                            Store &&store, StoreOne &&store_one) {
+template <class T, int kSources, class SourceOf, class Store>
+__device__ __forceinline__ std::int64_t reduce_vectors_of(std::int64_t vectors, SourceOf &&source, Store &&store) {
   constexpr int kN = Acc<T>::kN;
-  constexpr int kU = kReduceUnroll;
-  const std::int64_t vectors = vectorized ? count / kN : 0;
+  constexpr int kU = kLoadsInFlight / kSources;
   const std::int64_t step = blockDim.x;
-  auto load = [](const T *p) { return *reinterpret_cast<const uint4 *>(p); };
+  const T *from[kSources];
+#pragma unroll
+  for (int pe = 0; pe < kSources; ++pe) from[pe] = source(pe);
+  std::int64_t i = threadIdx.x;
+  for (; i + (kU - 1) * step < vectors; i += kU * step) {
+    uint4 x[kU][kSources];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+#pragma unroll
+      for (int pe = 0; pe < kSources; ++pe) x[u][pe] = *reinterpret_cast<const uint4 *>(from[pe] + (i + u * step) * kN);
+    }
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      Acc<T> a;
+      acc_zero(a);
+#pragma unroll
+      for (int pe = 0; pe < kSources; ++pe) acc_add_raw<T>(a, x[u][pe]);
+      store((i + u * step) * kN, acc_pack(a));
+    }
+  }
+  return i;
+}
+
+template <class T, class SourceOf, class Store>
+__device__ __forceinline__ std::int64_t reduce_vectors_of_any(std::int64_t vectors, int n, SourceOf &&source,
+                                                              Store &&store) {
+  constexpr int kN = Acc<T>::kN;
+  constexpr int kU = 4;
+  const std::int64_t step = blockDim.x;
   std::int64_t i = threadIdx.x;
   for (; i + (kU - 1) * step < vectors; i += kU * step) {
     Acc<T> a[kU];
 #pragma unroll
     for (int u = 0; u < kU; ++u) acc_zero(a[u]);
-    int pe = 0;
-    for (; pe + 1 < n; pe += 2) {
+    for (int pe = 0; pe < n; pe += 2) {
+      const bool pair = pe + 1 < n;
       const T *first = source(pe);
-      const T *second = source(pe + 1);
+      const T *second = pair ? source(pe + 1) : first;
       uint4 x[kU], y[kU];
 #pragma unroll
       for (int u = 0; u < kU; ++u) {
-        x[u] = load(first + (i + u * step) * kN);
-        y[u] = load(second + (i + u * step) * kN);
+        x[u] = *reinterpret_cast<const uint4 *>(first + (i + u * step) * kN);
+        if (pair) y[u] = *reinterpret_cast<const uint4 *>(second + (i + u * step) * kN);
       }
 #pragma unroll
       for (int u = 0; u < kU; ++u) {
         acc_add_raw<T>(a[u], x[u]);
-        acc_add_raw<T>(a[u], y[u]);
+        if (pair) acc_add_raw<T>(a[u], y[u]);
       }
-    }
-    if (pe < n) {
-      const T *last = source(pe);
-      uint4 x[kU];
-#pragma unroll
-      for (int u = 0; u < kU; ++u) x[u] = load(last + (i + u * step) * kN);
-#pragma unroll
-      for (int u = 0; u < kU; ++u) acc_add_raw<T>(a[u], x[u]);
     }
 #pragma unroll
     for (int u = 0; u < kU; ++u) store((i + u * step) * kN, acc_pack(a[u]));
+  }
+  return i;
+}
+
+template <class T, class SourceOf, class Store, class StoreOne>
+__device__ __forceinline__ void reduce_span(std::int64_t count, int n, bool vectorized, SourceOf &&source,
+                                            Store &&store, StoreOne &&store_one) {
+  constexpr int kN = Acc<T>::kN;
+  const std::int64_t vectors = vectorized ? count / kN : 0;
+  const std::int64_t step = blockDim.x;
+  // i: this thread's first vector that the unrolled loops left.
+  std::int64_t i = 0;
+  switch (n) {
+    case 2: i = reduce_vectors_of<T, 2>(vectors, source, store); break;
+    case 4: i = reduce_vectors_of<T, 4>(vectors, source, store); break;
+    case 8: i = reduce_vectors_of<T, 8>(vectors, source, store); break;
+    default: i = reduce_vectors_of_any<T>(vectors, n, source, store); break;
   }
   for (; i < vectors; i += step) {
     Acc<T> a;
