@@ -41,9 +41,8 @@ import os
 import statistics
 import sys
 import time
-import warnings
 
-from torch_peer_common import FORCED_ENV, format_bytes, free_port, int_in, size_in  # sets FORCED_ENV, before torch
+from torch_peer_common import FORCED_ENV, enable_symm_mem, format_bytes, free_port, int_in, size_in  # sets FORCED_ENV, before torch
 
 parse_size = size_in(16, 1 << 34, 16)
 
@@ -165,15 +164,9 @@ class Job:
                                 world_size=self.world, timeout=timedelta(seconds=args.timeout or 3600))
         self.group_name = dist.group.WORLD.group_name
         self.reporter = Reporter(self.world) if rank == 0 else None
-        # Older torch needs the group enabled for symmetric memory (the fused ops' workspace finds
-        # it so); newer torch deprecates the call.
-        enabled = getattr(symm_mem, "is_symm_mem_enabled_for_group", lambda name: False)
-        if hasattr(symm_mem, "enable_symm_mem_for_group") and not enabled(self.group_name):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", FutureWarning)
-                error = attempt(lambda: symm_mem.enable_symm_mem_for_group(self.group_name))
-            if error and rank == 0:  # e.g. registered by torch itself already
-                print(f"# enable_symm_mem_for_group: {error}", flush=True)
+        error = enable_symm_mem(symm_mem, self.group_name)
+        if error and rank == 0:  # e.g. registered by torch itself already
+            print(f"# enable_symm_mem_for_group: {error}", flush=True)
 
     def barrier(self):
         """Every rank's GPU idle, then a host barrier."""

@@ -7,6 +7,7 @@ Importing it sets FORCED_ENV: import it before torch.
 import argparse
 import os
 import socket
+import warnings
 
 # NVLink multicast stays off everywhere, whatever the caller's environment; ranks that share a GPU
 # need the overlapping-devices switch to map each other's memory. Inherited by the workers.
@@ -59,3 +60,21 @@ def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def enable_symm_mem(symm_mem, group_name):
+    """Enables symmetric memory for the group where this torch needs it (before 2.8 the fused ops'
+    workspace and rendezvous look for it; 2.8 and later deprecate the call: a FutureWarning, kept
+    quiet here). Returns None, or the error's text where the call failed (e.g. already enabled)."""
+    if not hasattr(symm_mem, "enable_symm_mem_for_group"):
+        return None
+    enabled = getattr(symm_mem, "is_symm_mem_enabled_for_group", lambda name: False)
+    if enabled(group_name):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            symm_mem.enable_symm_mem_for_group(group_name)
+    except Exception as e:  # the caller reports it and goes on
+        return f"{type(e).__name__}: {e}"
+    return None

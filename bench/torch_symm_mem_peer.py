@@ -45,7 +45,7 @@ import statistics
 import sys
 import time
 
-from torch_peer_common import format_bytes, free_port, int_in, size_in  # sets FORCED_ENV, before torch
+from torch_peer_common import enable_symm_mem, format_bytes, free_port, int_in, size_in  # sets FORCED_ENV, before torch
 
 parse_size = size_in(1, 1 << 40)
 
@@ -159,8 +159,9 @@ def worker(rank, args, port):
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
                             world_size=world)
     group = dist.group.WORLD
-    if hasattr(symm_mem, "enable_symm_mem_for_group"):  # needed before torch 2.8, harmless after
-        symm_mem.enable_symm_mem_for_group(group.group_name)
+    error = enable_symm_mem(symm_mem, group.group_name)
+    if error and rank == 0:
+        print(f"# enable_symm_mem_for_group: {error}", flush=True)
     reporter = Reporter(world) if rank == 0 else None
     partner = rank ^ 1
     paired = partner < world

@@ -31,6 +31,7 @@ PEERS=$SRC/bench/torch_gemm_peers.py
 expect 0 "usage: torch_gemm_peers.py" python3 "$PEERS" --help
 expect 2 "invalid choice: 'fft'" python3 "$PEERS" --case fft
 expect 2 "expected 2..64" python3 "$PEERS" --case all --pes 1
+expect 0 "torch_peer_common: all checks passed" python3 "$SRC/test/bench/peer_common_test.py" "$SRC"
 expect 0 "usage: bench/cuda_benchmarks.sh BUILD_DIR" "$SRC/bench/cuda_benchmarks.sh" --help
 ((failures == 0)) && echo "bench scripts: all checks passed"
 exit $((failures != 0))
