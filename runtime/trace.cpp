@@ -265,33 +265,30 @@ void recordBarrier(Kind kind, const char *call) {
   }
 }
 
-void writeDeviceFile(const device::TraceEvent *events, std::size_t count, std::uint64_t dropped,
-                     std::int64_t offset_ns) {
-  Recorder &r = recorder();
+namespace {
+
+// Where a file of this PE goes: the folder of the trace started at init (empty: none was).
+struct Target {
   std::string dir;
-  int pe = 0, n_pes = 1;
-  {
-    std::lock_guard<std::mutex> lock(r.mutex);
-    dir = r.dir;
-    pe = r.pe;
-    n_pes = r.n_pes;
-  }
-  if (!dir.empty()) writeDeviceFile(dir, pe, n_pes, events, count, dropped, offset_ns);
+  int pe = 0;
+  int n_pes = 1;
+};
+
+Target startedTrace() {
+  Recorder &r = recorder();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return Target{r.dir, r.pe, r.n_pes};
 }
 
-void writeDeviceFile(const std::string &dir, int pe, int n_pes, const device::TraceEvent *events,
-                     std::size_t count, std::uint64_t dropped, std::int64_t offset_ns) {
-  static_assert(static_cast<int>(Kind::WaitBegin) == 3 && static_cast<int>(Kind::WaitEnd) == 4 &&
-                    static_cast<int>(Kind::Notify) == 5 && static_cast<int>(Kind::TransferBegin) == 6 &&
-                    static_cast<int>(Kind::TransferEnd) == 7 && static_cast<int>(Kind::BarrierBegin) == 10 &&
-                    static_cast<int>(Kind::BarrierEnd) == 11,
-                "tdist/device/trace.cuh numbers the kinds as trace_format does");
-  const std::string path = dir + "/pe" + std::to_string(pe) + ".gpu.tdtrace";
+// A file of the PE beside its threads' (pe<P>.<suffix>.tdtrace) with its header written, or null
+// (and a line on stderr saying what is lost).
+std::FILE *openPeFile(const std::string &dir, int pe, int n_pes, const char *suffix, const char *thread_name,
+                      std::uint64_t count, std::uint64_t dropped, const char *what) {
+  const std::string path = dir + "/pe" + std::to_string(pe) + "." + suffix + ".tdtrace";
   std::FILE *out = std::fopen(path.c_str(), "wb");
   if (out == nullptr) {
-    std::fprintf(stderr, "tdist: trace: cannot write %s: %s; the device's events are lost\n", path.c_str(),
-                 std::strerror(errno));
-    return;
+    std::fprintf(stderr, "tdist: trace: cannot write %s: %s; %s lost\n", path.c_str(), std::strerror(errno), what);
+    return nullptr;
   }
   FileHeader header{};
   header.magic = trace_format::kMagic;
@@ -302,8 +299,33 @@ void writeDeviceFile(const std::string &dir, int pe, int n_pes, const device::Tr
   header.capacity = count;
   header.count = count;
   header.dropped = dropped;
-  std::snprintf(header.thread_name, sizeof header.thread_name, "gpu");
-  bool ok = std::fwrite(&header, sizeof header, 1, out) == 1;
+  std::snprintf(header.thread_name, sizeof header.thread_name, "%s", thread_name);
+  if (std::fwrite(&header, sizeof header, 1, out) != 1) {
+    std::fclose(out);
+    std::fprintf(stderr, "tdist: trace: writing %s failed; %s lost\n", path.c_str(), what);
+    return nullptr;
+  }
+  return out;
+}
+
+}  // namespace
+
+void writeDeviceFile(const device::TraceEvent *events, std::size_t count, std::uint64_t dropped,
+                     std::int64_t offset_ns) {
+  const Target target = startedTrace();
+  if (!target.dir.empty()) writeDeviceFile(target.dir, target.pe, target.n_pes, events, count, dropped, offset_ns);
+}
+
+void writeDeviceFile(const std::string &dir, int pe, int n_pes, const device::TraceEvent *events,
+                     std::size_t count, std::uint64_t dropped, std::int64_t offset_ns) {
+  static_assert(static_cast<int>(Kind::WaitBegin) == 3 && static_cast<int>(Kind::WaitEnd) == 4 &&
+                    static_cast<int>(Kind::Notify) == 5 && static_cast<int>(Kind::TransferBegin) == 6 &&
+                    static_cast<int>(Kind::TransferEnd) == 7 && static_cast<int>(Kind::BarrierBegin) == 10 &&
+                    static_cast<int>(Kind::BarrierEnd) == 11,
+                "tdist/device/trace.cuh numbers the kinds as trace_format does");
+  std::FILE *out = openPeFile(dir, pe, n_pes, "gpu", "gpu", count, dropped, "the device's events are");
+  if (out == nullptr) return;
+  bool ok = true;
   for (std::size_t i = 0; ok && i < count; ++i) {
     const device::TraceEvent &d = events[i];
     Event e{};
@@ -329,7 +351,38 @@ void writeDeviceFile(const std::string &dir, int pe, int n_pes, const device::Tr
     ok = std::fwrite(&e, sizeof e, 1, out) == 1;
   }
   if (std::fclose(out) != 0 || !ok)
-    std::fprintf(stderr, "tdist: trace: writing %s failed; the device's events may be cut short\n", path.c_str());
+    std::fprintf(stderr, "tdist: trace: writing PE %d's gpu file failed; the device's events may be cut short\n", pe);
+}
+
+void writeStreamFile(const std::vector<StreamSpanRecord> &spans, std::uint64_t dropped) {
+  const Target target = startedTrace();
+  if (!target.dir.empty()) writeStreamFile(target.dir, target.pe, target.n_pes, spans, dropped);
+}
+
+void writeStreamFile(const std::string &dir, int pe, int n_pes, const std::vector<StreamSpanRecord> &spans,
+                     std::uint64_t dropped) {
+  std::FILE *out = openPeFile(dir, pe, n_pes, "streams", "gpu streams", 2 * spans.size(), 2 * dropped,
+                              "the streams' spans are");
+  if (out == nullptr) return;
+  bool ok = true;
+  for (const StreamSpanRecord &span : spans) {
+    Event e{};
+    e.kind = Kind::SpanBegin;
+    e.program = span.stream;  // the track
+    e.pe = -1;
+    e.aux = span.category;
+    e.offset = trace_format::kNoOffset;
+    e.m = span.m;
+    e.n = span.n;
+    std::memcpy(e.name, span.name, sizeof e.name);
+    e.t_ns = span.begin_ns;
+    ok = ok && std::fwrite(&e, sizeof e, 1, out) == 1;
+    e.kind = Kind::SpanEnd;
+    e.t_ns = span.end_ns < span.begin_ns ? span.begin_ns : span.end_ns;
+    ok = ok && std::fwrite(&e, sizeof e, 1, out) == 1;
+  }
+  if (std::fclose(out) != 0 || !ok)
+    std::fprintf(stderr, "tdist: trace: writing PE %d's streams file failed; its spans may be cut short\n", pe);
 }
 
 }  // namespace tdist::trace

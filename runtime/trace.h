@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/trace_format.h"
 #include "tdist/device/state.h"
@@ -54,5 +55,22 @@ void writeDeviceFile(const device::TraceEvent *events, std::size_t count, std::u
                      std::int64_t offset_ns);
 void writeDeviceFile(const std::string &dir, int pe, int n_pes, const device::TraceEvent *events,
                      std::size_t count, std::uint64_t dropped, std::int64_t offset_ns);
+
+// Spans of work on a GPU's streams (the cuda backend's StreamSpan, timed by CUDA events),
+// already on the trace's clock: written as one more file of this PE (thread "gpu streams"), a
+// track per stream ("GPU stream S", S in Event::program). `dropped`: spans that were not kept.
+// The first form writes into the trace started at init (after stop too); nothing when none was.
+struct StreamSpanRecord {
+  std::uint64_t begin_ns = 0;
+  std::uint64_t end_ns = 0;
+  int stream = 0;  // the stream's index on this PE, in order of first use
+  int category = 0;
+  int m = -1;
+  int n = -1;
+  char name[trace_format::kNameBytes] = {};
+};
+void writeStreamFile(const std::vector<StreamSpanRecord> &spans, std::uint64_t dropped);
+void writeStreamFile(const std::string &dir, int pe, int n_pes, const std::vector<StreamSpanRecord> &spans,
+                     std::uint64_t dropped);
 
 }  // namespace tdist::trace

@@ -105,4 +105,9 @@ void startDeviceState(runtime::RuntimeState &state);
 void stopDeviceState(runtime::RuntimeState &state);  // never throws
 void teamCreated(runtime::RuntimeState &state, int team);
 
+// Stream spans (stream_trace.cpp): started with the device trace when the job is traced; the
+// stop resolves every span (after synchronizing the device) and writes the PE's stream file.
+void startStreamTrace(CudaState &cuda);
+void stopStreamTrace();  // never throws
+
 }  // namespace tdist::cuda

@@ -162,7 +162,10 @@ void startDeviceState(runtime::RuntimeState &state) {
   cuda.submitted.fetch_add(1, std::memory_order_relaxed);
   waitForStream(cuda, "init");
 
-  if (trace::requested()) startDeviceTrace(cuda);
+  if (trace::requested()) {
+    startDeviceTrace(cuda);
+    startStreamTrace(cuda);
+  }
 
   device::DeviceState d;
   d.trace = cuda.trace;
@@ -194,6 +197,7 @@ void stopDeviceState(runtime::RuntimeState &state) {
   setHangRecord(nullptr, nullptr);
   if (cuda.device >= 0) cudaSetDevice(cuda.device);
   stopDeviceTrace(cuda);
+  stopStreamTrace();
   try {
     if (publishers().current.generation != 0) publishAll(device::DeviceState{}, cuda.device);
   } catch (...) {

@@ -13,6 +13,7 @@
 
 #include "tdist/device/state.h"
 #include "tdist/shmem.h"
+#include "tdist/trace.h"
 
 // Everything declared here is exported from libtdist_runtime; the rest of it is hidden.
 #pragma GCC visibility push(default)
@@ -58,6 +59,31 @@ void quiet_on_stream(cudaStream_t s);
 // The device barrier over the world team or team (quiet first), as one thread on s.
 void barrier_all_on_stream(cudaStream_t s);
 void barrier_on_stream(shmem::Team team, cudaStream_t s);
+
+// A span of the work enqueued on `stream` from its construction to its destruction, as the GPU
+// ran it: in a job traced by tdist-run --trace, a slice on the PE's track "GPU stream S" (S: the
+// stream's index on this PE, in order of first use), timed by two CUDA events. Spans nest on a
+// stream as scopes do. Without a trace, or while the stream is captured into a CUDA graph, it
+// records nothing (one branch without a trace). The kernel library marks its calls and steps
+// with it; kernels of one's own can too:
+//   { tdist::cuda::StreamSpan span(s, tdist::trace::Category::Compute, "my_gemm"); my_gemm<<<g, b, 0, s>>>(...); }
+class StreamSpan {
+ public:
+  StreamSpan(cudaStream_t stream, trace::Category category, const char *name, int m = -1, int n = -1) {
+    if (trace::active()) [[unlikely]] open(stream, category, name, m, n);
+  }
+  ~StreamSpan() {
+    if (id_ >= 0) [[unlikely]] close();
+  }
+  StreamSpan(const StreamSpan &) = delete;
+  StreamSpan &operator=(const StreamSpan &) = delete;
+
+ private:
+  void open(cudaStream_t stream, trace::Category category, const char *name, int m, int n);
+  void close();
+  cudaStream_t stream_ = nullptr;
+  long long id_ = -1;  // -1: nothing recorded
+};
 
 }  // namespace tdist::cuda
 

@@ -9,25 +9,45 @@
 // compiled twice, and a job that is not traced runs the build without hooks.
 #include "kernels/bodies.h"
 #include "kernels/cuda/collectives_flavors.h"
+#include "tdist/cuda.h"
 #include "tdist/trace.h"
 
 namespace tdist::kernels::cuda {
+namespace {
+
+// A traced call's span on its stream (the context's, else the PE's).
+struct CallSpan : tdist::cuda::StreamSpan {
+  CallSpan(Context &ctx, const char *name)
+      : StreamSpan(ctx.stream() != nullptr ? static_cast<cudaStream_t>(ctx.stream()) : tdist::cuda::stream(),
+                   tdist::trace::Category::Call, name) {}
+};
+
+}  // namespace
 
 void allGather(Context &ctx, const Tensor &input, Tensor &output, const AllGatherConfig &config,
                std::uint64_t epoch) {
-  if (tdist::trace::active()) return traced::allGather(ctx, input, output, config, epoch);
+  if (tdist::trace::active()) {
+    CallSpan call(ctx, "all_gather");
+    return traced::allGather(ctx, input, output, config, epoch);
+  }
   untraced::allGather(ctx, input, output, config, epoch);
 }
 
 void reduceScatter(Context &ctx, const Tensor &input, Tensor &output, const ReduceScatterConfig &config,
                    std::uint64_t epoch) {
-  if (tdist::trace::active()) return traced::reduceScatter(ctx, input, output, config, epoch);
+  if (tdist::trace::active()) {
+    CallSpan call(ctx, "reduce_scatter");
+    return traced::reduceScatter(ctx, input, output, config, epoch);
+  }
   untraced::reduceScatter(ctx, input, output, config, epoch);
 }
 
 void allReduce(Context &ctx, const Tensor &input, Tensor &output, AllReduceAlgorithm algorithm,
                const AllReduceConfig &config, std::uint64_t epoch) {
-  if (tdist::trace::active()) return traced::allReduce(ctx, input, output, algorithm, config, epoch);
+  if (tdist::trace::active()) {
+    CallSpan call(ctx, "all_reduce");
+    return traced::allReduce(ctx, input, output, algorithm, config, epoch);
+  }
   untraced::allReduce(ctx, input, output, algorithm, config, epoch);
 }
 

@@ -64,6 +64,7 @@ namespace tdist::kernels::cuda {
 namespace {
 
 namespace tc = tdist::cuda;
+using Step = tdist::trace::Category;  // of the stream spans (tc::StreamSpan) each step is
 namespace dev = tdist::device;
 using detail::slotAt;
 using shmem::Cmp;
@@ -425,12 +426,14 @@ void forkAndAnnounceReady(Context &ctx, const Streams &streams, int n_pes) {
 
 // Side stream: later pushes to q wait until q has announced its buffers free for this call.
 void waitReady(Context &ctx, const Streams &streams, int q) {
+  tc::StreamSpan span(streams.lane->side, Step::Wait, "wait_ready", q);
   wait_slots<<<1, 32, 0, streams.lane->side>>>(ctx.slot(0), ctx.slot(detail::SlotMap{1}.entry(q)), 0, 1, -1);
   launched("wait_slots");
 }
 
 // Stream s: `count` arrival slots of chunk ch from PE 0 on (count = 1: only PE src's), but `skip`.
 void waitArrivals(Context &ctx, cudaStream_t s, int chunks, int src, int ch, int count, int skip) {
+  tc::StreamSpan span(s, Step::Wait, "wait_chunk", count == 1 ? src : -1, ch);
   wait_slots<<<1, 32, 0, s>>>(ctx.slot(0), arrivalSlot(ctx, chunks, src, ch),
                               -static_cast<std::ptrdiff_t>(chunks) * static_cast<std::ptrdiff_t>(detail::kSlotWords),
                               count, skip);
@@ -440,6 +443,7 @@ void waitArrivals(Context &ctx, cudaStream_t s, int chunks, int src, int ch, int
 // Side stream: bytes into q's copy of dest, then chunk ch's arrival signal from this PE there.
 void pushWithSignal(Context &ctx, const Streams &streams, void *dest, const void *source, std::size_t bytes,
                     int chunks, int me, int ch, int q) {
+  tc::StreamSpan span(streams.lane->side, Step::Move, "push_chunk", q, ch);
   // A PE without rows (m_local = 0) has no block to send, only the signal that it sent it.
   if (bytes != 0) tc::putmem_on_stream(dest, source, bytes, q, streams.lane->side);
   signal_slot<<<1, 1, 0, streams.lane->side>>>(ctx.slot(0), arrivalSlot(ctx, chunks, me, ch), q);
@@ -633,6 +637,7 @@ void allGatherGemmFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
 
   DeviceGuard device(tc::device());
   const Streams streams = streamsFor(ctx);
+  tc::StreamSpan call(streams.main, Step::Call, kernel);
   Lane &l = *streams.lane;
   const std::vector<std::int64_t> bound = chunkBounds(m_local, chunks);
   auto *gath = static_cast<std::byte *>(gathered.data);
@@ -657,6 +662,7 @@ void allGatherGemmFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
     plan.counters = l.push_counters;
     plan.chunks = chunks;
     for (int ch = 0; ch <= chunks; ++ch) plan.bounds[ch] = static_cast<std::int32_t>(bound[ch]);
+    tc::StreamSpan span(l.side, Step::Move, "push_chunks_sm");
     push_chunks<<<producers, 512, 0, l.side>>>(ctx.slot(0), plan);
     launched("push_chunks");
   }
@@ -667,6 +673,7 @@ void allGatherGemmFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
       const std::int64_t rows = bound[ch + 1] - bound[ch];
       if (rows == 0) continue;  // no tile reads an empty chunk: it has no signal either
       const std::size_t row = static_cast<std::size_t>(me * m_local + bound[ch]);
+      tc::StreamSpan span(on, Step::Move, "push_chunk", q, ch);
       tc::putmem_on_stream(gath + row * a_row_bytes, mine + bound[ch] * a_row_bytes, rows * a_row_bytes, q, on);
       tc::putmem_on_stream(arrivalSlot(ctx, chunks, me, ch), stage, sizeof(std::uint64_t), q, on);
     }
@@ -682,6 +689,7 @@ void allGatherGemmFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
     waits.first = me;
     waits.chunks = chunks;
     for (int ch = 0; ch <= chunks; ++ch) waits.bounds[ch] = static_cast<std::int32_t>(bound[ch]);
+    tc::StreamSpan span(streams.main, Step::Compute, "gemm_fused");
     fused::gemmBf16(gath, b.data, c.data, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), waits,
                     std::max(2, fusedCtas(config.programs) - producers), streams.main, kernel);
   }
@@ -744,6 +752,7 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
 
   DeviceGuard device(tc::device());
   const Streams streams = streamsFor(ctx);
+  tc::StreamSpan call(streams.main, Step::Call, kernel);
   cudaStream_t side = streams.lane->side;
   const std::vector<std::int64_t> bound = chunkBounds(m_local, chunks);
   auto *gath = static_cast<std::byte *>(gathered.data);
@@ -763,12 +772,14 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
   };
   // Main stream: our own rows x B at once, from a itself: no wait.
   auto mma_own = [&] {
+    tc::StreamSpan span(streams.main, Step::Compute, "gemm_own", me);
     mma(streams, streams.main, type, type, mine, k, b.data, n, out + me * m_local * c_row_bytes, n, m_local, n, k);
   };
   // Main stream: chunk ch of src's rows, once it is in our gathered buffer.
   auto wait_chunk = [&](cudaStream_t on, int src, int ch) { waitArrivals(ctx, on, chunks, src, ch, 1, -1); };
   auto mma_chunk = [&](cudaStream_t on, int src, int ch) {
     const std::int64_t row = src * m_local + bound[ch];
+    tc::StreamSpan span(on, Step::Compute, "gemm_chunk", src, ch);
     mma(streams, on, type, type, gath + row * a_row_bytes, k, b.data, n, out + row * c_row_bytes, n, rowsOf(ch), n,
         k);
   };
@@ -779,10 +790,12 @@ void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Te
   for (int s = 1; s < n_pes; ++s) push_shard((me - s + n_pes) % n_pes);
   // Our own rows in the gathered output when the caller gave one (the scratch needs none: the GEMM
   // reads them from a); last, as nothing in the call waits for them.
-  if (gath != ctx.scratch() && m_local > 0)
+  if (gath != ctx.scratch() && m_local > 0) {
+    tc::StreamSpan span(side, Step::Move, "copy_own_rows", me);
     check(cudaMemcpyAsync(gath + me * m_local * a_row_bytes, mine, m_local * a_row_bytes, cudaMemcpyDeviceToDevice,
                           side),
           "cudaMemcpyAsync(own rows)");
+  }
   // The chunk GEMMs alternate between alt and main, first alt (main still runs mma_own): one
   // GEMM's last wave of tiles overlaps the next one's first, where a GEMM alone would leave SMs
   // idle (wave quantization). They write disjoint rows of c, and each waits for its own chunk.
@@ -893,6 +906,7 @@ void gemmReduceScatterFused(Context &ctx, const Tensor &a, const Tensor &b, Tens
 
   DeviceGuard device(tc::device());
   const Streams streams = streamsFor(ctx);
+  tc::StreamSpan call(streams.main, Step::Call, kernel);
   enter_and_reset<<<1, 256, 0, streams.main>>>(ctx.slot(0), detail::SlotMap{n_pes}, flags, n_pes * tiles);
   launched("enter_and_reset");
   if (block > 0 && n > 0) {
@@ -902,12 +916,14 @@ void gemmReduceScatterFused(Context &ctx, const Tensor &a, const Tensor &b, Tens
     notify.me = me;
     notify.owners = n_pes;
     notify.first_owner = (me + 1) % n_pes;
+    tc::StreamSpan gemm(streams.main, Step::Compute, "gemm_fused");
     fused::gemmBf16ToOwners(a.data, b.data, static_cast<float *>(mine_at_0),
                             static_cast<std::int64_t>(heap_stride / static_cast<std::ptrdiff_t>(sizeof(float))),
                             static_cast<int>(block), static_cast<int>(n), static_cast<int>(k), notify,
                             fusedCtas(config.programs), streams.main, kernel);
     // At most the GEMM's share of blocks: they wait for peers' tiles, and where peers share this GPU
     // their GEMMs must still find their SMs.
+    tc::StreamSpan reduce(streams.main, Step::Compute, "reduce_tiles");
     reduce_tiles<<<std::min(tiles, fusedCtas(0)), kReduceTileThreads, 0, streams.main>>>(static_cast<__nv_bfloat16 *>(c.data),
                                                   reinterpret_cast<const float *>(receive),
                                                   static_cast<std::size_t>(block) * n, flags, ctx.slot(0), n_pes, me,
@@ -950,6 +966,8 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
   DeviceGuard device(tc::device());
   if (n_pes == 1) {  // nothing to reduce: one GEMM straight into c
     const Streams streams = streamsFor(ctx);
+    tc::StreamSpan call(streams.main, Step::Call, kernel);
+    tc::StreamSpan gemm(streams.main, Step::Compute, "gemm_own", me);
     mma(streams, streams.main, type, type, a.data, k, b.data, n, c.data, n, m, n, k);
     finish_gemm<<<1, 32, 0, streams.main>>>(ctx.slot(0));
     launched(kernel);
@@ -974,6 +992,7 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
                     " (n_pes f32 partials of [M / n_pes, N] and the send buffers; ContextOptions.scratch_bytes)");
 
   const Streams streams = streamsFor(ctx);
+  tc::StreamSpan call(streams.main, Step::Call, kernel);
   Lane &l = *streams.lane;
   auto *receive = static_cast<std::byte *>(ctx.scratch());  // receive slot p at p * slot_bytes
   std::byte *send[2] = {receive + send_offset, receive + send_offset + send_bytes};
@@ -985,6 +1004,7 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
     const int buffer = next_buffer;
     next_buffer = (next_buffer + 1) % send_buffers;
     if (in_flight[buffer]) check(cudaStreamWaitEvent(streams.main, l.push_done[buffer], 0), "cudaStreamWaitEvent");
+    tc::StreamSpan span(streams.main, Step::Compute, "gemm_partial", q, ch);
     mma(streams, streams.main, type, CUDA_R_32F, a_bytes + (q * block + bound[ch]) * a_row_bytes, k, b.data, n,
         send[buffer], n, rowsOf(ch), n, k);
     check(cudaEventRecord(l.gemm_done[buffer], streams.main), "cudaEventRecord");
@@ -1000,6 +1020,7 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
   };
   // Main stream: our own block's partial straight into our receive slot.
   auto mma_own = [&] {
+    tc::StreamSpan span(streams.main, Step::Compute, "gemm_own", me);
     mma(streams, streams.main, type, CUDA_R_32F, a_bytes + me * block * a_row_bytes, k, b.data, n,
         receive + me * slot_bytes, n, block, n, k);
   };
@@ -1012,6 +1033,7 @@ void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c
     const auto *partial = reinterpret_cast<const float *>(receive + bound[ch] * p_row_bytes);
     const std::size_t count = static_cast<std::size_t>(rowsOf(ch)) * n;
     const std::size_t slot_stride = static_cast<std::size_t>(block) * n;
+    tc::StreamSpan span(streams.main, Step::Compute, "reduce_chunk", me, ch);
     if (a.dtype == DType::BF16)
       reduceChunk(static_cast<__nv_bfloat16 *>(c.data) + bound[ch] * n, partial, slot_stride, n_pes, count,
                   streams.main);

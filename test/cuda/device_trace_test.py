@@ -7,7 +7,8 @@ Runs the device suite's put-with-signal ring of blocks (CudaTest.PutmemSignalRin
 sharing the GPU and checks the trace: tracks of GPU blocks on each PE, with device waits, puts
 with signal and notifies, and flows from one PE's device notify to the other PE's device wait.
 Then the kernel library's collectives, whose untraced jobs run a build without the hooks: a
-traced job runs the build with them, and its trace has their notifies and waits.
+traced job runs the build with them, and its trace has their notifies and waits. And the library's
+overlap GEMMs: their calls and steps as GPU-timed spans on a track per stream (StreamSpan).
 """
 import json
 import os
@@ -40,7 +41,42 @@ def gpu_tracks(events):
     return names, {key for key, name in names.items() if name.startswith("GPU block ")}
 
 
+def stream_tracks(events):
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+             if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    return {key for key, name in names.items() if name.startswith("GPU stream ")}
+
+
 class DeviceTrace(unittest.TestCase):
+    def test_library_calls_and_steps_on_gpu_stream_tracks(self):
+        # The decomposed AG+GEMM and GEMM+RS (several chunks, two PEs) and a fused AG+GEMM: a call
+        # span per call on a stream track of each PE, its GEMMs, pushes and waits inside it, the
+        # pushes on another stream than the GEMMs, nothing dropped.
+        trace = traced_job(KERNEL_TESTS, "Bf16Gemms.AllGatherGemmOfSmallIntegersEqualsTheReference:"
+                                         "Bf16Gemms.GemmReduceScatterOfSmallIntegersEqualsTheReference:"
+                                         "Bf16Gemms.FusedAllGatherGemmOfSmallIntegersEqualsTheReference")
+        events = trace["traceEvents"]
+        streams = stream_tracks(events)
+        self.assertEqual({pid for pid, _ in streams}, {0, 1}, streams)
+        on_streams = [e for e in events if e.get("ph") == "X" and (e["pid"], e.get("tid")) in streams]
+        for pe in (0, 1):
+            mine = [e for e in on_streams if e["pid"] == pe]
+            calls = [e for e in mine if e.get("cat") == "call"]
+            self.assertEqual({e["name"] for e in calls}, {"all_gather_gemm", "gemm_reduce_scatter"}, calls)
+            for name in ("gemm_chunk", "gemm_partial", "reduce_chunk", "gemm_fused"):
+                self.assertTrue([e for e in mine if e["name"] == name and e.get("cat") == "compute"],
+                                f"PE {pe}: no {name}")
+            pushes = [e for e in mine if e["name"] == "push_chunk" and e.get("cat") == "move"]
+            self.assertTrue(pushes, f"PE {pe}: no push_chunk")
+            self.assertTrue({p["args"]["m"] for p in pushes} <= {1 - pe, pe}, pushes)
+            self.assertNotEqual({p["tid"] for p in pushes},
+                                {g["tid"] for g in mine if g["name"] == "gemm_partial"}, "pushes beside the GEMMs")
+            for step in (e for e in mine if e.get("cat") != "call"):
+                self.assertGreaterEqual(step["dur"], 0, step)
+                inside = [c for c in calls if c["ts"] - 1 <= step["ts"] and step["ts"] + step["dur"] <= c["ts"] + c["dur"] + 1]
+                self.assertTrue(inside, f"PE {pe}: {step['name']} outside every call")
+        self.assertEqual(trace["otherData"]["dropped_events"], 0)
+
     def test_library_collectives_record_in_a_traced_job(self):
         trace = traced_job(KERNEL_TESTS, "Collectives/1.EveryAllReduceAlgorithmGivesThePeOrderSum")
         events = trace["traceEvents"]

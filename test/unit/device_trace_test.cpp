@@ -4,6 +4,7 @@
 // released across PEs, none from an ADD (whose value is an increment), and the dropped count.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -91,6 +92,58 @@ TEST_F(DeviceTrace, EventsBecomeTracksFlowsAndACountOfDropped) {
 TEST_F(DeviceTrace, NoTraceStartedWritesNothing) {
   const std::vector<TraceEvent> events = {event(5, 10, 0, 0x40, 1, 0, 0)};
   tdist::trace::writeDeviceFile(events.data(), events.size(), 0, 0);  // no trace was started here
+  EXPECT_TRUE(std::filesystem::is_empty(dir_));
+}
+
+tdist::trace::StreamSpanRecord streamSpan(int stream, const char *name, int category, std::uint64_t begin,
+                                          std::uint64_t end, int m = -1) {
+  tdist::trace::StreamSpanRecord span;
+  span.stream = stream;
+  span.category = category;
+  span.begin_ns = begin;
+  span.end_ns = end;
+  span.m = m;
+  std::snprintf(span.name, sizeof span.name, "%s", name);
+  return span;
+}
+
+// A PE's stream spans (the cuda backend's StreamSpan): a track per stream, the spans with their
+// names, categories and rows, a call enclosing its steps on the same track, and the dropped count.
+TEST_F(DeviceTrace, StreamSpansBecomeATrackPerStream) {
+  // Stream 0: the call (1 .. 9 us) around two GEMM chunks; stream 1: a copy beside the first.
+  const std::vector<tdist::trace::StreamSpanRecord> spans = {
+      streamSpan(0, "all_gather_gemm", 1, 1000, 9000),  streamSpan(0, "gemm_chunk", 2, 1500, 4500, 0),
+      streamSpan(1, "push_chunk", 3, 1200, 3200, 1),    streamSpan(0, "gemm_chunk", 2, 4500, 8500, 1),
+  };
+  tdist::trace::writeStreamFile(dir_, 1, 2, spans, 3);
+  ASSERT_TRUE(std::filesystem::exists(dir_ + "/pe1.streams.tdtrace"));
+
+  const std::string out = dir_ + "/job.json";
+  const tdist::trace_merge::MergeCounts counts = tdist::trace_merge::mergeTrace(dir_, out);
+  EXPECT_EQ(counts.files, 1);
+  EXPECT_EQ(counts.events, 8u);
+  EXPECT_EQ(counts.dropped, 6u) << "a dropped span is two events";
+  const std::string json = slurp(out);
+  EXPECT_NE(json.find("\"tid\":300000,\"args\":{\"name\":\"GPU stream 0\"}"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"tid\":300001,\"args\":{\"name\":\"GPU stream 1\"}"), std::string::npos) << json;
+  // Relative to the earliest event (1 us): the call from 0 for 8 us; the copy on stream 1 at 0.2.
+  EXPECT_NE(json.find("\"name\":\"all_gather_gemm\",\"cat\":\"call\",\"pid\":1,\"tid\":300000,\"ts\":0.000,"
+                      "\"dur\":8.000"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"name\":\"push_chunk\",\"cat\":\"move\",\"pid\":1,\"tid\":300001,\"ts\":0.200,"
+                      "\"dur\":2.000,\"args\":{\"m\":1}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"name\":\"gemm_chunk\",\"cat\":\"compute\",\"pid\":1,\"tid\":300000,\"ts\":3.500,"
+                      "\"dur\":4.000,\"args\":{\"m\":1}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"dropped_events\":6"), std::string::npos) << json;
+}
+
+TEST_F(DeviceTrace, NoTraceStartedWritesNoStreamFile) {
+  tdist::trace::writeStreamFile({streamSpan(0, "x", 2, 10, 20)}, 0);  // no trace was started here
   EXPECT_TRUE(std::filesystem::is_empty(dir_));
 }
 

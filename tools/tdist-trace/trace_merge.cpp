@@ -174,6 +174,8 @@ MergeCounts mergeTrace(const std::string &dir, const std::string &out_path) {
     const bool copy_engine = std::strncmp(file.header.thread_name, "tdist-copy", 10) == 0;
     // A device's file (writeDeviceFile): a track per recording (block, thread), in m and n.
     const bool gpu = std::strncmp(file.header.thread_name, "gpu", 4) == 0;
+    // A device's stream spans (writeStreamFile): a track per stream, in program.
+    const bool gpu_streams = std::strncmp(file.header.thread_name, "gpu streams", 12) == 0;
     std::map<std::pair<int, int>, int> gpu_tracks;
     std::map<int, std::vector<Event>> open;  // by tid
     for (const Event &event : file.events) {
@@ -183,6 +185,9 @@ MergeCounts mergeTrace(const std::string &dir, const std::string &out_path) {
         tid = track->second;
         if (fresh)
           thread_names[{pe, tid}] = "GPU block " + std::to_string(event.m) + " thread " + std::to_string(event.n);
+      } else if (gpu_streams) {
+        tid = 300000 + event.program;
+        thread_names[{pe, tid}] = "GPU stream " + std::to_string(event.program);
       } else if (event.program >= 0) {
         tid = 1 + event.program;
         thread_names[{pe, tid}] = "program " + std::to_string(event.program);
