@@ -2,7 +2,7 @@
 # multi_gpu.sh - tdist's overlap GEMMs, all-reduce and transfers beside PyTorch's, one PE per GPU.
 #
 #   bench/multi_gpu.sh BUILD_DIR [--pes "2 4 8"] [--repeats R] [--iters I] [--out FILE] [--no-torch]
-#                      [--cases "ag-gemm gemm-rs allreduce put-bw pingpong"] [--timeout S]
+#                      [--cases "ag-gemm gemm-rs allreduce put-bw pingpong"] [--timeout S] [--tests]
 #
 # On a host with G GPUs and a tree built with the cuda backend, for each P of --pes up to G:
 # tdist-bench with one PE per GPU (ag-gemm, gemm-rs bf16 per shape below; cuda-allreduce-graph
@@ -11,10 +11,11 @@
 # into one file (BUILD_DIR/bench/multi-gpu-<time>.txt) after nvidia-smi -L and topo -m, then a
 # summary per case, shape and P. On one GPU P = 2 still runs, the PEs sharing it under MPS
 # (tdist-run starts its own daemon, torch gets this script's): a check, not a multi-GPU figure.
+# --tests first runs the cuda test suites (ctest -L cuda) at each P, one PE per GPU, into the file.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD="" OUT="" PES="2 4 8" REPEATS=5 ITERS=5 BLAS_THREADS=8 TORCH=1 FAILED_LAUNCHES=0
+BUILD="" OUT="" PES="2 4 8" REPEATS=5 ITERS=5 BLAS_THREADS=8 TORCH=1 TESTS=0 FAILED_LAUNCHES=0
 CASES="ag-gemm gemm-rs allreduce put-bw pingpong"
 JOB_TIMEOUT=600   # seconds per launch: a hung launch ends that launch, not the whole run
 # The shapes of the comparison (M rows in total, N, K in total), every combination of the lists.
@@ -30,6 +31,8 @@ usage: bench/multi_gpu.sh BUILD_DIR [flags]
   --blas-threads T OpenBLAS threads per PE for tdist's host references ($BLAS_THREADS)
   --cases "LIST"   of ag-gemm gemm-rs allreduce put-bw pingpong (all)
   --no-torch       tdist's cases only
+  --tests          first the cuda test suites at each P, one PE per GPU (at the counts of the
+                   build's TDIST_TEST_PES: 1 2 3 4 8 unless configured otherwise)
   --out FILE       where everything goes (BUILD_DIR/bench/multi-gpu-<time>.txt)
   --timeout S      per-launch limit in seconds ($JOB_TIMEOUT)
 Exit status 1 when a launch failed or timed out (the others still ran), 2 for usage errors.
@@ -47,6 +50,7 @@ while (($#)); do
       esac
       shift 2 ;;
     --no-torch) TORCH=0; shift ;;
+    --tests) TESTS=1; shift ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "multi_gpu.sh: unknown flag $1" >&2; usage >&2; exit 2 ;;
     *) [[ -z $BUILD ]] || die "one build directory only"; BUILD=$1; shift ;;
@@ -145,6 +149,33 @@ start_mps() {
 tdist() { launch "$RUN" --backend cuda -n "$P" -- "$BENCH" "$@" --repeats "$REPEATS"; }
 torch_peer() { launch "${TORCH_ENV[@]}" python3 "$ROOT/bench/$1" --pes "$P" --repeats "$REPEATS" "${@:2}"; }
 GEMM_FLAGS=(--dtype bf16 --iters "$ITERS" --blas-threads "$BLAS_THREADS")
+
+# The cuda suites at each P (their NAME_cuda_<P>pes tests), then the cuda tests of no PE count
+# (scenarios, the device trace, the system-scope run) once. A suite's tests are ctest's: the
+# counts come from the build's TDIST_TEST_PES.
+TEST_LINES=()
+# ctest's verdict on the last launch in the file, with how many of its tests were skipped.
+ctest_verdict() {
+  awk '/^\$ ctest /{verdict = ""; skipped = 0} /tests passed|tests failed/{verdict = $0}
+       /\*\*\*Skipped/{skipped++} END{print verdict (skipped ? ", " skipped " skipped (no GPU for them)" : "")}' "$OUT"
+}
+if ((TESTS)); then
+  command -v ctest >/dev/null || die "--tests needs ctest (CMake)"
+  note ""
+  note "# ==== the cuda test suites"
+  for P in $PES; do
+    if ((P > GPUS)) && ! ((GPUS == 1 && P == 2)); then note "# tests at $P PEs: skipped, $GPUS GPU(s)"; continue; fi
+    if ! ctest --test-dir "$BUILD" -N -L cuda -R "_cuda_${P}pes\$" 2>/dev/null | grep -q "Total Tests: [1-9]"; then
+      note "# tests at $P PEs: none in $BUILD (cmake -DTDIST_TEST_PES=\"1;2;4;8\" $BUILD, then build)"
+      FAILED_LAUNCHES=$((FAILED_LAUNCHES + 1))
+      continue
+    fi
+    launch ctest --test-dir "$BUILD" -L cuda -R "_cuda_${P}pes\$" --output-on-failure
+    TEST_LINES+=("$P PEs: $(ctest_verdict)")
+  done
+  launch ctest --test-dir "$BUILD" -L cuda -E "_cuda_[0-9]+pes\$" --output-on-failure
+  TEST_LINES+=("the rest: $(ctest_verdict)")
+fi
 
 for P in $PES; do
   note ""
@@ -245,6 +276,11 @@ PY
 }
 {
   echo
+  if ((${#TEST_LINES[@]})); then
+    echo "==== the cuda test suites"
+    printf '  %s\n' "${TEST_LINES[@]}"
+    echo
+  fi
   echo "==== summary ($OUT): medians in us (put-bw GB/s); (x) = over the ideal"
   summary || echo "# the summary failed (python3?)"
 } 2>&1 | tee -a "$OUT"

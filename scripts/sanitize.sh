@@ -10,6 +10,7 @@ build="${TDIST_SANITIZE_BUILD_DIR:-build-sanitize}"
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 if [ ! -f "$build/build.ninja" ]; then
   cmake -G Ninja -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DTDIST_BUILD_COMPILER=OFF -DTDIST_BUILD_CUDA=OFF -DTDIST_BUILD_BENCH=OFF \
+    -DTDIST_TEST_PES="1;2;3;4" \
     -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
 fi

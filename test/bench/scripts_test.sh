@@ -26,6 +26,7 @@ expect 2 "unknown flag --fast" "$MG" "$BUILD" --fast
 # This build: without the cuda backend, or without a GPU, it says which and runs nothing.
 if ! command -v nvidia-smi >/dev/null 2>&1; then
   expect 2 "has no cuda cases|no GPU" "$MG" "$BUILD" --no-torch --pes 2 --cases pingpong --out "${TMPDIR:-/tmp}/mg-$$.txt"
+  expect 2 "has no cuda cases|no GPU" "$MG" "$BUILD" --tests --no-torch --pes 2 --out "${TMPDIR:-/tmp}/mg-$$.txt"
 fi
 PEERS=$SRC/bench/torch_gemm_peers.py
 expect 0 "usage: torch_gemm_peers.py" python3 "$PEERS" --help

@@ -38,6 +38,9 @@ namespace sh = tdist::shmem;
 ContextOptions smallContext() {
   ContextOptions options;
   options.scratch_bytes = 4u << 20;
+  // The cpu GEMM+RS signals a tile of each chunk and PE: the one-by-one tiles of kRsConfigs, 64
+  // chunks, N up to 45, at any PE count (8 PEs: 23,040 slots, 1.4 MiB).
+  options.max_signals = std::max(4096, sh::n_pes() * 64 * 45);
   return options;
 }
 
