@@ -215,6 +215,19 @@ void StreamSpan::open(cudaStream_t stream, trace::Category category, const char 
   Recorder &r = recorder();
   std::lock_guard<std::mutex> lock(r.mutex);
   if (!r.on) return;
+  // Events belong to the device current when they are created: the PE's GPU, whatever the
+  // calling thread has current (a program's worker thread may have another).
+  int current = -1;
+  if (cudaGetDevice(&current) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  struct Restore {
+    int device;
+    ~Restore() {
+      if (device >= 0) cudaSetDevice(device);
+    }
+  } restore{current != r.device && cudaSetDevice(r.device) == cudaSuccess ? current : -1};
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess) {
     cudaGetLastError();
