@@ -35,16 +35,18 @@ def traced_job(program, gtest_filter):
             return json.load(f)
 
 
+def thread_names(events):
+    return {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+            if e.get("ph") == "M" and e.get("name") == "thread_name"}
+
+
 def gpu_tracks(events):
-    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
-             if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    names = thread_names(events)
     return names, {key for key, name in names.items() if name.startswith("GPU block ")}
 
 
 def stream_tracks(events):
-    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
-             if e.get("ph") == "M" and e.get("name") == "thread_name"}
-    return {key for key, name in names.items() if name.startswith("GPU stream ")}
+    return {key for key, name in thread_names(events).items() if name.startswith("GPU stream ")}
 
 
 class DeviceTrace(unittest.TestCase):
