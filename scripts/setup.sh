@@ -85,9 +85,9 @@ check_candidates() {
   done
   if [ "$llvm" = 1 ]; then
     # Debian 12 ships LLVM/MLIR 22 as a security update, not in bookworm's main suite.
-    echo "setup: LLVM/MLIR 22 comes from the Debian suite bookworm-security (Debian 12); add" >&2
-    echo "setup:   deb http://deb.debian.org/debian-security bookworm-security main" >&2
-    echo "setup: to /etc/apt/sources.list (or a file in /etc/apt/sources.list.d/) and run again" >&2
+    echo "setup: LLVM/MLIR 22 comes from Debian 12's security updates: suite bookworm-security," >&2
+    echo "setup: component main. Add that suite and component, from a Debian security mirror, to" >&2
+    echo "setup: /etc/apt/sources.list (or a file in /etc/apt/sources.list.d/) and run again" >&2
   fi
   return 1
 }

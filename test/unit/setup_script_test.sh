@@ -46,8 +46,11 @@ case "$output" in
   *) fail "the packages without candidate are named: $output" ;;
 esac
 case "$output" in
-  *"bookworm-security"*"deb http://deb.debian.org/debian-security bookworm-security main"*) ;;
-  *) fail "a missing LLVM/MLIR 22 names the suite that ships it: $output" ;;
+  *"suite bookworm-security"*"component main"*) ;;
+  *) fail "a missing LLVM/MLIR 22 names the suite and component that ship it: $output" ;;
+esac
+case "$output" in
+  *"://"*) fail "the hint names no mirror's address: $output" ;;
 esac
 
 UNKNOWN="tdist-no-such-package" run check_candidates cmake tdist-no-such-package
