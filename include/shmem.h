@@ -143,19 +143,30 @@ typedef double _Complex tdist_shmem_complexd;
   TDIST_SHMEM_GENERIC_AMO_TYPES(X, A) X(float, float, A) X(double, double, A)
 #define TDIST_SHMEM_EXTENDED_AMO_TYPES(X, A)                                                       \
   TDIST_SHMEM_AMO_TYPES(X, A) X(float, float, A) X(double, double, A)
+/* A generic selection lists each C type once: the fixed-width types are other names of the
+ * basic ones, so a table's generic form keeps a fixed-width row only where its basic type is not
+ * a row of its own (int32_t and int64_t among the bitwise types: int and long are not). */
 #define TDIST_SHMEM_GENERIC_BITWISE_AMO_TYPES(X, A)                                                \
-  X(uint, unsigned int, A) X(ulong, unsigned long, A) X(ulonglong, unsigned long long, A)
+  X(uint, unsigned int, A) X(ulong, unsigned long, A) X(ulonglong, unsigned long long, A)          \
+  X(int32, int32_t, A) X(int64, int64_t, A)
 #define TDIST_SHMEM_BITWISE_AMO_TYPES(X, A)                                                        \
-  TDIST_SHMEM_GENERIC_BITWISE_AMO_TYPES(X, A)                                                      \
+  X(uint, unsigned int, A) X(ulong, unsigned long, A) X(ulonglong, unsigned long long, A)          \
   X(int32, int32_t, A) X(int64, int64_t, A) X(uint32, uint32_t, A) X(uint64, uint64_t, A)
+
+/* Point-to-point synchronization types: the standard AMO types, and short and unsigned short
+ * (deprecated in 1.5, still part of it). */
+#define TDIST_SHMEM_GENERIC_P2P_TYPES(X, A)                                                        \
+  X(short, short, A) X(ushort, unsigned short, A) TDIST_SHMEM_GENERIC_AMO_TYPES(X, A)
+#define TDIST_SHMEM_P2P_TYPES(X, A)                                                                \
+  X(short, short, A) X(ushort, unsigned short, A) TDIST_SHMEM_AMO_TYPES(X, A)
 
 /* Reduction types: bitwise (and, or, xor), comparison (max, min), arithmetic (sum, prod). */
 #define TDIST_SHMEM_GENERIC_BITWISE_REDUCE_TYPES(X, A)                                             \
   X(uchar, unsigned char, A) X(ushort, unsigned short, A) X(uint, unsigned int, A)                 \
-  X(ulong, unsigned long, A) X(ulonglong, unsigned long long, A)
+  X(ulong, unsigned long, A) X(ulonglong, unsigned long long, A)                                   \
+  X(int8, int8_t, A) X(int16, int16_t, A) X(int32, int32_t, A) X(int64, int64_t, A)
 #define TDIST_SHMEM_BITWISE_REDUCE_TYPES(X, A)                                                     \
   TDIST_SHMEM_GENERIC_BITWISE_REDUCE_TYPES(X, A)                                                   \
-  X(int8, int8_t, A) X(int16, int16_t, A) X(int32, int32_t, A) X(int64, int64_t, A)                \
   X(uint8, uint8_t, A) X(uint16, uint16_t, A) X(uint32, uint32_t, A) X(uint64, uint64_t, A)        \
   X(size, size_t, A)
 #define TDIST_SHMEM_GENERIC_MINMAX_REDUCE_TYPES(X, A)                                              \
@@ -363,7 +374,8 @@ TDIST_SHMEM_BITWISE_AMO_TYPES(TDIST_SHMEM_DECLARE_BITWISE_AMO_OP, _xor)
 
 /* ---- point-to-point synchronization (on words of this PE, changed by peers' atomics) ------- */
 /* _all/_any/_some: the words whose status entry is 0 (all when status is NULL); _any returns an
- * index (SIZE_MAX when none is left), _some the number of indices it wrote. */
+ * index (SIZE_MAX when none is left), _some the number of indices it wrote. Every point-to-point
+ * type, short and unsigned short included. */
 
 #define TDIST_SHMEM_DECLARE_P2P(TYPENAME, TYPE, A)                                                 \
   void shmem_##TYPENAME##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value);                         \
@@ -387,7 +399,7 @@ TDIST_SHMEM_BITWISE_AMO_TYPES(TDIST_SHMEM_DECLARE_BITWISE_AMO_OP, _xor)
                                             TYPE *cmp_values);                                     \
   size_t shmem_##TYPENAME##_test_some_vector(TYPE *ivars, size_t nelems, size_t *indices, const int *status, \
                                              int cmp, TYPE *cmp_values);
-TDIST_SHMEM_AMO_TYPES(TDIST_SHMEM_DECLARE_P2P, _)
+TDIST_SHMEM_P2P_TYPES(TDIST_SHMEM_DECLARE_P2P, _)
 
 /* ---- ordering, barriers, locks ------------------------------------------------------------ */
 
@@ -507,6 +519,7 @@ TDIST_SHMEM_DEPRECATED_EXTENDED_AMO(float, float)
 TDIST_SHMEM_DEPRECATED_EXTENDED_AMO(double, double)
 #undef TDIST_SHMEM_DEPRECATED_AMO
 #undef TDIST_SHMEM_DEPRECATED_EXTENDED_AMO
+static inline void shmem_short_wait(short *ivar, short cmp_value) { shmem_short_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
 static inline void shmem_wait(long *ivar, long cmp_value) { shmem_long_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
 static inline void start_pes(int npes) {
   (void)npes; /* the job's PE count is the launcher's */
@@ -665,7 +678,7 @@ static inline void shmem_udcflush_line(void *dest) { (void)dest; }
 #define TDIST_SHMEM_atomic_fetch_xor_nbi_5(...) TDIST_SHMEM_BITWISE_GENERIC_CTX(atomic_fetch_xor_nbi, __VA_ARGS__)
 
 /* point-to-point synchronization */
-#define TDIST_SHMEM_P2P_GENERIC(FAMILY, ...) TDIST_SHMEM_GENERIC(TDIST_SHMEM_GENERIC_AMO_TYPES, FAMILY, __VA_ARGS__)
+#define TDIST_SHMEM_P2P_GENERIC(FAMILY, ...) TDIST_SHMEM_GENERIC(TDIST_SHMEM_GENERIC_P2P_TYPES, FAMILY, __VA_ARGS__)
 #define shmem_wait_until(...) TDIST_SHMEM_P2P_GENERIC(wait_until, __VA_ARGS__)
 #define shmem_wait_until_all(...) TDIST_SHMEM_P2P_GENERIC(wait_until_all, __VA_ARGS__)
 #define shmem_wait_until_any(...) TDIST_SHMEM_P2P_GENERIC(wait_until_any, __VA_ARGS__)

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <numeric>
+#include <vector>
 
 #include "runtime/collective.h"
 #include "runtime/heap.h"
@@ -17,9 +18,10 @@
 namespace tdist::runtime {
 namespace {
 
-// Agrees with every PE on this call; returns normally only when all PEs asked the same and
-// none found a local error.
-void agree(RuntimeState &state, const CollectiveRecord &mine, const std::string &local_error) {
+// Agrees with every PE on this call; returns every PE's record (by world PE) only when all PEs
+// asked the same and none found a local error.
+std::vector<CollectiveRecord> agree(RuntimeState &state, const CollectiveRecord &mine,
+                                    const std::string &local_error) {
   const char *call = apiName(mine.api);
   auto &world = state.teams.teams[shmem::kTeamWorld];
   auto all = agreeOnStep(state, world, mine, call);
@@ -41,6 +43,30 @@ void agree(RuntimeState &state, const CollectiveRecord &mine, const std::string 
     throw Error(code, std::string(call) + ": failed on PE " + std::to_string(pe) + " (" +
                           toString(code) + "); the heap is unchanged");
   }
+  return all;
+}
+
+std::string hex(std::uint64_t value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%" PRIx64, value);
+  return text;
+}
+
+// A block aligned to `alignment` takes the offsets whose address is aligned on this PE (its
+// heap's base may be aligned to less: HeapAllocator::phaseOf). Every PE must take the same offset,
+// so every PE's phase must be the same: else every PE fails alike, naming each one's.
+void requireSamePhase(const RuntimeState &state, const std::vector<CollectiveRecord> &all, const char *call,
+                      std::size_t alignment) {
+  bool same = true;
+  for (const CollectiveRecord &r : all) same = same && r.arg2 == all[0].arg2;
+  if (same) return;
+  std::string text = std::string(call) + ": alignment " + std::to_string(alignment) +
+                     " cannot give every PE an aligned block at one symmetric offset: the heaps' base "
+                     "addresses differ modulo it (the offset each PE needs modulo the alignment:";
+  for (int pe = 0; pe < state.n_pes; ++pe) {
+    text += (pe ? ", PE " : " PE ") + std::to_string(pe) + " " + hex(all[pe].arg2);
+  }
+  throw Error(ErrorCode::InvalidParam, text + "); the heap is unchanged");
 }
 
 void *allocateAgreed(RuntimeState &state, const CollectiveRecord &call, std::size_t bytes,
@@ -48,19 +74,26 @@ void *allocateAgreed(RuntimeState &state, const CollectiveRecord &call, std::siz
   CollectiveRecord mine = call;
   if (error.empty() && (alignment == 0 || (alignment & (alignment - 1)) != 0)) {
     error = "alignment " + std::to_string(alignment) + " is not a power of two";
-  } else if (error.empty() && alignment > kHeapBaseAlignment) {
-    error = "alignment " + std::to_string(alignment) + " is larger than the heap base alignment (" +
-            std::to_string(kHeapBaseAlignment) + ")";
+  } else if (error.empty() && alignment > state.heap.size()) {
+    error = "alignment " + std::to_string(alignment) + " is larger than the symmetric heap (" +
+            std::to_string(state.heap.size()) + " bytes)";
   }
-  if (!error.empty()) mine.status = static_cast<std::int32_t>(ErrorCode::InvalidParam);
-  agree(state, mine, error);
+  if (!error.empty()) {
+    mine.status = static_cast<std::int32_t>(ErrorCode::InvalidParam);
+  } else {
+    mine.arg2 = HeapAllocator::phaseOf(reinterpret_cast<std::uintptr_t>(state.heap.base()), alignment);
+  }
+  const std::vector<CollectiveRecord> all = agree(state, mine, error);
+  requireSamePhase(state, all, apiName(mine.api), alignment);
   if (bytes == 0) return nullptr;
-  // Every PE holds the same allocator state, so every PE gets the same offset or none.
-  auto offset = state.allocator.allocate(bytes, alignment);
+  // Every PE holds the same allocator state and phase, so every PE gets the same offset or none.
+  auto offset = state.allocator.allocate(bytes, alignment, mine.arg2);
   if (!offset) {
+    const std::string aligned =
+        alignment > kDefaultAlignment ? " aligned to " + std::to_string(alignment) : std::string();
     throw Error(ErrorCode::HeapExhausted,
-                std::string(apiName(mine.api)) + ": cannot allocate " + std::to_string(bytes) +
-                    " bytes: the symmetric heap has " + std::to_string(state.allocator.bytesFree()) +
+                std::string(apiName(mine.api)) + ": cannot allocate " + std::to_string(bytes) + " bytes" + aligned +
+                    ": the symmetric heap has " + std::to_string(state.allocator.bytesFree()) +
                     " bytes free, the largest free block is " +
                     std::to_string(state.allocator.largestFree()) +
                     " bytes (local_mem_size " + std::to_string(state.attr.local_mem_size) + ")");

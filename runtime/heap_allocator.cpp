@@ -11,6 +11,11 @@ std::size_t roundUp(std::size_t value, std::size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
+// The least offset at or after value that is phase more than a multiple of align (a power of two).
+std::size_t roundUpToPhase(std::size_t value, std::size_t align, std::size_t phase) {
+  return value + ((phase - value) & (align - 1));
+}
+
 }  // namespace
 
 void HeapAllocator::reset(std::size_t begin, std::size_t end) {
@@ -41,18 +46,19 @@ void HeapAllocator::eraseFree(std::map<std::size_t, std::size_t>::iterator it) {
   free_by_addr_.erase(it);
 }
 
-std::optional<std::size_t> HeapAllocator::allocate(std::size_t bytes, std::size_t alignment) {
+std::optional<std::size_t> HeapAllocator::allocate(std::size_t bytes, std::size_t alignment, std::size_t phase) {
   if (bytes == 0 || alignment == 0 || (alignment & (alignment - 1)) != 0) return std::nullopt;
   if (bytes > end_ - begin_) return std::nullopt;
   const std::size_t size = roundUp(bytes, kGranule);
   const std::size_t align = alignment < kGranule ? kGranule : alignment;
+  if (phase >= align || phase % kGranule != 0) return std::nullopt;
 
   // Smallest block that holds an aligned block of `size`; ties go to the lowest address
   // because equal sizes iterate in insertion order only, so compare explicitly.
   auto best = free_by_size_.end();
   for (auto it = free_by_size_.lower_bound(size); it != free_by_size_.end(); ++it) {
     if (best != free_by_size_.end() && it->first > best->first) break;
-    const std::size_t start = roundUp(it->second, align);
+    const std::size_t start = roundUpToPhase(it->second, align, phase);
     if (start + size > it->second + it->first) continue;
     if (best == free_by_size_.end() || it->second < best->second) best = it;
   }
@@ -60,7 +66,7 @@ std::optional<std::size_t> HeapAllocator::allocate(std::size_t bytes, std::size_
 
   const std::size_t block = best->second;
   const std::size_t block_size = best->first;
-  const std::size_t start = roundUp(block, align);
+  const std::size_t start = roundUpToPhase(block, align, phase);
   eraseFree(free_by_addr_.find(block));
   if (start > block) insertFree(block, start - block);
   if (start + size < block + block_size) insertFree(start + size, block + block_size - start - size);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,9 +23,18 @@ class HeapAllocator {
 
   void reset(std::size_t begin, std::size_t end);
 
-  // Offset of a new block of at least bytes, aligned to alignment (a power of two), or nullopt
-  // when no free block can hold it.
-  std::optional<std::size_t> allocate(std::size_t bytes, std::size_t alignment);
+  // Offset of a new block of at least bytes, or nullopt when no free block can hold it. The
+  // offset is `phase` more than a multiple of alignment (a power of two; phase below it and a
+  // multiple of kGranule): the phase that makes base + offset aligned where the heap's base is
+  // not (HeapAllocator::phaseOf).
+  std::optional<std::size_t> allocate(std::size_t bytes, std::size_t alignment, std::size_t phase = 0);
+
+  // The phase for blocks aligned to `alignment` (a power of two) on a heap whose first byte is at
+  // address `base`: the offsets o for which base + o is a multiple of max(alignment, kGranule).
+  static std::size_t phaseOf(std::uintptr_t base, std::size_t alignment) {
+    const std::size_t align = alignment < kGranule ? kGranule : alignment;
+    return (align - base % align) % align;
+  }
 
   // Why offset cannot be freed, or "" when it can.
   std::string checkFree(std::size_t offset) const;

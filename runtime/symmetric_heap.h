@@ -8,8 +8,10 @@
 
 namespace tdist::runtime {
 
-// Every PE maps every heap at an address aligned to this: the largest alignment that
-// aclshmem_align can honour.
+// Every PE maps every heap at an address aligned to at least this. A block aligned to more
+// takes an offset that is aligned on this PE's base (runtime/heap.cpp), which must be the same
+// offset on every PE: the cpu backend maps each heap at a multiple of its size rounded up to a
+// power of two, so that every alignment that fits the heap is one on every PE.
 constexpr std::size_t kHeapBaseAlignment = std::size_t{2} << 20;
 
 // Base addresses per transport, as aclshmem's device state: p2p for load/store, sdma for the

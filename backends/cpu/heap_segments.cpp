@@ -5,6 +5,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -22,14 +24,20 @@ using runtime::kHeapBaseAlignment;
   throw Error(ErrorCode::SharedMemory, what + ": " + std::strerror(err));
 }
 
-// Maps the segment at an address aligned to kHeapBaseAlignment, so that an offset aligned to
-// at most that is an aligned address on every PE.
+// The alignment of every heap's mapping: the segment's size rounded up to a power of two (at least
+// kHeapBaseAlignment). Every PE's heap then starts at a multiple of every alignment that fits the
+// heap, so an offset aligned to it is an aligned address on every PE (shmem_align).
+std::size_t mappingAlignment(std::size_t size) { return std::max(std::bit_ceil(size), kHeapBaseAlignment); }
+
+// Maps the segment at an address aligned to mappingAlignment(size), within a reservation of
+// address space (no memory) that is given back around it.
 std::byte *mapSegment(int fd, std::size_t size, const std::string &whose) {
-  const std::size_t span = size + kHeapBaseAlignment;
+  const std::size_t alignment = mappingAlignment(size);
+  const std::size_t span = size + alignment;
   void *reserved = mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (reserved == MAP_FAILED) throwSystem("reserving address space for " + whose + " heap");
   auto start = reinterpret_cast<std::uintptr_t>(reserved);
-  auto aligned = (start + kHeapBaseAlignment - 1) / kHeapBaseAlignment * kHeapBaseAlignment;
+  auto aligned = (start + alignment - 1) / alignment * alignment;
   void *addr = mmap(reinterpret_cast<void *>(aligned), size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
   if (addr == MAP_FAILED) {
     int saved = errno;

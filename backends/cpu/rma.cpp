@@ -29,8 +29,10 @@ namespace tdist::device {
 using runtime::peerAddress;
 using runtime::requireState;
 
+// A transfer of no bytes does nothing, whatever its addresses (the PE is still checked).
 void put(void *dest, const void *source, std::size_t nbytes, int pe, bool blocking, const char *call) {
   auto &state = requireState(call);
+  if (nbytes == 0) return runtime::checkPe(state, pe, call);
   device::CopyTask task;
   task.dest = peerAddress(state, dest, nbytes, pe, call, "dest");
   task.source = source;
@@ -40,6 +42,7 @@ void put(void *dest, const void *source, std::size_t nbytes, int pe, bool blocki
 
 void get(void *dest, const void *source, std::size_t nbytes, int pe, bool blocking, const char *call) {
   auto &state = requireState(call);
+  if (nbytes == 0) return runtime::checkPe(state, pe, call);
   device::CopyTask task;
   task.dest = static_cast<std::byte *>(dest);
   task.source = peerAddress(state, source, nbytes, pe, call, "source");

@@ -156,6 +156,8 @@ TDIST_INSTANTIATE_SIGNAL(std::uint64_t)
   template bool shmem::test<T>(T *, Cmp, T);                     \
   template void device::waitUntil<T>(T *, Cmp, T, const char *); \
   template bool device::test<T>(T *, Cmp, T, const char *);
+TDIST_INSTANTIATE_WAIT(short)
+TDIST_INSTANTIATE_WAIT(unsigned short)
 TDIST_INSTANTIATE_WAIT(int)
 TDIST_INSTANTIATE_WAIT(long)
 TDIST_INSTANTIATE_WAIT(long long)

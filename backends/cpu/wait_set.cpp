@@ -121,6 +121,8 @@ std::size_t waitSet(WaitSet kind, T *ivars, std::size_t nelems, const int *statu
 #define TDIST_INSTANTIATE_WAIT_SET(T)                                                                   \
   template std::size_t waitSet<T>(WaitSet, T *, std::size_t, const int *, Cmp, const T *, T, std::size_t *, \
                                   bool, const char *);
+TDIST_INSTANTIATE_WAIT_SET(short)
+TDIST_INSTANTIATE_WAIT_SET(unsigned short)
 TDIST_INSTANTIATE_WAIT_SET(int)
 TDIST_INSTANTIATE_WAIT_SET(long)
 TDIST_INSTANTIATE_WAIT_SET(long long)

@@ -115,6 +115,31 @@ EXTENDED_ONLY_AMO_TYPES(TEST_EXTENDED)
 AMO_TYPES(TEST_STANDARD)
 BITWISE_AMO_TYPES(TEST_BITWISE)
 
+/* The generic bitwise atomics on every bitwise AMO type, int32_t and int64_t included (whose
+ * basic types, int and long, have no bitwise atomics of their own). */
+#define TEST_GENERIC_BITWISE(NAME, TYPE)                                                         \
+  static void generic_bitwise_##NAME(void) {                                                   \
+    const int me = shmem_my_pe(), n = shmem_n_pes();                                           \
+    TYPE *w = shmem_calloc(2, sizeof(TYPE)), expected = 0, fetched = 0;                        \
+    for (int pe = 0; pe < n; ++pe) expected |= (TYPE)((TYPE)1 << (pe % 16));                  \
+    shmem_barrier_all();                                                                       \
+    shmem_atomic_or(w, (TYPE)((TYPE)1 << (me % 16)), 0);                                       \
+    shmem_atomic_xor(SHMEM_CTX_DEFAULT, w + 1, (TYPE)1, 0);                                    \
+    shmem_barrier_all();                                                                       \
+    CHECK(shmem_atomic_fetch_and(w, (TYPE)~(TYPE)0, 0) == expected, #NAME ": generic or");     \
+    CHECK(shmem_atomic_fetch_xor(SHMEM_CTX_DEFAULT, w + 1, (TYPE)0, 0) == (TYPE)(n % 2),       \
+          #NAME ": generic xor");                                                              \
+    shmem_barrier_all();                                                                       \
+    if (me == 0) shmem_atomic_and(w, (TYPE)1, 0);                                              \
+    shmem_barrier_all();                                                                       \
+    shmem_atomic_fetch_or_nbi(&fetched, w, (TYPE)0, 0);                                        \
+    shmem_quiet();                                                                             \
+    CHECK(fetched == (TYPE)1, #NAME ": generic and, then fetch_or_nbi");                       \
+    shmem_barrier_all();                                                                       \
+    shmem_free(w);                                                                             \
+  }
+BITWISE_AMO_TYPES(TEST_GENERIC_BITWISE)
+
 static void generic(void) {
   const int me = shmem_my_pe(), n = shmem_n_pes();
   long *l = shmem_calloc(2, sizeof(long));
@@ -152,6 +177,8 @@ int main(void) {
   }
   shmem_ctx_destroy(ctx);
   generic();
+#define RUN_GENERIC_BITWISE(NAME, TYPE) generic_bitwise_##NAME();
+  BITWISE_AMO_TYPES(RUN_GENERIC_BITWISE)
   shmem_finalize();
   return 0;
 }

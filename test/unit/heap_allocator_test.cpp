@@ -37,6 +37,31 @@ TEST(HeapAllocator, RejectsZeroAndBadAlignment) {
   EXPECT_EQ(heap.bytesFree(), kEnd - kBegin);
 }
 
+// A heap whose base is aligned to less than the alignment asked: the offset makes base + offset
+// aligned (its phase), and the padding before it stays allocatable.
+TEST(HeapAllocator, PhaseAlignsTheAddressOfAHeapWithALessAlignedBase) {
+  constexpr std::uintptr_t base = (std::uintptr_t{7} << 20) + (std::uintptr_t{1} << 12);  // 7 MiB + 4 KiB
+  constexpr std::size_t alignment = std::size_t{1} << 15;                                    // 32 KiB
+  const std::size_t phase = HeapAllocator::phaseOf(base, alignment);
+  EXPECT_EQ(phase, alignment - 4096);
+  EXPECT_EQ(HeapAllocator::phaseOf(base, 4096), 0u);
+  EXPECT_EQ(HeapAllocator::phaseOf(base, 16), 0u);  // below the granule: the granule's phase
+  HeapAllocator heap(0, 256 * 1024);
+  auto a = heap.allocate(100, alignment, phase);
+  ASSERT_TRUE(a);
+  EXPECT_EQ((base + *a) % alignment, 0u);
+  EXPECT_EQ(*a, phase);
+  auto b = heap.allocate(alignment, alignment, phase);
+  ASSERT_TRUE(b);
+  EXPECT_EQ((base + *b) % alignment, 0u);
+  auto front = heap.allocate(64, 64);
+  ASSERT_TRUE(front);
+  EXPECT_LT(*front, *a);
+  // A phase that is not below the alignment, or not a multiple of the granule, is refused.
+  EXPECT_FALSE(heap.allocate(64, alignment, alignment));
+  EXPECT_FALSE(heap.allocate(64, alignment, 32));
+}
+
 TEST(HeapAllocator, BestFitPicksTheSmallestHole) {
   HeapAllocator heap(kBegin, kEnd);
   auto big = heap.allocate(1024, 64);

@@ -212,8 +212,13 @@ TEST_F(InitializedPe, AlignAndBadAlignment) {
   deallocate(aligned);
   EXPECT_EQ(aclshmem_align(48, 64), nullptr);
   EXPECT_NE(std::string(aclshmemx_last_error()).find("power of two"), std::string::npos);
+  // Any alignment that fits the heap (1 MiB here), none beyond it.
+  void *heap_aligned = aclshmem_align(std::size_t{1} << 20, 64);
+  ASSERT_NE(heap_aligned, nullptr) << aclshmemx_last_error();
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(heap_aligned) % (std::size_t{1} << 20), 0u);
+  aclshmem_free(heap_aligned);
   EXPECT_EQ(aclshmem_align(std::size_t{4} << 20, 64), nullptr);
-  EXPECT_NE(std::string(aclshmemx_last_error()).find("heap base alignment"), std::string::npos);
+  EXPECT_NE(std::string(aclshmemx_last_error()).find("larger than the symmetric heap"), std::string::npos);
   EXPECT_EQ(aclshmem_malloc(0), nullptr);
 }
 
@@ -269,6 +274,37 @@ TEST_F(InitializedPe, PeerPointerAndTransports) {
   EXPECT_NE(std::string(aclshmemx_last_error()).find("not on the symmetric heap"), std::string::npos);
   EXPECT_EQ(block[0], 7);
   EXPECT_EQ(local, 0);
+  deallocate(block);
+}
+
+// A transfer of no bytes does nothing, whatever its pointers; the PE is still checked, and a
+// put-with-signal of no bytes still delivers its signal.
+TEST_F(InitializedPe, ZeroLengthTransfersAreNoOps) {
+  auto *block = static_cast<char *>(allocate(64));
+  auto *signal = reinterpret_cast<int32_t *>(block + 32);
+  auto *signal64 = reinterpret_cast<uint64_t *>(block + 40);
+  block[0] = 7;
+  *signal = 0;
+  *signal64 = 0;
+  char source = 9;
+  aclshmem_putmem(block, &source, 1, 1);  // an error to compare with: none of the calls below adds one
+  const std::string before = aclshmemx_last_error();
+  ASSERT_NE(before.find("PE 1 is out of range"), std::string::npos) << before;
+  aclshmem_putmem(nullptr, nullptr, 0, 0);
+  aclshmem_getmem(nullptr, nullptr, 0, 0);
+  aclshmem_putmem_nbi(nullptr, nullptr, 0, 0);
+  aclshmem_getmem_nbi(nullptr, nullptr, 0, 0);
+  aclshmem_putmem(block, &source, 0, 0);
+  aclshmem_putmem_signal(nullptr, nullptr, 0, signal, 5, ACLSHMEM_SIGNAL_SET, 0);
+  aclshmem_putmem_signal_nbi(nullptr, nullptr, 0, signal, 2, ACLSHMEM_SIGNAL_ADD, 0);
+  aclshmemx_putmem_signal64(nullptr, nullptr, 0, signal64, 11, ACLSHMEM_SIGNAL_SET, 0);
+  aclshmem_quiet();
+  EXPECT_EQ(std::string(aclshmemx_last_error()), before);
+  EXPECT_EQ(block[0], 7);
+  EXPECT_EQ(*signal, 7);
+  EXPECT_EQ(*signal64, 11u);
+  aclshmem_getmem(nullptr, nullptr, 0, 3);
+  EXPECT_NE(std::string(aclshmemx_last_error()).find("aclshmem_getmem: PE 3 is out of range"), std::string::npos);
   deallocate(block);
 }
 

@@ -124,7 +124,7 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
     return oshmem::waitSet<TYPE>(WaitSet::Some, ivars, nelems, status, cmp, cmp_values, static_cast<TYPE>(0), indices, false, \
                                  "shmem_" #TYPENAME "_test_some_vector");                                  \
   }
-TDIST_SHMEM_AMO_TYPES(TDIST_SHMEM_DEFINE_P2P, _)
+TDIST_SHMEM_P2P_TYPES(TDIST_SHMEM_DEFINE_P2P, _)
 
 // ---- ordering and barriers ---------------------------------------------------------------------
 
