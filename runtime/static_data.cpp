@@ -15,7 +15,11 @@
 // the redzones must stay poisoned.
 //
 // A child of fork() must not share the parent's static data (fork gives it a copy of the
-// parent's memory): an atfork handler gives the child its own memfd with the same contents.
+// parent's memory as it is at the fork): the prepare handler of fork copies the data into a fresh
+// memfd in the parent, before the fork, and the child handler maps that copy over the child's
+// ranges. The handlers are registered when the runtime library is loaded, before the program or
+// a library that uses the runtime can register its own, so that this child handler runs first:
+// one that ran before it would store into the parent's data.
 #include "runtime/static_data.h"
 
 #include <fcntl.h>
@@ -59,10 +63,11 @@ struct ProgramRange {
   std::size_t size = 0;
   std::size_t anonymous_from = 0;  // offset of the first page not backed by the executable file
   int fd = -1;                     // the memfd behind the range once moved
+  int at_fork = -1;                // during a fork: the memfd with the range's data as at the fork
 };
 
-// The program's data, found once per process; moved once per process (and again in a child of
-// fork, onto a memfd of its own).
+// The program's data, found once per process; moved once per process (and in a child of fork,
+// onto the copy of its own made at the fork).
 struct Program {
   bool found = false;
   std::string not_found;  // why the program's data could not be found
@@ -110,12 +115,14 @@ int findProgram(dl_phdr_info *info, std::size_t, void *out) {
   const std::uintptr_t page = pageSize();
   const std::uintptr_t base = info->dlpi_addr;
   program.base = base;
-  std::uintptr_t relro_end = 0;
+  std::uintptr_t relro_first = 0, relro_last = 0;  // PT_GNU_RELRO: [first, last) as the linker wrote it
   std::uint64_t identity = 0;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr) &h = info->dlpi_phdr[i];
-    // The loader made [relro start, relro end rounded down) read-only after relocating it.
-    if (h.p_type == PT_GNU_RELRO) relro_end = (base + h.p_vaddr + h.p_memsz) & ~(page - 1);
+    if (h.p_type == PT_GNU_RELRO) {
+      relro_first = base + h.p_vaddr;
+      relro_last = relro_first + h.p_memsz;
+    }
     if (h.p_type == PT_NOTE && identity == 0) identity = buildIdHash(base, h);
   }
   if (identity == 0) identity = fnv1a(info->dlpi_phdr, sizeof(ElfW(Phdr)) * info->dlpi_phnum);
@@ -124,9 +131,19 @@ int findProgram(dl_phdr_info *info, std::size_t, void *out) {
     const ElfW(Phdr) &h = info->dlpi_phdr[i];
     if (h.p_type != PT_LOAD || (h.p_flags & PF_W) == 0 || h.p_memsz == 0) continue;
     const std::uintptr_t first = base + h.p_vaddr;
+    const std::uintptr_t last = first + h.p_memsz;
     std::uintptr_t start = first & ~(page - 1);
-    if (relro_end > start && relro_end <= first + h.p_memsz) start = relro_end;
-    const std::uintptr_t end = (first + h.p_memsz + page - 1) & ~(page - 1);
+    const std::uintptr_t end = (last + page - 1) & ~(page - 1);
+    // What the loader made read-only after relocating it (PT_GNU_RELRO: the GOT, vtables, const
+    // objects with relocations) is never moved, whatever the linker's layout. bfd and gold put it
+    // at the start of the writable segment, its end on a page boundary: the range starts there.
+    // lld and mold give it a segment of its own, which it fills (its size in PT_GNU_RELRO padded
+    // past the segment's end, to the page's): that segment is left alone. Where RELRO ends inside
+    // a page of data (pages larger than the linker aligned it for), the loader leaves that page
+    // writable, and the range starts at it, so that the data on it stays symmetric.
+    if (relro_first < relro_last && first < relro_last && last > relro_first) {
+      start = last <= relro_last ? end : std::max(start, relro_last & ~(page - 1));
+    }
     if (start >= end) continue;
     if (program.count == kMaxRanges) {
       program.not_found = "the program has more than " + std::to_string(kMaxRanges) + " writable segments";
@@ -222,25 +239,50 @@ std::string moveRange(ProgramRange &range) {
   return "";
 }
 
-// In the child of a fork: the same contents on a memfd of the child's own. Only system calls:
-// the child of a threaded parent may run nothing else here.
-void giveChildItsOwnCopy() {
+// Fork's prepare handler, in the parent before the fork: each range's data as it is now, into a
+// fresh memfd (only where the range's memfd holds data: holes read as zero in both). A range
+// that could not be copied has none; the child then keeps private pages of the parent's memfd.
+// Concurrent forks are serialized from this handler to the parent's and the child's, so one copy
+// per range at a time.
+void copyForFork() {
+  if (!g_program.moved) return;
+  for (int i = 0; i < g_program.count; ++i) {
+    ProgramRange &range = g_program.ranges[i];
+    const int copy = memfd_create("tdist-static", MFD_CLOEXEC);
+    bool copied = copy >= 0 && ftruncate(copy, static_cast<off_t>(range.size)) == 0;
+    for (off_t at = 0; copied;) {
+      const off_t data = lseek(range.fd, at, SEEK_DATA);
+      if (data < 0) break;  // ENXIO: no data past `at`
+      off_t hole = lseek(range.fd, data, SEEK_HOLE);
+      if (hole < 0) hole = static_cast<off_t>(range.size);
+      copied = writeAll(copy, range.start + data, static_cast<std::size_t>(hole - data), static_cast<std::size_t>(data));
+      at = hole;
+    }
+    if (!copied && copy >= 0) close(copy);
+    range.at_fork = copied ? copy : -1;
+  }
+}
+
+// Fork's parent handler: the copies were the child's.
+void closeForkCopies() {
+  for (int i = 0; i < g_program.count; ++i) {
+    ProgramRange &range = g_program.ranges[i];
+    if (range.at_fork >= 0) close(range.at_fork);
+    range.at_fork = -1;
+  }
+}
+
+// Fork's child handler, the first of the child's: the copies as at the fork become the child's
+// static data, on memfds of its own. Only system calls: the child of a threaded parent may run
+// nothing else here.
+void takeForkCopies() {
   if (!g_program.moved) return;
   for (int i = 0; i < g_program.count; ++i) {
     ProgramRange &range = g_program.ranges[i];
     const int shared = range.fd;
-    int own = memfd_create("tdist-static", MFD_CLOEXEC);
-    bool copied = own >= 0 && ftruncate(own, static_cast<off_t>(range.size)) == 0;
-    // Only where the parent's memfd holds data: holes read as zero in both.
-    for (off_t at = 0; copied;) {
-      off_t data = lseek(shared, at, SEEK_DATA);
-      if (data < 0) break;  // ENXIO: no data past `at`
-      off_t hole = lseek(shared, data, SEEK_HOLE);
-      if (hole < 0) hole = static_cast<off_t>(range.size);
-      copied = writeAll(own, range.start + data, static_cast<std::size_t>(hole - data), static_cast<std::size_t>(data));
-      at = hole;
-    }
-    if (copied && mapRaw(range.start, range.size, MAP_SHARED | MAP_FIXED, own) == range.start) {
+    const int own = range.at_fork;
+    range.at_fork = -1;
+    if (own >= 0 && mapRaw(range.start, range.size, MAP_SHARED | MAP_FIXED, own) == range.start) {
       close(shared);
       range.fd = own;
       continue;
@@ -257,10 +299,17 @@ void giveChildItsOwnCopy() {
   }
 }
 
+// Registered when the library is loaded: see the top of the file.
+const bool g_fork_handlers_registered = pthread_atfork(copyForFork, closeForkCopies, takeForkCopies) == 0;
+
 // Moves every range, once per process; "" or why not.
 std::string moveOnce() {
   if (g_program.child_copy_failed) return "this child of fork could not get its own copy of it";
   if (g_program.moved || !g_program.move_failed.empty()) return g_program.move_failed;
+  if (!g_fork_handlers_registered) {
+    g_program.move_failed = "pthread_atfork failed";
+    return g_program.move_failed;
+  }
   for (int i = 0; i < g_program.count; ++i) {
     std::string error = moveRange(g_program.ranges[i]);
     if (!error.empty()) {
@@ -268,11 +317,6 @@ std::string moveOnce() {
       g_program.move_failed = std::move(error);
       return g_program.move_failed;
     }
-  }
-  static const bool registered = pthread_atfork(nullptr, nullptr, giveChildItsOwnCopy) == 0;
-  if (!registered) {
-    g_program.move_failed = "pthread_atfork failed";
-    return g_program.move_failed;
   }
   g_program.moved = true;
   return g_program.move_failed;

@@ -12,7 +12,7 @@ set -euo pipefail
 tdist_packages() {
   printf '%s\n' build-essential cmake ninja-build pkg-config googletest libgtest-dev libgmock-dev \
     libcli11-dev libboost-context-dev libopenblas-dev libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools \
-    python3-matplotlib
+    python3-matplotlib lld
   if [ "${TDIST_SKIP_PEER:-0}" != 1 ]; then
     printf '%s\n' openmpi-bin libopenmpi-dev
   fi

@@ -1,9 +1,16 @@
 /* Remotely accessible static data: global and static variables are symmetric (OpenSHMEM 1.5,
  * "data objects"): initial values survive shmem_init, and RMA, atomics, signals, waits and
- * collectives reach every PE's copy of them, as they reach heap objects. */
+ * collectives reach every PE's copy of them, as they reach heap objects. Constant objects stay
+ * what the loader made them, read-only and private, whichever linker laid the program out (the
+ * test suite links this program with each of bfd, gold and lld too). */
+#define _GNU_SOURCE /* dl_iterate_phdr */
 #include "check.h"
 
+#include <errno.h>
+#include <link.h>
 #include <stdint.h>
+#include <string.h>
+#include <unistd.h>
 
 long counter;                             /* .bss */
 int initialized[4] = {1, 2, 3, 4};        /* .data */
@@ -18,6 +25,95 @@ static uint64_t *arrival(void) {
   return &sig;
 }
 
+/* Constant objects with relocations (.data.rel.ro of a position-independent program): the loader
+ * writes the addresses into them, then makes their pages read-only (PT_GNU_RELRO), as it does
+ * with the GOT and C++ vtables. They are no PE's writable data. */
+static int twice(int x) { return 2 * x; }
+static int thrice(int x) { return 3 * x; }
+int (*const operations[2])(int) = {twice, thrice};
+const char *const operation_names[2] = {"twice", "thrice"};
+
+/* The pages that the loader made read-only after relocation: those of the program's PT_GNU_RELRO
+ * segment, its end rounded down as the loader rounds it. */
+struct relro {
+  uintptr_t first, last;
+};
+
+static int find_relro(struct dl_phdr_info *info, size_t size, void *out) {
+  (void)size;
+  struct relro *relro = out;
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr) *h = &info->dlpi_phdr[i];
+    if (h->p_type != PT_GNU_RELRO) continue;
+    relro->first = (info->dlpi_addr + h->p_vaddr) & ~(page - 1);
+    relro->last = (info->dlpi_addr + h->p_vaddr + h->p_memsz) & ~(page - 1);
+  }
+  return 1; /* the first object is the program */
+}
+
+/* The line of /proc/self/maps that maps address, without its newline; "" if none. */
+static void mapping_of(const void *address, char *line, size_t size) {
+  FILE *maps = fopen("/proc/self/maps", "r");
+  CHECK(maps != NULL, "opening /proc/self/maps");
+  int found = 0;
+  while (!found && fgets(line, (int)size, maps) != NULL) {
+    unsigned long start = 0, end = 0;
+    found = sscanf(line, "%lx-%lx", &start, &end) == 2 && (uintptr_t)address >= start && (uintptr_t)address < end;
+  }
+  fclose(maps);
+  if (!found) line[0] = 0;
+  line[strcspn(line, "\n")] = 0;
+}
+
+/* Read-only data that needed relocations is still the loader's, read-only and private, after
+ * shmem_init: not moved with the writable data, not writable here, and unreachable from a peer;
+ * the writable data beside it is shared memory. */
+static void check_read_only_after_relocation(void) {
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  struct relro relro = {0, 0};
+  dl_iterate_phdr(find_relro, &relro);
+  CHECK(relro.last > relro.first, "the program has no page that is read-only after relocation (PT_GNU_RELRO)");
+#ifdef __PIE__
+  CHECK((uintptr_t)operations >= relro.first && (uintptr_t)(operations + 2) <= relro.last &&
+            (uintptr_t)operation_names >= relro.first && (uintptr_t)(operation_names + 2) <= relro.last,
+        "the constant tables with relocations (%p, %p) are not in the RELRO pages [%#lx, %#lx)", (void *)operations,
+        (void *)operation_names, (unsigned long)relro.first, (unsigned long)relro.last);
+#endif
+  char line[512];
+  for (uintptr_t at = relro.first; at < relro.last; at += page) {
+    mapping_of((const void *)at, line, sizeof line);
+    const char *perms = strchr(line, ' ');
+    CHECK(perms != NULL && strncmp(perms + 1, "r--p", 4) == 0 && strstr(line, "memfd:") == NULL,
+          "the RELRO page %#lx is not the loader's read-only private page after shmem_init: %s", (unsigned long)at,
+          line);
+  }
+  /* The process cannot write it: the kernel refuses to store into it (EFAULT), as a store
+   * instruction would fault. The bytes offered are the table's own. */
+  int fds[2];
+  CHECK(pipe(fds) == 0, "pipe");
+  CHECK(write(fds[1], (const void *)operations, sizeof operations[0]) == (ssize_t)sizeof operations[0], "write");
+  errno = 0;
+  const ssize_t stored = read(fds[0], (void *)operations, sizeof operations[0]);
+  CHECK(stored < 0 && errno == EFAULT, "read() into the constant table stored %zd bytes (errno %d)", stored, errno);
+  close(fds[0]);
+  close(fds[1]);
+  /* No PE can reach it: it is not symmetric. */
+  for (int pe = 0; pe < shmem_n_pes(); ++pe) {
+    CHECK(shmem_addr_accessible(operations, pe) == 0, "a constant table with relocations is accessible on PE %d", pe);
+    CHECK(shmem_addr_accessible(operation_names, pe) == 0, "a constant table of strings is accessible on PE %d", pe);
+    CHECK(shmem_ptr(operations, pe) == NULL, "shmem_ptr of a constant table with relocations on PE %d", pe);
+  }
+  CHECK(operations[1](4) == 12 && strcmp(operation_names[0], "twice") == 0, "the constant tables changed");
+  /* The program's writable data is shared memory. */
+  mapping_of(&counter, line, sizeof line);
+  CHECK(strstr(line, " rw-s ") != NULL && strstr(line, "memfd:") != NULL, "&counter is not in shared memory: %s",
+        line);
+  mapping_of(initialized, line, sizeof line);
+  CHECK(strstr(line, " rw-s ") != NULL && strstr(line, "memfd:") != NULL, "initialized is not in shared memory: %s",
+        line);
+}
+
 int main(void) {
   CHECK(initialized[0] == 1 && initialized[3] == 4, "initialized data changed before shmem_init");
   shmem_init();
@@ -27,6 +123,7 @@ int main(void) {
     CHECK(shmem_addr_accessible(&counter, pe) == 1, "&counter not accessible on PE %d", pe);
     CHECK(shmem_addr_accessible(arrival(), pe) == 1, "a function-local static not accessible on PE %d", pe);
   }
+  check_read_only_after_relocation();
   shmem_barrier_all();
 
   /* put / get / p / g */

@@ -1,11 +1,16 @@
 // The program's static data is symmetric (OpenSHMEM 1.5 §3.3): a put, get, atomic or signal to
 // the address of a global or static variable reaches pe's copy of it, and waits on it work, on
-// the cpu backend. On a backend that cannot reach host memory from its devices (cuda), such an
-// access is a clear error.
+// the cpu backend; what the loader made read-only after relocation (vtables, the GOT) stays
+// read-only and private; a child of fork gets its own copy as at the fork. On a backend that
+// cannot reach host memory from its devices (cuda), such an access is a clear error.
 #include <gtest/gtest.h>
+#include <link.h>
+#include <pthread.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -41,8 +46,38 @@ std::int32_t static_test_guarded[5];  // ASan puts a redzone after it
 static std::int64_t s_file_static = 5;
 static std::int32_t s_file_static_bss;
 const std::int32_t kStaticTestReadOnly = 3;  // .rodata: not writable, not symmetric
+// For the fork tests: a word with its value at the fork, the stores of the child and of its
+// handler, and what the handler needs (the handler is armed by the test that forks).
+std::int32_t static_test_at_fork;
+std::int32_t static_test_from_child;
+std::int32_t static_test_from_child_handler;
+bool static_test_child_handler_armed;
+int static_test_child_handler_ends[2] = {-1, -1};  // a socket pair: the parent's end, the child's
 
 namespace {
+
+// A class with virtual functions: its vtable is a constant object with relocations, which the
+// loader makes read-only after relocating it (PT_GNU_RELRO).
+struct StaticTestShape {
+  virtual ~StaticTestShape() = default;
+  virtual int sides() const { return 0; }
+};
+struct StaticTestSquare : StaticTestShape {
+  int sides() const override { return 4; }
+};
+
+// A child handler of fork registered before init, as a program's or a library's may be. Armed,
+// in the child it waits until the parent has changed the static data after the fork, then
+// stores into the static data.
+void childHandlerRegisteredBeforeInit() {
+  if (!static_test_child_handler_armed) return;
+  close(static_test_child_handler_ends[0]);  // so that a parent that ended is an end of file
+  char byte = 0;
+  while (recv(static_test_child_handler_ends[1], &byte, 1, 0) < 0 && errno == EINTR) {
+  }
+  static_test_from_child_handler = 7;
+}
+const bool g_child_handler_registered = pthread_atfork(nullptr, nullptr, childHandlerRegisteredBeforeInit) == 0;
 
 std::int64_t &functionLocalStatic() {
   static std::int64_t value = 9;
@@ -91,26 +126,91 @@ TEST_F(StaticData, InitialValuesSurviveInit) {
   sh::barrier_all();
 }
 
+// The line of /proc/self/maps that maps address; "" if none.
+std::string mappingOf(const void *address) {
+  FILE *maps = std::fopen("/proc/self/maps", "r");
+  char line[512];
+  std::string found;
+  while (maps != nullptr && std::fgets(line, sizeof line, maps) != nullptr) {
+    unsigned long start = 0, end = 0;
+    if (std::sscanf(line, "%lx-%lx", &start, &end) == 2 && reinterpret_cast<unsigned long>(address) >= start &&
+        reinterpret_cast<unsigned long>(address) < end) {
+      found = line;
+    }
+  }
+  if (maps != nullptr) std::fclose(maps);
+  return found;
+}
+
 TEST_F(StaticData, TheProgramsDataIsSharedMemory) {
   // The page of a .data variable and of a .bss one is the memfd's now, mapped at its old address.
-  auto mappingOf = [](const void *address) {
-    FILE *maps = std::fopen("/proc/self/maps", "r");
-    char line[512];
-    std::string found;
-    while (maps != nullptr && std::fgets(line, sizeof line, maps) != nullptr) {
-      unsigned long start = 0, end = 0;
-      if (std::sscanf(line, "%lx-%lx", &start, &end) == 2 && reinterpret_cast<unsigned long>(address) >= start &&
-          reinterpret_cast<unsigned long>(address) < end) {
-        found = line;
-      }
-    }
-    if (maps != nullptr) std::fclose(maps);
-    return found;
-  };
   EXPECT_NE(mappingOf(static_test_initialized).find("rw-s"), std::string::npos) << mappingOf(static_test_initialized);
   EXPECT_NE(mappingOf(static_test_initialized).find("memfd:tdist-static"), std::string::npos);
   EXPECT_NE(mappingOf(static_test_zeroed).find("memfd:tdist-static"), std::string::npos);
   EXPECT_EQ(tdist::peerPointer(static_test_initialized, me()), static_test_initialized);
+}
+
+// The pages the loader made read-only after relocation: the program's PT_GNU_RELRO, its end
+// rounded down as the loader rounds it.
+struct Relro {
+  std::uintptr_t first = 0, last = 0;
+};
+
+Relro programRelro() {
+  Relro relro;
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, std::size_t, void *out) {
+        const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+        auto &relro = *static_cast<Relro *>(out);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &h = info->dlpi_phdr[i];
+          if (h.p_type != PT_GNU_RELRO) continue;
+          relro.first = (info->dlpi_addr + h.p_vaddr) & ~(page - 1);
+          relro.last = (info->dlpi_addr + h.p_vaddr + h.p_memsz) & ~(page - 1);
+        }
+        return 1;  // the first object is the program
+      },
+      &relro);
+  return relro;
+}
+
+TEST_F(StaticData, ReadOnlyAfterRelocationStaysReadOnlyAndPrivate) {
+  const StaticTestSquare square;
+  const StaticTestShape &shape = square;
+  EXPECT_EQ(shape.sides(), 4);
+  const void *vtable = nullptr;  // the object's first word points into its class's vtable
+  std::memcpy(&vtable, &square, sizeof vtable);
+  const auto address = reinterpret_cast<std::uintptr_t>(vtable);
+  const Relro relro = programRelro();
+  ASSERT_LT(relro.first, relro.last) << "the program has no page that is read-only after relocation";
+#if defined(__PIE__)
+  EXPECT_TRUE(address >= relro.first && address < relro.last) << vtable;
+#endif
+  // Every RELRO page is still the loader's read-only private page.
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  for (std::uintptr_t at = relro.first; at < relro.last; at += page) {
+    const std::string mapping = mappingOf(reinterpret_cast<const void *>(at));
+    EXPECT_NE(mapping.find(" r--p "), std::string::npos) << mapping;
+    EXPECT_EQ(mapping.find("memfd:"), std::string::npos) << mapping;
+  }
+  // This process cannot store into the vtable (the kernel refuses to: EFAULT), and no PE can
+  // reach it. The bytes offered are the vtable's own.
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  ASSERT_EQ(write(fds[1], vtable, sizeof(void *)), static_cast<ssize_t>(sizeof(void *)));
+  errno = 0;
+  EXPECT_EQ(read(fds[0], const_cast<void *>(vtable), sizeof(void *)), -1);
+  EXPECT_EQ(errno, EFAULT);
+  close(fds[0]);
+  close(fds[1]);
+  for (int pe = 0; pe < n(); ++pe) EXPECT_EQ(aclshmem_ptr(vtable, pe), nullptr) << pe;
+  std::byte copy[sizeof(void *)];
+  std::memcpy(copy, vtable, sizeof copy);
+  const std::string put = errorOf([&] { sh::putmem(const_cast<void *>(vtable), copy, sizeof copy, right()); });
+  EXPECT_NE(put.find("is not on the symmetric heap"), std::string::npos) << put;
+  // The writable data beside it is shared memory.
+  EXPECT_NE(mappingOf(&static_test_owned).find(" rw-s "), std::string::npos);
+  sh::barrier_all();
 }
 
 TEST_F(StaticData, PutsAndGetsReachThePeersCopy) {
@@ -235,6 +335,82 @@ TEST_F(StaticData, AForkedChildHasItsOwnCopy) {
   EXPECT_EQ(static_test_zeroed[10], 0);
   sh::barrier_all();
   EXPECT_EQ(sh::g(&static_test_forked, right()), 41 + right());
+  sh::barrier_all();
+}
+
+// Sends a byte on the socket; false if it could not (the other end is gone).
+bool tell(int socket) {
+  const char byte = 1;
+  ssize_t n;
+  while ((n = send(socket, &byte, 1, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+  }
+  return n == 1;
+}
+
+// Waits for a byte from the socket; false at its end.
+bool hear(int socket) {
+  char byte = 0;
+  ssize_t n;
+  while ((n = recv(socket, &byte, 1, 0)) < 0 && errno == EINTR) {
+  }
+  return n == 1;
+}
+
+// The child's copy is the data as it was at the fork, whatever the parent does after: the parent
+// stores right after fork returns, while the child's handlers run, and again while the child
+// checks. And the child's stores are its own, those of a child handler registered before init
+// (which runs before the child has returned from fork) too.
+TEST_F(StaticData, AForkedChildHasTheDataAsAtTheForkAndItsStoresStayItsOwn) {
+  ASSERT_TRUE(g_child_handler_registered);
+  const int pe = me();
+  static_test_at_fork = 100 + pe;
+  static_test_from_child = 0;
+  static_test_from_child_handler = 0;
+  int ends[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends), 0);
+  const int parent_end = ends[0], child_end = ends[1];
+  static_test_child_handler_ends[0] = parent_end;
+  static_test_child_handler_ends[1] = child_end;
+  // Disarmed once the child has ended: the parent's stores are those of the test alone.
+  struct Armed {
+    Armed() { static_test_child_handler_armed = true; }
+    ~Armed() { static_test_child_handler_armed = false; }
+  } armed;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The handler has run: it heard of the parent's first store (and closed the parent's end).
+    int status = 0;  // what went wrong, one bit each
+    if (static_test_at_fork != 100 + pe) status |= 1;
+    if (static_test_from_child_handler != 7) status |= 2;
+    if (!tell(child_end) || !hear(child_end)) _exit(64);
+    // The parent has stored again.
+    if (static_test_at_fork != 100 + pe) status |= 4;
+    static_test_from_child = 1;
+    static_test_at_fork = -1;
+    if (static_test_from_child != 1 || static_test_at_fork != -1) status |= 8;
+    _exit(status);
+  }
+  close(child_end);
+  static_test_at_fork = 200 + pe;  // the child is still in fork, its handler waiting for this
+  const bool told = tell(parent_end);
+  const bool heard = told && hear(parent_end);  // then the child checks
+  static_test_at_fork = 300 + pe;
+  const bool told_again = heard && tell(parent_end);
+  int status = 0;
+  const pid_t ended = waitpid(child, &status, 0);
+  close(parent_end);
+  ASSERT_TRUE(told && heard && told_again);
+  ASSERT_EQ(ended, child);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: the child saw the parent's store right after the fork; 2: not its "
+                                       "handler's store; 4: the parent's store while it checked; 8: not its own";
+  EXPECT_EQ(static_test_at_fork, 300 + pe);
+  EXPECT_EQ(static_test_from_child, 0);
+  EXPECT_EQ(static_test_from_child_handler, 0);
+  // And the parent's data is still symmetric.
+  sh::barrier_all();
+  EXPECT_EQ(sh::g(&static_test_at_fork, right()), 300 + right());
   sh::barrier_all();
 }
 
