@@ -1,9 +1,10 @@
 // runtime/backend.h - what the runtime core asks of a backend: a table of operations.
 //
 // A backend is chosen at init, by name, from the backends of the build (backends/registry.cpp),
-// as NCCL walks its transports: each is a table filled with designated initializers, with a
-// can_run predicate that says why it cannot run here when it cannot. The core never includes a
-// backend's headers; a backend keeps its per-PE state behind RuntimeState::backend_state.
+// as NCCL walks its transports: each is a table filled with designated initializers (a member
+// left out is null, zero or false), with a can_run predicate that says why it cannot run here
+// when it cannot. The core never includes a backend's headers; a backend keeps its per-PE state
+// behind RuntimeState::backend_state.
 #pragma once
 
 #include <cstddef>
@@ -36,60 +37,60 @@ struct Transfer {
 enum class WordOp : std::uint8_t { Fetch, Set, Swap, CompareSwap, Add, FetchAdd };
 
 struct Backend {
-  const char *name;
+  const char *name = nullptr;
   // True when the backend can run in this process; otherwise *why says what is missing.
-  bool (*can_run)(std::string *why);
-  unsigned engines;  // the Engine bits it provides
+  bool (*can_run)(std::string *why) = nullptr;
+  unsigned engines = 0;  // the Engine bits it provides
 
   // Per-PE state: attach makes it (RuntimeState::backend_state), detach stops the engines, unmaps
   // the heaps and releases everything; detach also undoes a partial init.
-  void (*attach)(RuntimeState &state);
-  void (*detach)(RuntimeState &state);
+  void (*attach)(RuntimeState &state) = nullptr;
+  void (*detach)(RuntimeState &state) = nullptr;
 
   // Heap. create makes this PE's segment of `bytes` and returns a file descriptor for it, which
   // the core passes to every peer (runtime/fd_exchange.h); map maps every PE's segment, from
   // fds[pe] (fds[my_pe] is this PE's own), and fills state.heap: bases and peer state.
-  int (*heap_create)(RuntimeState &state, std::size_t bytes);
-  void (*heap_map)(RuntimeState &state, std::span<const int> fds);
+  int (*heap_create)(RuntimeState &state, std::size_t bytes) = nullptr;
+  void (*heap_map)(RuntimeState &state, std::span<const int> fds) = nullptr;
 
   // Engines (state.attr.engines): start once the heap is mapped; submit carries a transfer
   // (complete on return when blocking, else once quiet returns); quiet waits for every transfer
   // this PE submitted.
-  void (*engines_start)(RuntimeState &state);
-  void (*submit)(RuntimeState &state, const Transfer &transfer, bool blocking, const char *call);
-  void (*quiet)(RuntimeState &state, const char *call);
+  void (*engines_start)(RuntimeState &state) = nullptr;
+  void (*submit)(RuntimeState &state, const Transfer &transfer, bool blocking, const char *call) = nullptr;
+  void (*quiet)(RuntimeState &state, const char *call) = nullptr;
 
   // Launch: runs body once per program of grid on this PE. in_program is true on a thread that
   // runs a program of a launch (host-only calls are refused there).
-  void (*launch)(const Grid &grid, const std::function<void()> &body, const LaunchOptions &options);
-  bool (*in_program)();
+  void (*launch)(const Grid &grid, const std::function<void()> &body, const LaunchOptions &options) = nullptr;
+  bool (*in_program)() = nullptr;
 
   // Waits. A wait of the core that is not yet satisfied after `polls` polls calls wait_yield:
   // true when it let other work of this PE run (cpu: the other programs of the worker), false
   // when the waiter should back off itself. It may throw to unwind the programs of a failed
   // launch. wait_done tells the backend that a wait which had yielded is satisfied.
-  bool (*wait_yield)(std::uint32_t polls);
-  void (*wait_done)(std::uint32_t polls);
+  bool (*wait_yield)(std::uint32_t polls) = nullptr;
+  void (*wait_done)(std::uint32_t polls) = nullptr;
 
   // Host access to the heap. host_loads_heap: the host may load and store heap words itself
   // (cpu). When it cannot (cuda: the heap is GPU memory), host calls move bytes through submit
   // and change words through word_op, which applies op to the 4- or 8-byte word at address (any
   // PE's, in this process's mapping) with release-acquire order at system scope and returns the
   // word's previous value (Fetch: its value; Set: none). zero clears heap bytes (calloc).
-  bool host_loads_heap;
+  bool host_loads_heap = false;
   std::uint64_t (*word_op)(RuntimeState &state, WordOp op, void *address, unsigned bytes,
-                           std::uint64_t operand, std::uint64_t compare, const char *call);
-  void (*zero)(RuntimeState &state, void *address, std::size_t bytes);
+                           std::uint64_t operand, std::uint64_t compare, const char *call) = nullptr;
+  void (*zero)(RuntimeState &state, void *address, std::size_t bytes) = nullptr;
 
   // True when the program's static data is remotely accessible on this backend like the heap
   // (runtime/static_data.h): the core shares it and the backend's calls reach it through
   // peerAddress. False where its devices cannot reach host memory (cuda).
-  bool shares_static_data;
+  bool shares_static_data = false;
 
   // A team was created (index in state.teams), called on its members only, together: a backend
   // whose devices keep their own team table and barrier words sets them up (it may synchronize
   // the team through the core's teamSync). May be null.
-  void (*team_created)(RuntimeState &state, int team);
+  void (*team_created)(RuntimeState &state, int team) = nullptr;
 };
 
 // The backends of this build, in priority order (backends/registry.cpp).

@@ -138,8 +138,12 @@ void commit() {
   count.store(count.load(std::memory_order_relaxed) + 1, std::memory_order_release);
 }
 
+// The first TDIST_TRACE_NAME_MAX bytes of the name, then a NUL.
 void setName(Event &event, const char *name) {
-  if (name != nullptr) std::strncpy(event.name, name, sizeof event.name);
+  if (name == nullptr) return;
+  const std::size_t length = strnlen(name, sizeof event.name - 1);
+  std::memcpy(event.name, name, length);
+  event.name[length] = '\0';
 }
 
 // The slot an address names: the owner PE and the symmetric offset, when it is on a heap.

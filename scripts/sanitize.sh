@@ -4,15 +4,25 @@
 # multi-PE tests (1-4 PEs, every engine) through ctest; extra arguments go to ctest.
 #
 # Not run: the install test, which builds a consumer project without the sanitizer runtime.
+# With TDIST_WERROR=1 (as CI sets) warnings are errors here too (-DTDIST_WERROR=ON).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${TDIST_SANITIZE_BUILD_DIR:-build-sanitize}"
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+werror=()
+case "${TDIST_WERROR:-}" in
+  "") ;;
+  1|ON|on) werror=(-DTDIST_WERROR=ON) ;;
+  *) werror=(-DTDIST_WERROR=OFF) ;;
+esac
 if [ ! -f "$build/build.ninja" ]; then
   cmake -G Ninja -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DTDIST_BUILD_COMPILER=OFF -DTDIST_BUILD_CUDA=OFF -DTDIST_BUILD_BENCH=OFF \
     -DTDIST_TEST_PES="1;2;3;4" \
     -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
-    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
+    "${werror[@]}"
+elif [ ${#werror[@]} -gt 0 ]; then
+  cmake -S . -B "$build" "${werror[@]}" >/dev/null
 fi
 cmake --build "$build"
 

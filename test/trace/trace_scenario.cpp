@@ -1,7 +1,8 @@
 // tdist_trace_scenario NAME: PE programs whose traces test/trace/trace_test.py checks.
 //   ring      every PE puts a block with a signal to the next PE (putmem_signal, SET 1 + PE) and
 //             waits for its own (signal_wait_until EQ 1 + previous PE), inside a user span, then
-//             a barrier: n flows, each from PE p's notify to PE p+1's wait.
+//             a barrier: n flows, each from PE p's notify to PE p+1's wait. Then a span whose
+//             name is longer than the TDIST_TRACE_NAME_MAX bytes the trace keeps.
 //   many      a ring repeated 200 times, with spans from the C API: more events than a small
 //             buffer holds.
 //   fail      PE 0 records a span, then exits 3 without finalize.
@@ -40,6 +41,9 @@ int ring(int rounds) {
       tdist_trace_end();
     }
     aclshmem_barrier_all();
+  }
+  if (rounds == 1) {
+    tdist::trace::Span span("a_user_span_whose_name_is_longer_than_the_trace_keeps");
   }
   const bool ok = data[0] == static_cast<char>((me + n - 1) % n);
   aclshmem_finalize();

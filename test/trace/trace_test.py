@@ -68,6 +68,9 @@ class Trace(unittest.TestCase):
         self.assertEqual(sorted((s["pid"], s["args"]["m"], s["args"]["n"]) for s in spans),
                          [(p, p, 0) for p in range(n)])
         self.assertEqual(len(slices(trace, name="aclshmem_barrier_all")), 2 * n)
+        # A long name keeps its first TDIST_TRACE_NAME_MAX (31) bytes.
+        long_name = "a_user_span_whose_name_is_longer_than_the_trace_keeps"
+        self.assertEqual(len(slices(trace, name=long_name[:31])), n)
         self.assertEqual(trace["otherData"]["dropped_events"], 0)
         self.assertEqual(trace["otherData"]["pes"], n)
         names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"]
