@@ -501,7 +501,7 @@ TEST(Bf16Gemms, FusedAllGatherGemmOfSmallIntegersEqualsTheReference) {
     AgProblem p(s.m_local, s.K, s.N, Values::SmallIntegers, DType::BF16);
     const std::vector<double> want = p.reference();
     const std::vector<double> want_gathered(p.global_a.begin(), p.global_a.end());
-    for (const auto [chunks, producers] : {std::pair{1, 0}, std::pair{3, 0}, std::pair{3, 2}}) {
+    for (const auto &[chunks, producers] : {std::pair{1, 0}, std::pair{3, 0}, std::pair{3, 2}}) {
       AllGatherGemmConfig config;
       config.chunks_per_pe = chunks;
       config.strategy = GemmStrategy::Fused;
