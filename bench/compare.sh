@@ -59,6 +59,8 @@ print_table() {
   python3 - "$@" <<'PY'
 import re, statistics, sys
 from collections import defaultdict
+def num(x):  # three significant digits, never an exponent (a loaded machine's 1986 µs stays 1986)
+    return f"{x:.0f}" if abs(x) >= 1000 else f"{x:.3g}"
 
 runs = defaultdict(list)          # (impl, case, variant, pes, size) -> per-run medians
 ranges = defaultdict(list)        # same key -> (min, max) per run
@@ -97,7 +99,7 @@ def cell(key):
     values = runs[key]
     med = statistics.median(values)
     lo = min(r[0] for r in ranges[key]); hi = max(r[1] for r in ranges[key])
-    return f"{med:.3g} ({lo:.3g}–{hi:.3g})", med
+    return f"{num(med)} ({num(lo)}–{num(hi)})", med
 
 rows = sorted({(c, v, p, s) for (_, c, v, p, s) in runs},
               key=lambda r: (r[2], {"pingpong": 0, "ring": 1, "barrier": 2, "put": 3, "memcpy": 4}.get(r[0], 9), r[1], r[3]))
@@ -152,6 +154,8 @@ print_collectives_table() {
   python3 - "$@" <<'PY'
 import re, statistics, sys
 from collections import defaultdict
+def num(x):  # three significant digits, never an exponent (a loaded machine's 1986 µs stays 1986)
+    return f"{x:.0f}" if abs(x) >= 1000 else f"{x:.3g}"
 runs = defaultdict(list)
 for path in sys.argv[1:]:
     for line in open(path):
@@ -174,7 +178,7 @@ for case, pes, size in rows:
     cells, meds = [], []
     for impl in ("tdist", "openshmem"):
         v = runs.get((impl, case, pes, size))
-        cells.append(f"{statistics.median(v):.3g} ({min(v):.3g}–{max(v):.3g})" if v else "n/a")
+        cells.append(f"{num(statistics.median(v))} ({num(min(v))}–{num(max(v))})" if v else "n/a")
         meds.append(statistics.median(v) if v else None)
     ratio = better = "–"
     if meds[0] and meds[1]:
