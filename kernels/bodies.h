@@ -49,6 +49,8 @@ DispatchLayout moeDispatch(Context &ctx, const Tensor &x, const Tensor &topk_ids
                            const MoeConfig &config, std::uint64_t epoch);
 void moeCombine(Context &ctx, const Tensor &expert_out, const DispatchLayout &layout, const Tensor &topk_ids,
                 const Tensor &topk_weights, Tensor &out, const MoeConfig &config, std::uint64_t epoch);
+// Frees what the GEMM bodies keep per (device, stream): called when the last Context is destroyed.
+void releaseLanes();
 }  // namespace cuda
 #endif
 

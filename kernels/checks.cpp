@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
+#include <utility>
 #include <vector>
 
 #include "kernels/context_state.h"
@@ -80,26 +82,22 @@ void requireRange(const char *kernel, const char *field, long long value, long l
 
 namespace {
 
-// What each PE said of its call, for the verdict.
-struct Said {
-  std::uint64_t kernel = 0;
-  std::int64_t status = 0;
-  std::uint64_t value[3] = {0, 0, 0};
-};
-
-// The kernels whose names a handshake row carries as a hash (FNV-1a, 64 bits): the ones the
-// library has; another name is said as its hash.
-constexpr const char *kKernelNames[] = {
-    "tdist::kernels::all_gather", "tdist::kernels::reduce_scatter", "tdist::kernels::all_reduce",
-    "all_gather_gemm",            "gemm_reduce_scatter",            "tdist::kernels::moe_dispatch",
-    "tdist::kernels::moe_combine",
-};
-
-std::uint64_t kernelHash(const char *name) {
+// FNV-1a, 64 bits.
+std::uint64_t fnv1a(const std::string &text) {
   std::uint64_t hash = 14695981039346656037ull;
-  for (const char *c = name; *c; ++c) hash = (hash ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
+  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
   return hash;
 }
+
+// The kernels whose names a handshake row carries as a hash: the ones the library has; another
+// name is said as its hash.
+constexpr const char *kKernelNames[] = {
+    "tdist::kernels::all_gather",   "tdist::kernels::reduce_scatter", "tdist::kernels::all_reduce",
+    "all_gather_gemm",              "gemm_reduce_scatter",            "tdist::kernels::moe_dispatch",
+    "tdist::kernels::moe_combine",  "tdist::kernels::Context",
+};
+
+std::uint64_t kernelHash(const char *name) { return fnv1a(name); }
 
 std::string kernelName(std::uint64_t hash) {
   for (const char *name : kKernelNames) {
@@ -110,13 +108,95 @@ std::string kernelName(std::uint64_t hash) {
   return text;
 }
 
+// What each PE said of its call, for the verdict.
+struct Said {
+  std::uint64_t kernel = 0;
+  std::int64_t status = 0;
+  std::uint64_t digest = 0;
+};
+
+// Every PE's signature text (index = PE), through the runtime's agreement on the host, 24 bytes
+// a step: only when the digests differ, which every PE sees alike, so every PE makes the same steps.
+std::vector<std::string> exchangeTexts(const char *kernel, const std::string &mine) {
+  CallArgs length;
+  length.value[0] = mine.size();
+  const std::vector<CallArgs> lengths = exchangeCallArgs(kernel, length);
+  std::size_t longest = 0;
+  for (const CallArgs &l : lengths) longest = std::max<std::size_t>(longest, l.value[0]);
+  std::vector<std::string> texts(lengths.size());
+  constexpr std::size_t kStep = sizeof(CallArgs::value);
+  for (std::size_t at = 0; at < longest; at += kStep) {
+    CallArgs piece;
+    if (at < mine.size()) std::memcpy(piece.value, mine.data() + at, std::min(kStep, mine.size() - at));
+    const std::vector<CallArgs> pieces = exchangeCallArgs(kernel, piece);
+    for (std::size_t pe = 0; pe < pieces.size(); ++pe) {
+      const std::size_t size = lengths[pe].value[0];
+      if (at < size) texts[pe].append(reinterpret_cast<const char *>(pieces[pe].value), std::min(kStep, size - at));
+    }
+  }
+  return texts;
+}
+
+// The fields of a signature text, in order: (name, value).
+std::vector<std::pair<std::string, std::string>> fieldsOf(const std::string &text) {
+  std::vector<std::pair<std::string, std::string>> fields;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string field = text.substr(at, end - at);
+    const std::size_t equals = field.find('=');
+    fields.emplace_back(field.substr(0, equals), equals == std::string::npos ? "" : field.substr(equals + 1));
+    at = end + 1;
+  }
+  return fields;
+}
+
+// "<kernel>: the call differs between PEs in <field>: PE 0 passed <v0>, PE 1 passed <v1>, ..."
+// (and the other fields that differ), from every PE's signature text.
+std::string differences(const char *kernel, const std::vector<std::string> &texts) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> all;
+  for (const std::string &text : texts) all.push_back(fieldsOf(text));
+  std::vector<std::string> differing;
+  std::size_t most = 0;
+  for (const auto &fields : all) most = std::max(most, fields.size());
+  for (std::size_t f = 0; f < most; ++f) {
+    for (const auto &fields : all) {
+      const bool here = f < fields.size() && f < all[0].size();
+      if (!here || fields[f] != all[0][f]) {
+        differing.push_back(f < all[0].size() ? all[0][f].first : fields[f].first);
+        break;
+      }
+    }
+  }
+  if (differing.empty()) differing.push_back("its arguments");
+  const std::string &first = differing[0];
+  std::string message = std::string(kernel) + ": the call differs between PEs in " + first + ":";
+  for (std::size_t pe = 0; pe < all.size(); ++pe) {
+    std::string value = "nothing";
+    for (const auto &[name, v] : all[pe]) {
+      if (name == first) {
+        value = v;
+        break;
+      }
+    }
+    message += (pe ? ", PE " : " PE ") + std::to_string(pe) + " passed " + value;
+  }
+  if (differing.size() > 1) {
+    message += " (they differ in";
+    for (std::size_t i = 1; i < differing.size(); ++i) message += (i > 1 ? ", " : " ") + differing[i];
+    message += " too)";
+  }
+  return message;
+}
+
 // The verdict every PE reaches alike from every PE's row (index = PE); throws unless every PE
-// found its arguments good and called the same kernel with the same values.
+// found its arguments good and called the same kernel with the same signature.
 void verdict(const char *kernel, const CallSignature &mine, int local_code, const std::string &local_error,
              const std::vector<Said> &all) {
-  if (local_code != 0) throw Error(static_cast<ErrorCode>(local_code), local_error);
   for (std::size_t pe = 0; pe < all.size(); ++pe) {
     if (all[pe].status == 0) continue;
+    if (local_code != 0) throw Error(static_cast<ErrorCode>(local_code), local_error);
     const auto code = static_cast<ErrorCode>(all[pe].status);
     throw Error(code, std::string(kernel) + ": failed on PE " + std::to_string(pe) + " (" + toString(code) + ")");
   }
@@ -128,36 +208,64 @@ void verdict(const char *kernel, const CallSignature &mine, int local_code, cons
     }
     throw Error(ErrorCode::CollectiveMismatch, message);
   }
-  const auto same = [](const Said &a, const Said &b) { return std::equal(a.value, a.value + 3, b.value); };
-  if (std::all_of(all.begin(), all.end(), [&](const Said &a) { return same(a, all[0]); })) return;
-  const auto say = [&](const Said &a) {
-    if (mine.describe != nullptr) return mine.describe(a.value);
-    char text[96];
-    std::snprintf(text, sizeof text, "(%llu, %llu, %llu)", static_cast<unsigned long long>(a.value[0]),
-                  static_cast<unsigned long long>(a.value[1]), static_cast<unsigned long long>(a.value[2]));
-    return std::string(text);
-  };
-  std::string message = std::string(kernel) + ": the call differs between PEs: ";
-  for (std::size_t pe = 0; pe < all.size(); ++pe) {
-    if (pe) message += ", ";
-    message += "PE " + std::to_string(pe) + " passed " + say(all[pe]);
-  }
-  throw Error(ErrorCode::CollectiveMismatch, message);
+  if (std::all_of(all.begin(), all.end(), [&](const Said &a) { return a.digest == all[0].digest; })) return;
+  throw Error(ErrorCode::CollectiveMismatch, differences(kernel, exchangeTexts(kernel, mine.text())));
 }
 
 }  // namespace
 
+void CallSignature::add(const std::string &name, long long value) { add(name, std::to_string(value)); }
+
+void CallSignature::add(const std::string &name, const std::string &text) {
+  if (!text_.empty()) text_ += ' ';
+  text_ += name + "=" + text;
+}
+
+void CallSignature::tensor(const std::string &name, const Tensor &t, int varying) {
+  std::string text = std::string(dtypeName(t.dtype)) + "[";
+  for (std::size_t d = 0; d < t.shape.size(); ++d) {
+    if (d) text += ",";
+    text += static_cast<int>(d) == varying ? std::string("*") : std::to_string(t.shape[d]);
+  }
+  text += "]";
+  if (varying >= 0) {
+    // A tensor whose extent differs between PEs is each PE's own (peers never address it), and
+    // may be empty on one PE: where it lies is not compared.
+  } else if (t.nbytes() == 0) {
+    text += "@-";
+  } else if (peerPointer(t.data, myPe()) == nullptr || heapBase() == nullptr) {
+    text += "@off-heap";
+  } else {
+    char offset[32];
+    std::snprintf(offset, sizeof offset, "@0x%llx",
+                  static_cast<unsigned long long>(static_cast<const std::byte *>(t.data) -
+                                                  static_cast<const std::byte *>(heapBase())));
+    text += offset;
+  }
+  add(name, text);
+}
+
+void CallSignature::context(const Context &ctx) {
+  char offset[32];
+  std::snprintf(offset, sizeof offset, "@0x%llx",
+                static_cast<unsigned long long>(reinterpret_cast<const std::byte *>(ctx.slot(0)) -
+                                                static_cast<const std::byte *>(heapBase())));
+  add("context", offset);
+}
+
+std::uint64_t CallSignature::digest() const { return fnv1a(text_); }
+
 void agree(const char *kernel, const CallSignature &mine, int local_code, const std::string &local_error) {
   CallArgs args;
-  for (int i = 0; i < 3; ++i) args.value[i] = mine.value[i];
+  args.value[0] = kernelHash(kernel);
+  args.value[1] = mine.digest();
   args.status = local_code;
   const std::vector<CallArgs> exchanged = exchangeCallArgs(kernel, args);
   std::vector<Said> all(exchanged.size());
-  const std::uint64_t hash = kernelHash(kernel);  // the host exchange does not carry it
   for (std::size_t pe = 0; pe < all.size(); ++pe) {
-    all[pe].kernel = hash;
+    all[pe].kernel = exchanged[pe].value[0];
     all[pe].status = exchanged[pe].status;
-    std::copy_n(exchanged[pe].value, 3, all[pe].value);
+    all[pe].digest = exchanged[pe].value[1];
   }
   verdict(kernel, mine, local_code, local_error, all);
 }
@@ -172,8 +280,8 @@ void agree(Context &ctx, const char *kernel, const CallSignature &mine, int loca
   HandshakeRow row;
   row.kernel = kernelHash(kernel);
   row.status = local_code;
-  std::copy_n(mine.value, 3, row.value);
-  // Everything from `kernel` to the end of `value`, then `sequence` as the signal (SET h).
+  row.digest = mine.digest();
+  // Everything from `kernel` to the end of `digest`, then `sequence` as the signal (SET h).
   constexpr std::size_t kBody = offsetof(HandshakeRow, unused) - offsetof(HandshakeRow, kernel);
   for (int j = 0; j < n; ++j) {
     shmem::putmem_signal<std::uint64_t>(&rows[me].kernel, &row.kernel, kBody, &rows[me].sequence, h,
@@ -188,7 +296,7 @@ void agree(Context &ctx, const char *kernel, const CallSignature &mine, int loca
     shmem::getmem(&seen, &rows[q], sizeof seen, me);
     all[q].kernel = seen.kernel;
     all[q].status = seen.status;
-    std::copy_n(seen.value, 3, all[q].value);
+    all[q].digest = seen.digest;
   }
   verdict(kernel, mine, local_code, local_error, all);
 }

@@ -19,19 +19,42 @@ void requireHeapTensor(const char *kernel, const char *what, const Tensor &t, in
 // Throws Error(InvalidParam) "<kernel>: config.<field> = <value> is outside <low> .. <high>".
 void requireRange(const char *kernel, const char *field, long long value, long long low, long long high);
 
-// What this PE's call is, for the agreement: three values that must be equal on every PE (say,
-// dtype << 32 | algorithm, numel of the input, numel of the output), and how to say them.
-struct CallSignature {
-  std::uint64_t value[3] = {0, 0, 0};
-  std::string (*describe)(const std::uint64_t value[3]) = nullptr;  // "input [1024] f32, ..."
+// What this PE's call is, for the agreement: every argument that must be the same on every PE,
+// each a field `name=value` in the order the entry point adds them (tensors by heap offset,
+// dtype and shape; every config field; the context). The PEs compare a digest of the whole; when
+// one differs they exchange the fields, and the error names the first field that differs and
+// what each PE passed in it. Entry points build it from the call itself (forEachField below), so
+// a new argument or config field cannot be left out.
+class CallSignature {
+ public:
+  void add(const std::string &name, long long value);
+  void add(const std::string &name, const std::string &text);  // no spaces
+  // "f32[128,64]@0x2000" (offset from the heap's base; "@-" for an empty tensor, "@off-heap");
+  // "f32[*,64]" for a tensor whose dimension `varying` (-1: none) may differ between PEs: such a
+  // tensor is each PE's own, and where it lies is not compared.
+  void tensor(const std::string &name, const Tensor &t, int varying = -1);
+  void context(const Context &ctx);  // which context: the heap offset of its signals
+  const std::string &text() const { return text_; }
+  std::uint64_t digest() const;
+
+ private:
+  std::string text_;
 };
+
+// Every config struct's fields go into a signature through a structured binding of the whole
+// struct (`const auto &[a, b, c] = config;`), which stops compiling when the struct gains a field:
+// the entry points' addConfig overloads (collectives.cpp, gemm.cpp, moe.cpp, context.cpp).
 
 // Collective (world team): every PE passes its signature and its local error, if it found one
 // (local_code: 0 = none, else an ErrorCode). Returns when no PE found an error and every
 // signature is the same;
 // otherwise throws on every PE: this PE's own error, or "<kernel>: failed on PE p (<code>)",
-// or Error(CollectiveMismatch) "<kernel>: the call differs between PEs: PE 0 passed ..., PE 1
-// passed ...". Runs on the host, never on a GPU stream: calls stay capturable.
+// or Error(CollectiveMismatch) "<kernel>: the call differs between PEs: PE 0 called <kernel>,
+// PE 1 called <another>", or "<kernel>: the call differs between PEs in <field>: PE 0 passed
+// <value>, PE 1 passed <value>" (then every PE's fields travel in a few more steps of the
+// runtime's agreement). Each PE says (kernel hash, status, signature digest) through the
+// runtime's agreement on the host (tdist::exchangeCallArgs), never on a GPU stream: calls stay
+// capturable.
 void agree(const char *kernel, const CallSignature &mine, int local_code = 0,
            const std::string &local_error = "");
 
@@ -53,8 +76,8 @@ struct HandshakeRow {
   std::uint64_t sequence = 0;  // the handshake's number h
   std::uint64_t kernel = 0;    // the kernel called (a hash of its name)
   std::int64_t status = 0;     // 0, or the ErrorCode this PE found in its own arguments
-  std::uint64_t value[3] = {0, 0, 0};
-  std::uint64_t unused[2] = {0, 0};
+  std::uint64_t digest = 0;    // CallSignature::digest
+  std::uint64_t unused[4] = {0, 0, 0, 0};
 };
 static_assert(sizeof(HandshakeRow) == 64);
 

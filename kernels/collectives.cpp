@@ -20,31 +20,24 @@ constexpr long long kMaxPrograms = 1024;
 // cuda, graph-replayed bf16 8 KiB .. 2 MiB on one H200, 5.0-8.8 us against the one-shot's
 // 5.7-12.1 on 2 PEs and 10.5-14.6 against 11.7-27.3 on 4 (docs/BENCHMARKS.md).
 
-// The call's signature: value[0] packs dtype, algorithm, engine, programs and chunk_bytes;
-// value[1] and value[2] are the numel of input and output.
-struct Packed {
-  DType dtype;
-  int algorithm;
-  int engine;
-  int programs;
-  std::size_t chunk_bytes;
-};
-
-std::uint64_t pack(const Packed &p) {
-  return std::uint64_t(static_cast<int>(p.dtype)) << 58 | std::uint64_t(p.algorithm & 7) << 55 |
-         std::uint64_t(p.engine & 3) << 53 | std::uint64_t(p.programs & 0x7ff) << 42 |
-         std::uint64_t(p.chunk_bytes & ((1ull << 42) - 1));
+// The call's signature: the context, the tensors and every config field (checks.h).
+void addConfig(detail::CallSignature &s, const AllGatherConfig &config) {
+  const auto &[chunk_bytes, programs, engine] = config;
+  s.add("config.chunk_bytes", static_cast<long long>(chunk_bytes));
+  s.add("config.programs", programs);
+  s.add("config.engine", static_cast<int>(engine));
 }
-
-std::string describe(const std::uint64_t value[3]) {
-  const auto dtype = static_cast<DType>(value[0] >> 58);
-  const int algorithm = static_cast<int>(value[0] >> 55 & 7);
-  const int programs = static_cast<int>(value[0] >> 42 & 0x7ff);
-  const std::uint64_t chunk = value[0] & ((1ull << 42) - 1);
-  std::string text = "input [" + std::to_string(value[1]) + "] " + dtypeName(dtype) + ", output [" +
-                     std::to_string(value[2]) + "]";
-  if (algorithm != 0) text += std::string(", algorithm ") + algorithmName(static_cast<AllReduceAlgorithm>(algorithm));
-  return text + ", chunk_bytes " + std::to_string(chunk) + ", programs " + std::to_string(programs);
+void addConfig(detail::CallSignature &s, const ReduceScatterConfig &config) {
+  const auto &[chunk_bytes, programs, engine] = config;
+  s.add("config.chunk_bytes", static_cast<long long>(chunk_bytes));
+  s.add("config.programs", programs);
+  s.add("config.engine", static_cast<int>(engine));
+}
+void addConfig(detail::CallSignature &s, const AllReduceConfig &config) {
+  const auto &[algorithm, chunk_bytes, programs] = config;
+  s.add("config.algorithm", algorithmName(algorithm));
+  s.add("config.chunk_bytes", static_cast<long long>(chunk_bytes));
+  s.add("config.programs", programs);
 }
 
 // Runs check(); returns its error as (code, message) for the agreement instead of throwing.
@@ -79,12 +72,14 @@ void requireChunking(const char *kernel, std::size_t chunk_bytes, int programs) 
   detail::requireRange(kernel, "programs", programs, 0, kMaxPrograms);
 }
 
-detail::CallSignature signatureOf(const Tensor &input, const Tensor &output, const Packed &packed) {
+template <class Config>
+detail::CallSignature signatureOf(const Context &ctx, const Tensor &input, const Tensor &output,
+                                  const Config &config) {
   detail::CallSignature signature;
-  signature.value[0] = pack(packed);
-  signature.value[1] = static_cast<std::uint64_t>(input.numel());
-  signature.value[2] = static_cast<std::uint64_t>(output.numel());
-  signature.describe = describe;
+  signature.context(ctx);
+  signature.tensor("input", input);
+  signature.tensor("output", output);
+  addConfig(signature, config);
   return signature;
 }
 
@@ -97,8 +92,7 @@ void all_gather(Context &ctx, const Tensor &input, Tensor &output, const AllGath
     requireChunking(kName, config.chunk_bytes, config.programs);
     requireNumel(kName, "output", output, input.numel() * nPes(), "n_pes x the elements of input");
   });
-  const Packed packed{input.dtype, 0, static_cast<int>(config.engine), config.programs, config.chunk_bytes};
-  detail::agree(ctx, kName, signatureOf(input, output, packed), code, error);
+  detail::agree(ctx, kName, signatureOf(ctx, input, output, config), code, error);
   const std::uint64_t epoch = ctx.nextEpoch();
 #ifdef TDIST_KERNELS_HAVE_CUDA
   if (ctx.backend() == "cuda") return cuda::allGather(ctx, input, output, config, epoch);
@@ -117,8 +111,7 @@ void reduce_scatter(Context &ctx, const Tensor &input, Tensor &output, const Red
     }
     requireNumel(kName, "output", output, input.numel() / nPes(), "the elements of input / n_pes");
   });
-  const Packed packed{input.dtype, 0, static_cast<int>(config.engine), config.programs, config.chunk_bytes};
-  detail::agree(ctx, kName, signatureOf(input, output, packed), code, error);
+  detail::agree(ctx, kName, signatureOf(ctx, input, output, config), code, error);
   const std::uint64_t epoch = ctx.nextEpoch();
 #ifdef TDIST_KERNELS_HAVE_CUDA
   if (ctx.backend() == "cuda") return cuda::reduceScatter(ctx, input, output, config, epoch);
@@ -135,8 +128,7 @@ void all_reduce(Context &ctx, const Tensor &input, Tensor &output, const AllRedu
                          static_cast<int>(AllReduceAlgorithm::Auto), static_cast<int>(AllReduceAlgorithm::Ring));
     requireNumel(kName, "output", output, input.numel(), "the elements of input");
   });
-  const Packed packed{input.dtype, static_cast<int>(config.algorithm), 0, config.programs, config.chunk_bytes};
-  detail::agree(ctx, kName, signatureOf(input, output, packed), code, error);
+  detail::agree(ctx, kName, signatureOf(ctx, input, output, config), code, error);
   // Every PE agreed on the size, so every PE picks the same algorithm.
   AllReduceAlgorithm algorithm = config.algorithm;
   if (algorithm == AllReduceAlgorithm::Auto) algorithm = chooseAllReduce(ctx, input.nbytes());

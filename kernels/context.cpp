@@ -3,10 +3,13 @@
 // cpu, the table of the entry handshake (kernels/checks.h).
 #include "tdist/kernels/context.h"
 
+#include <atomic>
 #include <cstdio>
 
+#include "kernels/bodies.h"
 #include "kernels/checks.h"
 #include "kernels/context_state.h"
+#include "kernels/cuda/slot_map.h"
 
 #ifdef TDIST_KERNELS_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -20,34 +23,65 @@ namespace {
 constexpr std::size_t kSlotBytes = 64;
 constexpr long long kMaxSignals = 1 << 20;
 
-std::string describeOptions(const std::uint64_t value[3]) {
-  return "max_signals " + std::to_string(value[0]) + ", scratch_bytes " + std::to_string(value[1]);
+void addOptions(detail::CallSignature &s, const ContextOptions &options) {
+  const auto &[scratch_bytes, max_signals, stream] = options;  // the stream is each PE's own
+  s.add("options.scratch_bytes", static_cast<long long>(scratch_bytes));
+  s.add("options.max_signals", max_signals);
+  (void)stream;
 }
 
+// Allocates on the heap; a heap too small for it is an error that names the options to change.
+void *allocateFor(const char *what, std::size_t bytes, bool zeroed) {
+  try {
+    return zeroed ? allocateZeroed(bytes, 1) : allocate(bytes);
+  } catch (const Error &e) {
+    if (e.code() != ErrorCode::HeapExhausted) throw;
+    throw Error(ErrorCode::HeapExhausted,
+                std::string("tdist::kernels::Context: its ") + what + " (" + std::to_string(bytes) +
+                    " bytes) does not fit the symmetric heap (" + e.what() +
+                    "): pass a smaller ContextOptions::" + (zeroed ? "max_signals" : "scratch_bytes") +
+                    ", or run with a larger heap (tdist-run --heap, TDIST_HEAP_SIZE)");
+  }
+}
+
+// Contexts alive in this process (cuda: the GEMM lanes are freed when none is left).
+std::atomic<int> live_contexts{0};
+
 }  // namespace
+
+int minSignals() {
+  const int n = nPes();
+  if (std::string(backendName()) == "cuda") return cuda::detail::fewestSlotsForRing(n);
+  return 2 * n;
+}
 
 Context::Context(const ContextOptions &options) : state_(std::make_unique<State>()) {
   constexpr const char *kName = "tdist::kernels::Context";
   int code = 0;
   std::string error;
   try {
-    detail::requireRange(kName, "max_signals", options.max_signals, 1, kMaxSignals);
+    const int fewest = minSignals();
+    if (options.max_signals < fewest || options.max_signals > kMaxSignals) {
+      throw Error(ErrorCode::InvalidParam,
+                  std::string(kName) + ": config.max_signals = " + std::to_string(options.max_signals) +
+                      " is outside " + std::to_string(fewest) + " .. " + std::to_string(kMaxSignals) + " (on " +
+                      std::to_string(nPes()) + " PEs the " + backendName() + " backend's collectives need " +
+                      std::to_string(fewest) + " signal slots at least: tdist::kernels::minSignals())");
+    }
   } catch (const Error &e) {
     code = static_cast<int>(e.code());
     error = e.what();
   }
   detail::CallSignature signature;
-  signature.value[0] = static_cast<std::uint64_t>(options.max_signals);
-  signature.value[1] = options.scratch_bytes;
-  signature.describe = describeOptions;
+  addOptions(signature, options);
   // On the host: the context has no handshake table yet.
   detail::agree(kName, signature, code, error);
 
   state_->backend = backendName();
   state_->max_signals = options.max_signals;
-  state_->signals = allocateZeroed(static_cast<std::size_t>(options.max_signals), kSlotBytes);
+  state_->signals = allocateFor("signal slots", static_cast<std::size_t>(options.max_signals) * kSlotBytes, true);
   try {
-    state_->scratch = options.scratch_bytes ? allocate(options.scratch_bytes) : nullptr;
+    state_->scratch = options.scratch_bytes ? allocateFor("scratch", options.scratch_bytes, false) : nullptr;
     if (state_->backend == "cpu") {
       state_->handshake = allocateZeroed(2 * static_cast<std::size_t>(nPes()), sizeof(detail::HandshakeRow));
     }
@@ -57,6 +91,7 @@ Context::Context(const ContextOptions &options) : state_(std::make_unique<State>
     throw;
   }
   state_->scratch_bytes = options.scratch_bytes;
+  ++live_contexts;
 #ifdef TDIST_KERNELS_HAVE_CUDA
   if (state_->backend == "cuda") {
     state_->stream = options.stream ? options.stream : static_cast<void *>(tdist::cuda::stream());
@@ -65,13 +100,27 @@ Context::Context(const ContextOptions &options) : state_(std::make_unique<State>
 }
 
 Context::~Context() {
-  // Collective like the allocation; a destructor never throws (say, after finalize).
+  // Collective like the allocation; a destructor never throws (say, after finalize). First every
+  // call made on the context is complete on this PE (cuda: its stream), and so, once the
+  // collective free returns, on every PE: no kernel of the context still reads or writes the
+  // memory that the heap may hand out again (every peer write of a call is one its receiver
+  // waits for within the call).
+  try {
+    synchronize();
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "tdist::kernels::Context: waiting for the context's calls failed: %s\n", e.what());
+  }
   try {
     if (state_->handshake != nullptr) deallocate(state_->handshake);
     if (state_->scratch != nullptr) deallocate(state_->scratch);
     deallocate(state_->signals);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "tdist::kernels::Context: freeing the context failed: %s\n", e.what());
+  }
+  if (--live_contexts == 0) {
+#ifdef TDIST_KERNELS_HAVE_CUDA
+    if (state_->backend == "cuda") cuda::releaseLanes();
+#endif
   }
 }
 

@@ -1,12 +1,11 @@
 // kernels/gemm.cpp - the public entry points of the overlap GEMMs: AllGather + GEMM and
 // GEMM + ReduceScatter. Each checks its tensors and config on this PE, agrees with every PE on
-// the call (shapes, dtype, config, and where a symmetric buffer lies), takes the context's next
+// the call (the context, every tensor's heap offset, dtype and shape, every config field), takes the context's next
 // epoch and runs its backend's body (kernels/cpu/gemm.cpp, kernels/cuda/gemm.cu).
 #include "tdist/kernels/gemm.h"
 
 #include <climits>
 #include <cstdint>
-#include <sstream>
 #include <string>
 
 #include "kernels/bodies.h"
@@ -30,55 +29,30 @@ std::string shapeText(const Tensor &t) {
   return text + "]";
 }
 
-// A GEMM extent must fit the int of BLAS (and the 32 bits the signature gives it).
+// A GEMM extent must fit the int of BLAS.
 void requireBlasExtent(const char *kernel, const char *what, std::int64_t extent) {
   if (extent > INT_MAX) invalid(kernel, std::string(what) + " = " + std::to_string(extent) + " exceeds " + std::to_string(INT_MAX));
 }
 
-// The fields of a call's signature. value[0] packs the dtype and the whole config (every PE must
-// pass the same config: on the cpu the tiling of GEMM + ReduceScatter lays out its scratch and
-// its signals); value[1] packs two extents; value[2] one extent and, for AllGather + GEMM, where
-// the gathered buffer lies (its heap offset + 1, low 32 bits; 0 = the context's scratch), since
-// every owner pushes its rows to that offset on its peers (an empty one receives nothing: 0).
-const char *strategyText(int strategy) {
-  switch (strategy) {
-    case static_cast<int>(GemmStrategy::Auto): return "auto";
-    case static_cast<int>(GemmStrategy::Decomposed): return "decomposed";
-    case static_cast<int>(GemmStrategy::Fused): return "fused";
-  }
-  return "?";
+// The call's signature: the context, every tensor (by heap offset, dtype and shape) and every
+// config field (checks.h). Every PE must pass the same config: on the cpu the tiling of GEMM +
+// ReduceScatter lays out its scratch and its signals.
+void addConfig(detail::CallSignature &s, const AllGatherGemmConfig &config) {
+  const auto &[chunks_per_pe, tile_m, tile_n, programs, strategy, producer_sms] = config;
+  s.add("config.chunks_per_pe", chunks_per_pe);
+  s.add("config.tile_m", tile_m);
+  s.add("config.tile_n", tile_n);
+  s.add("config.programs", programs);
+  s.add("config.strategy", static_cast<int>(strategy));
+  s.add("config.producer_sms", producer_sms);
 }
-template <class Config>
-std::uint64_t packConfig(DType dtype, const Config &config) {
-  return static_cast<std::uint64_t>(dtype) | static_cast<std::uint64_t>(config.chunks_per_pe & 0x7f) << 8 |
-         static_cast<std::uint64_t>(config.tile_m & 0x1fff) << 15 |
-         static_cast<std::uint64_t>(config.tile_n & 0x1fff) << 28 |
-         static_cast<std::uint64_t>(config.programs & 0x7ff) << 41 |
-         static_cast<std::uint64_t>(static_cast<int>(config.strategy) & 0x3) << 52;
-}
-std::string configText(std::uint64_t v) {
-  std::ostringstream os;
-  os << detail::dtypeText(static_cast<DType>(v & 0xff)) << ", chunks_per_pe " << ((v >> 8) & 0x7f) << ", tile "
-     << ((v >> 15) & 0x1fff) << " x " << ((v >> 28) & 0x1fff) << ", programs " << ((v >> 41) & 0x7ff)
-     << ", strategy " << strategyText(static_cast<int>((v >> 52) & 0x3));
-  return os.str();
-}
-std::string describeAllGatherGemm(const std::uint64_t v[3]) {
-  std::ostringstream os;
-  os << "m_local " << (v[2] >> 32) << ", K " << (v[1] >> 32) << ", N " << (v[1] & 0xffffffffu) << ", "
-     << configText(v[0]) << ", gathered ";
-  if ((v[2] & 0xffffffffu) == 0) os << "in the context's scratch";
-  else os << "at heap offset 0x" << std::hex << ((v[2] & 0xffffffffu) - 1) << " (low 32 bits)";
-  return os.str();
-}
-std::string describeGemmReduceScatter(const std::uint64_t v[3]) {
-  std::ostringstream os;
-  os << "M " << (v[1] >> 32) << ", N " << (v[1] & 0xffffffffu) << ", " << configText(v[0]);
-  return os.str();
-}
-
-std::uint64_t heapOffset(const void *p) {
-  return static_cast<std::uint64_t>(static_cast<const char *>(p) - static_cast<const char *>(heapBase()));
+void addConfig(detail::CallSignature &s, const GemmReduceScatterConfig &config) {
+  const auto &[chunks_per_pe, tile_m, tile_n, programs, strategy] = config;
+  s.add("config.chunks_per_pe", chunks_per_pe);
+  s.add("config.tile_m", tile_m);
+  s.add("config.tile_n", tile_n);
+  s.add("config.programs", programs);
+  s.add("config.strategy", static_cast<int>(strategy));
 }
 
 // The checks every config makes (the limits of tdist/kernels/gemm.h).
@@ -115,7 +89,13 @@ void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, 
                      const AllGatherGemmConfig &config) {
   const int n_pes = nPes();
   detail::CallSignature signature;
-  signature.describe = describeAllGatherGemm;
+  signature.context(ctx);
+  signature.tensor("a", a);
+  signature.tensor("b", b);
+  signature.tensor("c", c);
+  if (gathered) signature.tensor("gathered", *gathered);
+  else signature.add("gathered", "scratch");
+  addConfig(signature, config);
   int code = 0;
   std::string message;
   collectLocalError(code, message, [&] {
@@ -126,10 +106,6 @@ void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, 
     requireConfig(kAllGatherGemm, config);
     detail::requireRange(kAllGatherGemm, "producer_sms", config.producer_sms, 0, 32);
     const std::int64_t m_local = a.shape[0], K = a.shape[1], N = b.shape[1];
-    signature.value[0] = packConfig(a.dtype, config);
-    signature.value[1] = static_cast<std::uint64_t>(K) << 32 | static_cast<std::uint64_t>(N & 0xffffffff);
-    signature.value[2] = static_cast<std::uint64_t>(m_local) << 32 |
-                         (gathered && gathered->numel() > 0 ? ((heapOffset(gathered->data) + 1) & 0xffffffffu) : 0);
     if (b.shape[0] != K) invalid(kAllGatherGemm, "b is " + shapeText(b) + ", expected [K = " + std::to_string(K) + ", N]");
     const std::int64_t M = m_local * n_pes;
     requireBlasExtent(kAllGatherGemm, "n_pes * m_local", M);
@@ -176,8 +152,13 @@ void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, 
 void gemm_reduce_scatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
                          const GemmReduceScatterConfig &config) {
   const int n_pes = nPes();
+  // k_local may differ between PEs (an uneven split of K); M, N and the config may not.
   detail::CallSignature signature;
-  signature.describe = describeGemmReduceScatter;
+  signature.context(ctx);
+  signature.tensor("a", a, 1);
+  signature.tensor("b", b, 0);
+  signature.tensor("c", c);
+  addConfig(signature, config);
   int code = 0;
   std::string message;
   collectLocalError(code, message, [&] {
@@ -187,8 +168,6 @@ void gemm_reduce_scatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor 
     requireConfig(kGemmReduceScatter, config);
     // k_local may differ between PEs (an uneven split of K); M, N and the config may not.
     const std::int64_t M = a.shape[0], k_local = a.shape[1], N = b.shape[1];
-    signature.value[0] = packConfig(a.dtype, config);
-    signature.value[1] = static_cast<std::uint64_t>(M) << 32 | static_cast<std::uint64_t>(N & 0xffffffff);
     if (b.shape[0] != k_local) {
       invalid(kGemmReduceScatter, "b is " + shapeText(b) + ", expected [k_local = " + std::to_string(k_local) + ", N]");
     }

@@ -1,7 +1,7 @@
 // kernels/moe.cpp - the public entry points of the MoE all-to-all: check the tensors and the
 // config on this PE, agree with every PE on the call, take the context's next epoch, run the
 // backend's body (kernels/bodies.h). The token count T may differ between PEs, so it is not
-// part of the agreement; everything else is.
+// part of the agreement (nor where the tensors of T rows lie); everything else is.
 #include "tdist/kernels/moe.h"
 
 #include <functional>
@@ -17,22 +17,12 @@ constexpr long long kMaxTopK = 16;
 constexpr long long kMaxCapacity = (1ll << 31) - 1;
 constexpr long long kMaxPrograms = 1024;
 
-std::string describe(const std::uint64_t value[3]) {
-  return std::string("x [*, ") + std::to_string(value[2]) + "] " + dtypeName(static_cast<DType>(value[0] >> 56)) +
-         ", top_k " + std::to_string(value[0] >> 40 & 0xffff) + ", experts " + std::to_string(value[1] >> 32) +
-         ", capacity " + std::to_string(value[1] & 0xffffffffu) + ", programs " +
-         std::to_string(value[0] & 0xffffffffu);
-}
-
-detail::CallSignature signatureOf(DType dtype, std::int64_t hidden, const MoeConfig &config) {
-  detail::CallSignature signature;
-  signature.value[0] = std::uint64_t(static_cast<int>(dtype)) << 56 | std::uint64_t(config.top_k & 0xffff) << 40 |
-                       static_cast<std::uint32_t>(config.programs);
-  signature.value[1] = std::uint64_t(static_cast<std::uint32_t>(config.experts)) << 32 |
-                       static_cast<std::uint32_t>(config.capacity);
-  signature.value[2] = static_cast<std::uint64_t>(hidden);
-  signature.describe = describe;
-  return signature;
+void addConfig(detail::CallSignature &s, const MoeConfig &config) {
+  const auto &[experts, top_k, capacity, programs] = config;
+  s.add("config.experts", experts);
+  s.add("config.top_k", top_k);
+  s.add("config.capacity", capacity);
+  s.add("config.programs", programs);
 }
 
 std::pair<int, std::string> localError(const std::function<void()> &check) {
@@ -114,8 +104,13 @@ DispatchLayout moe_dispatch(Context &ctx, const Tensor &x, const Tensor &topk_id
     requireShape(kName, "topk_ids", topk_ids, x.shape[0], config.top_k, "the tokens of x by config.top_k");
     requireShape(kName, "recv", recv, config.capacity, x.shape[1], "config.capacity by the hidden size of x");
   });
-  const std::int64_t hidden = x.shape.size() == 2 ? x.shape[1] : -1;
-  detail::agree(ctx, kName, signatureOf(x.dtype, hidden, config), code, error);
+  detail::CallSignature signature;  // T, the tokens, may differ between PEs
+  signature.context(ctx);
+  signature.tensor("x", x, 0);
+  signature.tensor("topk_ids", topk_ids, 0);
+  signature.tensor("recv", recv);
+  addConfig(signature, config);
+  detail::agree(ctx, kName, signature, code, error);
   const std::uint64_t epoch = ctx.nextEpoch();
 #ifdef TDIST_KERNELS_HAVE_CUDA
   if (ctx.backend() == "cuda") return cuda::moeDispatch(ctx, x, topk_ids, recv, config, epoch);
@@ -140,8 +135,14 @@ void moe_combine(Context &ctx, const Tensor &expert_out, const DispatchLayout &l
                  "the tokens of out by config.top_k");
     requireLayout(kName, layout, config);
   });
-  const std::int64_t hidden = out.shape.size() == 2 ? out.shape[1] : -1;
-  detail::agree(ctx, kName, signatureOf(out.dtype, hidden, config), code, error);
+  detail::CallSignature signature;  // T, the tokens, may differ between PEs; the layout is this PE's
+  signature.context(ctx);
+  signature.tensor("expert_out", expert_out);
+  signature.tensor("topk_ids", topk_ids, 0);
+  signature.tensor("topk_weights", topk_weights, 0);
+  signature.tensor("out", out, 0);
+  addConfig(signature, config);
+  detail::agree(ctx, kName, signature, code, error);
   const std::uint64_t epoch = ctx.nextEpoch();
 #ifdef TDIST_KERNELS_HAVE_CUDA
   if (ctx.backend() == "cuda") return cuda::moeCombine(ctx, expert_out, layout, topk_ids, topk_weights, out, config, epoch);

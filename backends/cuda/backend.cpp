@@ -76,7 +76,9 @@ void detach(runtime::RuntimeState &state) {
   if (state.backend_state == nullptr) return;
   CudaState &cuda = cudaState(state);
   if (cuda.device >= 0) cudaSetDevice(cuda.device);
-  if (cuda.stream != nullptr) cudaStreamSynchronize(cuda.stream);  // no copy may outlive the mappings
+  // No kernel or copy of this process may outlive the mappings: the PE's stream, and every other
+  // stream a program or a kernel-library Context put work on (the whole device, for this process).
+  if (cuda.stream != nullptr) cudaDeviceSynchronize();
   stopDeviceState(state);
   releaseHeap(state);
   if (cuda.stream != nullptr) cudaStreamDestroy(cuda.stream);

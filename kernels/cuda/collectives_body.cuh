@@ -28,20 +28,23 @@
 //                     source in every PE's scratch (parities of the epoch). enter (below), push_slice
 //                     into every peer's buffer[parity][me], notify data[me][block], wait for every
 //                     source's block, reduce_slice over (own input, buffers of the others) in PE
-//                     order into the output; the last block acks to every source. Inputs larger
-//                     than a buffer run in rounds, a call each.
-//                     REUSE PROTOCOL: call e writes parity p = e & 1. If call e - 1 was a one-shot
-//                     (L[p ^ 1] == e - 1), it waited for data from every peer, so every peer has
-//                     begun e - 1 and finished everything before it: what it may still read of
-//                     this PE's is the buffers of parity p ^ 1 (e - 1's). Then a PE writes a peer's
-//                     buffer of parity p only after that peer acked (ack[p][peer] >= L[p]) the
-//                     previous one-shot call of parity p, whose epoch L[p] every PE records alike
-//                     (own slot kSlotLastOneShot + p). So a fast PE may run one one-shot call
-//                     ahead of a slow peer without waiting; two ahead it waits for the ack, which
-//                     the peer sent at the end of that call (usually long ago: no round trip on
-//                     the critical path). After any other call (a GEMM, MoE, ring, ... that may
-//                     still read its scratch on a slow peer) the one-shot enters by the entry
-//                     handshake of every other body (common.cuh).
+//                     order into the output; the last block records the call's epoch as the
+//                     last one-shot of its parity. Inputs larger than a buffer run in rounds, a
+//                     call each.
+//                     REUSE PROTOCOL: call e writes parity p = e & 1, and every PE records alike
+//                     the epoch of its last one-shot call of each parity (own slot
+//                     kSlotLastOneShot + p). If call e - 1 was a one-shot (L[p ^ 1] == e - 1),
+//                     this PE finished it, so it saw every peer's data of e - 1: every peer's
+//                     e - 1 kernel was running, and (stream order) every earlier kernel of that
+//                     peer had completed, its reads of the buffers of parity p (at call L[p] <=
+//                     e - 2) included. What a peer may still read of this PE's writes is the
+//                     buffers of parity p ^ 1, e - 1's, which call e does not write. So call e
+//                     needs no wait before it writes: a fast PE runs one one-shot call ahead of
+//                     a slow one, and can never be two ahead (it would have waited for the slow
+//                     PE's data of the call between). After any other call (a GEMM, MoE, ring,
+//                     ... that may still read its scratch on a slow peer) the one-shot enters by
+//                     the entry handshake of every other body (common.cuh). Nothing is sent
+//                     that its receiver does not wait for within the call.
 //   all_reduce ring:  entry; PE 0 starts each chunk's sum (f32) in PE 1's scratch, PE p adds its
 //                     own values to PE p-1's partial and passes it on, PE n-1 rounds the total into
 //                     its output, and the totals go on round the ring n-1 -> 0 -> 1 -> ... -> n-2
@@ -55,8 +58,9 @@
 //                     A PE's input is read by peers until they signal it, and a PE waits for every
 //                     signal, so its input is free when its kernel ends; in place is safe (part j
 //                     is read and then written only by PE j's same thread).
-// Waiting blocks spin on SMs: with several PEs on one GPU (MPS) each PE keeps at most kMaxBlocks
-// blocks resident, and no block waits on another block of its own PE.
+// Waiting blocks spin on SMs: every grid is at most this PE's share of the GPU (host::smShare, the
+// SMs over the PEs that drive it), so that with several PEs on one GPU (MPS) every PE's blocks are
+// resident at once, and no block waits on another block of its own PE.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -220,17 +224,7 @@ __global__ void __launch_bounds__(detail::kThreads)
   // entry handshake of every other body.
   const std::uint64_t other =
       *reinterpret_cast<volatile std::uint64_t *>(slotAt(slot0, detail::kSlotLastOneShot + (parity ^ 1)));
-  if (epoch > 1 && other == epoch - 1) {
-    // wait_acks: every peer has finished reading its buffer of this parity from the last call.
-    const std::uint64_t previous =
-        *reinterpret_cast<volatile std::uint64_t *>(slotAt(slot0, detail::kSlotLastOneShot + parity));
-    for (int pe = threadIdx.x; pe < n; pe += blockDim.x) {
-      if (pe != me && previous != 0) dev::signal_wait_until(slotAt(slot0, map.ack(parity, pe)), Cmp::GE, previous);
-    }
-    __syncthreads();
-  } else {
-    detail::announce_and_wait_entry(slot0, map, epoch);
-  }
+  if (!(epoch > 1 && other == epoch - 1)) detail::announce_and_wait_entry(slot0, map, epoch);
   // push_slice into every peer's buffer[parity][me], starting with the next PE.
   for (int k = 1; k < n; ++k) {
     dev::putmem_block(buffer(me) + slice.lo, input + slice.lo, static_cast<std::size_t>(slice.size()) * sizeof(T),
@@ -244,11 +238,8 @@ __global__ void __launch_bounds__(detail::kThreads)
       slice.size(), n, true, [&](int pe) { return (pe == me ? input : buffer(pe)) + slice.lo; },
       [&](std::int64_t i, uint4 raw) { store_vec(out, i, raw, me); },
       [&](std::int64_t i, T v) { store_one(out, i, v, me); });
-  // ack_sources: once every block has read, tell every source its buffer is free again.
+  // Once every block has read: this call is the last one-shot of its parity.
   detail::finish_call(slot0, epoch, [&] {
-    for (int pe = threadIdx.x; pe < n; pe += blockDim.x) {
-      if (pe != me) dev::signal_op(slotAt(slot0, map.ack(parity, me)), epoch, SignalOp::Set, pe);
-    }
     if (threadIdx.x == 0) {
       *reinterpret_cast<volatile std::uint64_t *>(slotAt(slot0, detail::kSlotLastOneShot + parity)) = epoch;
     }
@@ -403,13 +394,15 @@ void ring(Context &ctx, const T *in, T *out, std::int64_t numel, const AllReduce
   const std::int64_t region = static_cast<std::int64_t>(scratch.oneShotBytes() / sizeof(float)) & ~std::int64_t{7};
   if (region < 8 || map.blocks < 2) {
     throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the ring needs " + std::to_string(2 * 8 * 4) +
-                                             " bytes of scratch and " + std::to_string(detail::kSlotEntry + 5 * map.n) +
-                                             " signal slots at least (ContextOptions.scratch_bytes, max_signals)");
+                                             " bytes of scratch and " + std::to_string(detail::fewestSlotsForRing(map.n)) +
+                                             " signal slots at least on " + std::to_string(map.n) +
+                                             " PEs (ContextOptions.scratch_bytes, max_signals; minSignals())");
   }
   std::int64_t chunk = static_cast<std::int64_t>(config.chunk_bytes / sizeof(T)) & ~std::int64_t{7};
   if (chunk > region) chunk = region;
   const std::int64_t chunks = (numel + chunk - 1) / chunk;
-  std::int64_t per_round = std::min<std::int64_t>({map.blocks / 2, region / chunk, chunks});
+  // A block a chunk, every block waiting on its predecessor: at most this PE's share of the GPU.
+  std::int64_t per_round = std::min<std::int64_t>({map.blocks / 2, region / chunk, chunks, host::smShare()});
   if (config.programs != 0 && config.programs < per_round) per_round = config.programs;
   inRounds(ctx, numel, per_round * chunk, [&](std::int64_t first, std::int64_t count) {
     const auto blocks = static_cast<int>((count + chunk - 1) / chunk);

@@ -13,8 +13,8 @@
 // no block needs to know that the others are done (the next kernel starts after all of them).
 // Block 0 also stores e into the words of the blocks the grid does not have, so that every word
 // holds e for the next call, whatever its grid. Grids with more blocks, and kernels whose end
-// must run once after every block (the one-shot's acks), count arrivals instead; the last block
-// stores e into every word. Every PE runs
+// must run once after every block (the one-shot's record of its parity), count arrivals instead;
+// the last block stores e into every word. Every PE runs
 // the same calls in the same order, so every PE's e is the same for the same call, eager or
 // replayed. The host's `epoch` argument is not used on cuda. The slots must start at zero (the
 // context allocates them zeroed), and they are the library's: nothing else may write them.
@@ -25,24 +25,26 @@
 // waits for entry[q] >= e before its first write into q (announce_and_wait_entry; the GEMMs'
 // announce_entry and wait_slots). Every write of epoch e into a peer therefore happens after that
 // peer reached call e, which also makes a stray write of a later epoch into a slot that another
-// kernel uses impossible while that kernel still waits there. The one exception is the one-shot
-// all-reduce directly after a one-shot (collectives.cu, REUSE PROTOCOL): its previous call waited
-// for every peer's data, so every peer has begun that call and finished all before it, and only
-// the other parity's buffers can still be in use, which the acks cover.
+// kernel uses impossible while that kernel still waits there. And every write into a peer is
+// one that the peer waits for within the same call, so it has landed before that peer finishes
+// the call: no write of a call is still in flight once every PE has finished it (a Context can
+// free its memory after synchronising). The one exception to the entry handshake is the
+// one-shot all-reduce directly after a one-shot (collectives_body.cuh, REUSE PROTOCOL): its
+// previous call waited for every peer's data, so every peer has begun that call and finished all
+// before it, and only the other parity's buffers can still be in use.
 //
-// THE SLOT MAP (uint64 slots, 64 bytes apart, from ctx.slot(0)). Each slot of a peer-written range
-// has ONE writer PE for every kernel that uses it, and it is SET, never reset, to the epoch of
-// the call that writes it; a waiter in call e waits for >= e. A write of a later epoch comes from
-// a writer that has finished call e (its stream is ordered), so it never releases a waiter early.
-// B = the data slots per source, as many as the context's slots leave (at most kMaxBlocks; it
-// bounds the blocks of a collective kernel).
+// THE SLOT MAP (slot_map.h). Each slot of a peer-written range has ONE writer PE for every kernel
+// that uses it, and it is SET, never reset, to the epoch of the call that writes it; a waiter in
+// call e waits for >= e. A write of a later epoch comes from a writer that has finished call e
+// (its stream is ordered), so it never releases a waiter early. B = the data slots per source, as
+// many as the context's slots leave (at most kMaxBlocks; it bounds the blocks of a collective
+// kernel).
 //   kSlotEpoch .. +3 (kMaxBlocks packed words), kSlotArrivals, kSlotLastOneShot+{0,1}: this
-//     PE's own words (see above, and one-shot's ack protocol in collectives.cu);
+//     PE's own words (see above, and the one-shot's REUSE PROTOCOL in collectives_body.cuh);
 //   entry[src]       : src's stream has reached call e: everything it did before is finished,
 //                      so its inputs are ready and its outputs/scratch may be written;
 //   data[src][block] : src's block `block` has finished its part of call e toward this PE (the
 //                      ring: data[prev][2c] and [2c + 1], chunk c's partial and total);
-//   ack[parity][src] : src has finished reading the one-shot buffer of that parity (its epoch);
 //   moe_counts[src]  : src's expert histogram has arrived (moe.cu);
 //   moe_done[src]    : src has finished reading this PE's expert_out (moe_combine);
 //   moe_rows[src][local expert] : src's rows for that expert have arrived (moe_dispatch).
@@ -68,6 +70,7 @@
 #include <type_traits>
 
 #include "kernels/checks.h"
+#include "kernels/cuda/slot_map.h"
 #include "tdist/cuda.h"
 #include "tdist/device/shmem.cuh"
 #include "tdist/error.h"
@@ -75,33 +78,10 @@
 
 namespace tdist::kernels::cuda::detail {
 
-// ---- the slot map -------------------------------------------------------------------------------
+// ---- the slot map (slot_map.h) -----------------------------------------------------------------
 
-constexpr int kMaxBlocks = 32;  // blocks of one collective kernel (data slots per source)
 constexpr int kThreads = 512;   // threads of a collective block
 constexpr std::size_t kSlotWords = 64 / sizeof(std::uint64_t);
-
-constexpr int kSlotEpoch = 0;        // kMaxBlocks words, packed: slots 0 .. 3
-constexpr int kSlotArrivals = 4;
-constexpr int kSlotLastOneShot = 5;  // two slots: parity 0 and 1
-constexpr int kSlotEntry = 7;
-static_assert(kMaxBlocks * sizeof(std::uint64_t) <= (kSlotArrivals - kSlotEpoch) * 64);
-
-struct SlotMap {
-  int n = 1;
-  int blocks = kMaxBlocks;  // data slots per source: the most blocks of one collective kernel
-  __host__ __device__ int entry(int src) const { return kSlotEntry + src; }
-  __host__ __device__ int data(int src, int block) const { return kSlotEntry + n + src * blocks + block; }
-  __host__ __device__ int ack(int parity, int src) const { return kSlotEntry + n * (1 + blocks) + parity * n + src; }
-  __host__ __device__ int moeCounts(int src) const { return kSlotEntry + n * (3 + blocks) + src; }
-  __host__ __device__ int moeDone(int src) const { return kSlotEntry + n * (4 + blocks) + src; }
-  __host__ __device__ int moeRows(int src, int local_expert, int local_experts) const {
-    return kSlotEntry + n * (5 + blocks) + src * local_experts + local_expert;
-  }
-  // Slots the collectives need, and the MoE kernels with E experts.
-  __host__ __device__ int collectiveSlots() const { return kSlotEntry + n * (3 + blocks); }
-  __host__ __device__ int moeSlots(int experts) const { return kSlotEntry + n * (5 + blocks) + experts; }
-};
 
 // A slot of this PE (peers' copies through symm_at / signal_op's pe argument).
 __host__ __device__ inline std::uint64_t *slotAt(std::uint64_t *slot0, int index) {
@@ -184,7 +164,11 @@ __device__ __forceinline__ void finish_call(std::uint64_t *slot0, std::uint64_t 
 // what it may then overwrite (this PE's outputs and scratch, read by earlier calls) belong to
 // kernels and copies that finished before this kernel began, and a kernel boundary orders
 // those. A release store and an acquire poll cost 0.5 us a call more on an H200
-// (docs/BENCHMARKS.md), on a step that every call takes.
+// (docs/BENCHMARKS.md), on a step that every call takes. Formally a peer that reads this PE's
+// input after the relaxed entry has no happens-before edge to what a third PE wrote into that
+// input in the previous call (its release, this PE's acquire, the kernel boundary, then relaxed
+// accesses); in practice the data sits in the owner's L2, the point of coherence, and neither
+// peer loads nor L1 contents survive a kernel boundary in the reader's caches.
 __device__ __forceinline__ void announce_entry_to(std::uint64_t *slot0, SlotMap map, std::uint64_t epoch, int pe) {
   device::ptx::store_relaxed(device::symm_at(slotAt(slot0, map.entry(device::rank())), pe), epoch,
                              device::detail::scope());
@@ -429,23 +413,46 @@ inline void requireAligned16(const void *p, const char *kernel, const char *what
 // (at most kMaxBlocks), a function of (max_signals, n) only, so every call on the context sees
 // the same map. Fewer slots give collective kernels fewer blocks, never a wrong result.
 inline detail::SlotMap slotMapFor(const Context &ctx, int n, const char *kernel) {
-  const int fixed = detail::kSlotEntry + 3 * n;  // entry and two ack slots per source
-  int blocks = (ctx.maxSignals() - fixed) / n;
-  if (blocks > detail::kMaxBlocks) blocks = detail::kMaxBlocks;
+  const int blocks = detail::dataBlocksFor(ctx.maxSignals(), n);
   if (blocks < 1) {
     throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the context has " +
                                              std::to_string(ctx.maxSignals()) + " signal slots, the cuda body needs " +
-                                             std::to_string(fixed + n) + " at least (ContextOptions.max_signals)");
+                                             std::to_string(detail::fewestSlotsForCollectives(n)) +
+                                             " at least on " + std::to_string(n) +
+                                             " PEs (ContextOptions.max_signals; minSignals())");
   }
-  requireSlots(ctx, fixed + n * blocks, kernel);  // and 64 bytes apart
-  return detail::SlotMap{n, blocks};
+  const detail::SlotMap map{n, blocks};
+  requireSlots(ctx, map.collectiveSlots(), kernel);  // and 64 bytes apart
+  detail::checkDisjoint(detail::slotRangesOf(detail::CallKind::Collective, ctx.maxSignals(), n, 0), ctx.maxSignals(),
+                        kernel);
+  return map;
+}
+
+// The blocks of one kernel that waits on peers may take on this PE: its share of the GPU's SMs,
+// the SMs over the PEs that drive this GPU, less `reserve` SMs left to the driver's copy kernels
+// where PEs share the GPU (a copy within one GPU runs on SMs). A waiting block holds its SM until
+// every peer it waits for has run; with several PEs on one GPU (MPS) no client's blocks are
+// preempted, so were one PE's grid larger than its share, the blocks of PEs that are ahead could
+// take every SM and leave none for a late PE's kernel, which they wait for. A block needs at most
+// one SM, so grids within their shares are all resident at once.
+constexpr int kCopySms = 4;
+inline int smShare(int reserve = kCopySms) {
+  int sms = 0;
+  checkCuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, tdist::cuda::device()), "smShare",
+            "cudaDeviceGetAttribute");
+  const int pes = tdist::cuda::pes_on_device() > 1 ? tdist::cuda::pes_on_device() : 1;
+  const int share = (sms - (pes > 1 ? reserve : 0)) / pes;
+  return share > 1 ? share : 1;
 }
 
 // Blocks of a kernel: config.programs (1 .. kMaxBlocks), or 0 = one per `bytes_per_block` of
 // work, 1 .. kMaxBlocks.
 // At most `most` (the data slots per source of the context's slot map).
+// And at most this PE's share of the GPU (smShare): every such kernel waits on peers.
 inline int blocksFor(int programs, std::size_t bytes, std::size_t bytes_per_block, const char *kernel,
                      int most = detail::kMaxBlocks) {
+  const int share = smShare();
+  if (share < most) most = share;
   if (programs != 0) {
     kernels::detail::requireRange(kernel, "programs (cuda: blocks)", programs, 0, detail::kMaxBlocks);
     return programs < most ? programs : most;

@@ -152,11 +152,27 @@ class SignalledRowsScheduler : public PersistentWith<RowWaits> {
 
 struct NotifiedTiles {};  // the scheduler tag of GEMM + ReduceScatter's side
 
+// The thread layout of CUTLASS's sm90 cooperative kernel (KernelToOwners below asserts it): one
+// producer warpgroup (threads 0 .. 127), then two consumer warpgroups whose threads are numbered
+// for the MMA and the epilogue as mma_thread_idx = threadIdx.x % kMmaThreads; the epilogue's TMA
+// stores are issued, and their bulk groups committed, by the warp of mma_thread_idx 0 .. 31 only
+// (sm90_epilogue_tma_warpspecialized.hpp: issue_tma_store = thread_idx / NumThreadsPerWarp == 0),
+// which is Consumer1's first warp, threads 256 .. 287.
+constexpr int kProducerThreads = 128;
+constexpr int kMmaThreads = 256;
+__host__ __device__ constexpr bool issuesEpilogueStores(unsigned thread) {
+  return thread >= static_cast<unsigned>(kProducerThreads) && (thread % kMmaThreads) / 32 == 0;
+}
+static_assert(issuesEpilogueStores(256) && issuesEpilogueStores(287) && !issuesEpilogueStores(128) &&
+              !issuesEpilogueStores(288) && !issuesEpilogueStores(0));
+
 // CUTLASS's static persistent scheduler with the batches (owners) rotated to start at
 // first_owner, and a notification per finished tile from the consumers' TMA-store warp: the
 // cooperative kernel's consumers call fetch_next_work(work, ...) right after the epilogue has
-// issued the stores of `work`, and the one warp that issued them (consumer thread 0 .. 31) waits
-// for its bulk groups to complete before lane 0 sets the owner's flag.
+// issued the stores of `work`, and the one warp that issued them (issuesEpilogueStores) waits for
+// its bulk groups to complete (their writes, not only their reads of shared memory) before lane 0
+// sets the owner's flag. A bulk-group wait covers the executing thread's own groups only: any
+// other warp's wait would return at once, and its release would publish a tile still in flight.
 class NotifiedTilesScheduler : public PersistentWith<TileNotify> {
  public:
   using Params = typename PersistentWith<TileNotify>::Params;
@@ -164,8 +180,7 @@ class NotifiedTilesScheduler : public PersistentWith<TileNotify> {
   CUTLASS_HOST_DEVICE NotifiedTilesScheduler() {}
   CUTLASS_DEVICE explicit NotifiedTilesScheduler(Params const &params)
       : PersistentWith<TileNotify>(params), notify_(params.extra), tiles_m_(params.tiles_m), tiles_n_(params.tiles_n) {
-    // The consumers' first warp (the producer warpgroup is threads 0 .. 127): it issues the TMA stores.
-    notifier_ = notify_.flags != nullptr && threadIdx.x >= 128 && threadIdx.x < 160;
+    notifier_ = notify_.flags != nullptr && issuesEpilogueStores(threadIdx.x);
     if (notifier_) epoch_ = detail::call_epoch(notify_.slot0);
   }
 
@@ -206,10 +221,13 @@ class NotifiedTilesScheduler : public PersistentWith<TileNotify> {
   // After the epilogue of `work`: its stores complete, then the owner's flag of (me, tile).
   CUTLASS_DEVICE void notify(WorkTileInfo work) const {
     if (!notifier_ || !work.is_valid() || work.M_idx >= tiles_m_ || work.N_idx >= tiles_n_) return;
-    asm volatile("cp.async.bulk.wait_group 0;" : : : "memory");  // this lane's TMA stores have landed
+    // Every lane: its bulk groups' writes are complete (whichever lanes issued the copies), and
+    // ordered, async proxy to generic, before what follows; then lane 0 releases at system scope
+    // (cumulative over the warp's writes after __syncwarp's ordering).
+    asm volatile("cp.async.bulk.wait_group 0;" : : : "memory");
+    asm volatile("fence.proxy.async.global;" : : : "memory");
     __syncwarp();
     if (cutlass::canonical_lane_idx() == 0) {
-      asm volatile("fence.proxy.async.global;" : : : "memory");  // async-proxy writes before the flag
       const int tile = work.M_idx * tiles_n_ + work.N_idx;
       const int tiles = tiles_m_ * tiles_n_;
       device::signal_op(notify_.flags + static_cast<std::ptrdiff_t>(notify_.me) * tiles + tile, epoch_,
@@ -283,6 +301,12 @@ using MainloopToOwners = typename cutlass::gemm::collective::CollectiveBuilder<
 using KernelToOwners =
     cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, MainloopToOwners, EpilogueToOwners, NotifiedTiles>;
 using GemmToOwners = cutlass::gemm::device::GemmUniversalAdapter<KernelToOwners>;
+static_assert(KernelToOwners::NumMMAThreads == kMmaThreads &&
+                  KernelToOwners::NumLoadWarpGroups * cutlass::NumThreadsPerWarpGroup == kProducerThreads,
+              "NotifiedTilesScheduler notifies from the warp that issues the epilogue's TMA stores, found by "
+              "the cooperative kernel's thread layout");
+static_assert(cute::is_base_of_v<cutlass::gemm::KernelTmaWarpSpecializedCooperative,
+                                 typename KernelToOwners::DispatchPolicy::Schedule>);
 
 void check(cutlass::Status status, const char *kernel, const char *what) {
   if (status != cutlass::Status::kSuccess) {

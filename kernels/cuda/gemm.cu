@@ -104,8 +104,10 @@ class DeviceGuard {
 };
 
 // ---- the per-process cache -------------------------------------------------------------------
-// A Context cannot hold them, so they live here, created on first use and kept for the process
-// (CUDA objects must not be destroyed at static destruction, after the runtime may be gone).
+// A Context cannot hold them, so they live here, created on first use. The lanes (streams, events
+// and 64 MiB of workspace each) are destroyed when the last Context is (releaseLanes), so that
+// init/finalize cycles do not pile them up; the cuBLASLt handle and plans are kept for the
+// process (CUDA objects must not be destroyed at static destruction, after the runtime may be gone).
 
 // What the calls on one (device, call stream) share: the side stream, the events of its fork and
 // join, and the cuBLASLt workspace (per call stream, so two streams never share one workspace).
@@ -192,6 +194,30 @@ Lane &lane(DeviceCache &cache, cudaStream_t main) {
     slot = std::move(fresh);
   }
   return *slot;
+}
+
+// Destroys every lane (streams, events, workspaces): when no Context is left, nothing of the
+// library runs on them (every Context synchronised its stream, which joins its lanes' streams).
+void destroyLanes() {
+  std::lock_guard<std::mutex> hold(cache_mutex);
+  for (auto &[device, cache] : deviceCaches()) {
+    int previous = 0;
+    if (cudaGetDevice(&previous) != cudaSuccess || cudaSetDevice(device) != cudaSuccess) continue;
+    for (auto &[stream, lane] : cache->lanes) {
+      for (cudaStream_t s : {lane->side, lane->alt}) {
+        cudaStreamSynchronize(s);
+        cudaStreamDestroy(s);
+      }
+      for (cudaEvent_t event : {lane->entry, lane->side_done, lane->gemm_done[0], lane->gemm_done[1],
+                                lane->push_done[0], lane->push_done[1], lane->alt_done})
+        cudaEventDestroy(event);
+      for (void *memory : {lane->workspace, lane->alt_workspace, static_cast<void *>(lane->push_counters)})
+        cudaFree(memory);
+    }
+    cache->lanes.clear();
+    cudaSetDevice(previous);
+  }
+  cudaGetLastError();  // a failure here leaves nothing to undo
 }
 
 unsigned alignmentOf(const void *p) {
@@ -370,17 +396,19 @@ std::size_t alignUp(std::size_t bytes) { return (bytes + kBufferAlign - 1) / kBu
 // g(p * chunks + c) says that chunk c from PE p has arrived. Below them, the entry slots of the
 // common map (common.cuh), which every body uses: entry[p] is PE p's "ready" for this call.
 std::uint64_t *arrivalSlot(Context &ctx, int chunks, int pe, int chunk) {
-  return ctx.slot(ctx.maxSignals() - 1 - (pe * chunks + chunk));
+  return ctx.slot(detail::arrivalSlotIndex(ctx.maxSignals(), chunks, pe, chunk));
 }
 
 void requireSignals(const char *kernel, Context &ctx, int n_pes, int chunks) {
-  const long long needed = static_cast<long long>(n_pes) * (chunks + 1) + detail::kSlotEntry;
+  const long long needed = detail::slotsForGemm(n_pes, chunks);
   if (needed > ctx.maxSignals())
     throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": needs " + std::to_string(needed) +
                                              " signal slots (n_pes * (chunks_per_pe + 1) + " +
                                              std::to_string(detail::kSlotEntry) + "), the context has " +
                                              std::to_string(ctx.maxSignals()) + " (ContextOptions.max_signals)");
   host::requireSlots(ctx, 2, kernel);  // 64 bytes apart
+  detail::checkDisjoint(detail::slotRangesOf(detail::CallKind::Gemm, ctx.maxSignals(), n_pes, chunks),
+                        ctx.maxSignals(), kernel);
 }
 
 // ---- the stream ends of a call (one-block kernels on the device epoch of common.cuh) ---------------
@@ -614,15 +642,11 @@ __global__ void push_chunks(std::uint64_t *slot0, PushPlan plan) {
 // this GPU), or fewer when `programs` asks. Its CTAs hold their SMs while they wait for a peer's
 // rows; were they more than its share, the peers' GEMMs (under MPS, several PEs on one GPU) could
 // take every SM and leave none for the kernel that a peer still has to run first.
-constexpr int kCopySms = 4;
+// (host::smShare leaves a few SMs free where peers share the GPU: a copy between two PEs of one
+// GPU is the driver's copy kernel, not the copy engine, above; 4 measured 4% faster than 8 at 2
+// PEs: 64 CTAs make whole waves of 8192 x 8192 tiles.)
 int fusedCtas(int programs) {
-  int sms = 0;
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, tc::device()), "cudaDeviceGetAttribute");
-  // A copy between two PEs of one GPU is the driver's copy kernel, not the copy engine (above):
-  // where peers share the GPU, a few SMs stay free for their pushes (4 measured 4% faster than 8
-  // at 2 PEs: 64 CTAs make whole waves of 8192 x 8192 tiles).
-  const int pes = std::max(1, tc::pes_on_device());
-  const int share = std::max(1, (sms - (pes > 1 ? kCopySms : 0)) / pes);
+  const int share = host::smShare();
   return programs > 0 ? std::min(programs, share) : share;
 }
 
@@ -729,6 +753,8 @@ bool runsFused(GemmStrategy strategy, const char *kernel, const char *k_name, co
 }
 
 }  // namespace
+
+void releaseLanes() { destroyLanes(); }
 
 // ---- AllGather + GEMM ----------------------------------------------------------------------------
 

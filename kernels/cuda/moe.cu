@@ -290,6 +290,8 @@ Setup setUp(Context &ctx, const Tensor &topk_ids, const MoeConfig &config, const
   kernels::detail::requireRange(kernel, "programs (cuda: blocks)", config.programs, 0, kMaxPrograms);
   s.map = host::slotMapFor(ctx, n, kernel);
   host::requireSlots(ctx, s.map.moeSlots(config.experts), kernel);
+  detail::checkDisjoint(detail::slotRangesOf(detail::CallKind::Moe, ctx.maxSignals(), n, config.experts),
+                        ctx.maxSignals(), kernel);
   s.slot0 = ctx.slot(0);
   detail::ScratchMap scratch{static_cast<std::byte *>(ctx.scratch()), ctx.scratchBytes()};
   const std::size_t row = static_cast<std::size_t>(config.experts) + 1;

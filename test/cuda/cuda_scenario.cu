@@ -11,6 +11,7 @@
 
 #include "tdist/cuda.h"
 #include "tdist/device/shmem.cuh"
+#include "tdist/kernels/gemm.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
 
@@ -164,6 +165,59 @@ int initFinalizeInit() {
   return 0;
 }
 
+__global__ void spinFor(std::uint64_t ns) {
+  std::uint64_t start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    __nanosleep(10000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
+// Rounds of init, a kernel-library GEMM on a Context, and finalize with work still running on a
+// stream of the program's own: finalize waits for it (the stream is idle when finalize returns),
+// and the rounds keep no device memory of the library's (its GEMM lanes go with the last Context).
+int kernelsAcrossInitFinalize() {
+  std::size_t free_after_first = 0;
+  for (int round = 1; round <= 4; ++round) {
+    initOnCuda();
+    {
+      tdist::kernels::Context ctx;
+      const std::int64_t m = 64, k = 64, n = 64;
+      tdist::Tensor a = tdist::createTensor({m, k}, tdist::DType::F32);
+      tdist::Tensor b = tdist::createTensor({k, n}, tdist::DType::F32);
+      tdist::Tensor c = tdist::createTensor({m * tdist::nPes(), n}, tdist::DType::F32);
+      tdist::kernels::AllGatherGemmConfig config;
+      config.strategy = tdist::kernels::GemmStrategy::Decomposed;
+      tdist::kernels::all_gather_gemm(ctx, a, b, c, nullptr, config);
+      ctx.synchronize();
+      tdist::freeTensor(c);
+      tdist::freeTensor(b);
+      tdist::freeTensor(a);
+    }
+    cudaStream_t mine = nullptr;
+    if (cudaStreamCreateWithFlags(&mine, cudaStreamNonBlocking) != cudaSuccess) return 5;
+    spinFor<<<1, 1, 0, mine>>>(200u * 1000 * 1000);  // 200 ms
+    tdist::finalize();
+    const cudaError_t idle = cudaStreamQuery(mine);
+    if (idle != cudaSuccess) {
+      std::fprintf(stderr, "scenario: round %d: finalize returned while the program's stream still ran (%s)\n",
+                   round, cudaGetErrorString(idle));
+      return 6;
+    }
+    cudaStreamDestroy(mine);
+    std::size_t free_bytes = 0, total = 0;
+    if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) return 5;
+    if (round == 1) free_after_first = free_bytes;
+    std::printf("round %d ok\n", round);
+  }
+  std::size_t free_bytes = 0, total = 0;
+  if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) return 5;
+  const long long kept = static_cast<long long>(free_after_first) - static_cast<long long>(free_bytes);
+  std::printf("device memory kept over rounds 2-4: %lld MiB\n", kept >> 20);
+  return kept > (32ll << 20) ? 7 : 0;
+}
+
 // The host stores into the heap (GPU memory) as a program written for host memory would: the
 // last PE into its own segment, the others into the next PE's. Every PE faults with the message.
 int hostStoresHeap() {
@@ -183,7 +237,8 @@ int main(int argc, char **argv) {
   if (argc != 2) {
     std::fprintf(stderr,
                  "usage: tdist_cuda_scenario device-wait-forever|stream-wait-forever|crash-while-peers-spin|"
-                 "device-barrier-missing-pe|init-finalize-init|device-deadlock|host-stores-heap\n");
+                 "device-barrier-missing-pe|init-finalize-init|device-deadlock|host-stores-heap|"
+                 "kernels-across-init-finalize\n");
     return 2;
   }
   const std::string name = argv[1];
@@ -194,6 +249,7 @@ int main(int argc, char **argv) {
   if (name == "init-finalize-init") return initFinalizeInit();
   if (name == "device-deadlock") return deviceDeadlock();
   if (name == "host-stores-heap") return hostStoresHeap();
+  if (name == "kernels-across-init-finalize") return kernelsAcrossInitFinalize();
   std::fprintf(stderr, "tdist_cuda_scenario: unknown scenario '%s'\n", name.c_str());
   return 2;
 }

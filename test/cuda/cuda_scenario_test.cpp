@@ -98,6 +98,15 @@ TEST(CudaScenario, CrashedPeEndsPeersSpinningInKernels) {
   }
 }
 
+// A Context's GEMM and the program's own stream across init/finalize rounds (one PE: the device
+// memory read is the process's own view of the GPU's).
+TEST(CudaScenario, KernelsAcrossInitFinalizeKeepNothing) {
+  LauncherResult r = runScenario(1, "kernels-across-init-finalize", {"--wait-timeout", "20"});
+  EXPECT_FALSE(r.hung);
+  EXPECT_EQ(r.exit_status, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "round 4 ok")) << r.out << r.err;
+}
+
 TEST(CudaScenario, InitFinalizeInitMapsAFreshHeapEachRound) {
   for (int n : {1, 2, 4}) {
     LauncherResult r = runScenario(n, "init-finalize-init", {"--wait-timeout", "20"});

@@ -146,10 +146,11 @@ TYPED_TEST(Collectives, EveryAllReduceAlgorithmGivesThePeOrderSum) {
   }
 }
 
-// A scratch of a few chunks and a few signal slots (27: the fewest the cuda ring takes at 4 PEs):
-// every kernel runs in many rounds, and its result is still the same.
+// A scratch of a few chunks and the fewest signal slots a context takes at this PE count
+// (minSignals(): on cuda those of the ring, two data slots per source): every kernel runs in
+// many rounds, and its result is still the same.
 TYPED_TEST(Collectives, TinyScratchAndFewSignalsRunInRounds) {
-  Context ctx(smallContext(3 * 4096 + 100, 27));
+  Context ctx(smallContext(3 * 4096 + 100, minSignals()));
   int call = 0;
   for (std::int64_t numel : {std::int64_t{1}, std::int64_t{9001}}) {
     allGatherCase<TypeParam>(ctx, numel, {4096, 2}, call++);

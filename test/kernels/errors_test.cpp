@@ -50,9 +50,64 @@ TEST(KernelErrors, ShapesThatDifferBetweenPesAreAMismatchOnEveryPe) {
   if (myPe() == 1) view.shape = {64};
   const std::string message =
       errorOf([&] { all_reduce(ctx, view, view); }, ErrorCode::CollectiveMismatch);
-  EXPECT_NE(message.find("tdist::kernels::all_reduce"), std::string::npos) << message;
-  EXPECT_NE(message.find("PE 0 passed input [128] f32"), std::string::npos) << message;
-  EXPECT_NE(message.find("PE 1 passed input [64] f32"), std::string::npos) << message;
+  EXPECT_NE(message.find("tdist::kernels::all_reduce: the call differs between PEs in input: PE 0 passed f32[128]@"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("PE 1 passed f32[64]@"), std::string::npos) << message;
+  EXPECT_NE(message.find("(they differ in output too)"), std::string::npos) << message;
+  expectContextStillWorks(ctx);
+}
+
+// Tensors of the same shape and dtype that are not the same symmetric tensor: a body would write
+// into a peer's copy of this PE's tensor, another of the peer's tensors. A mismatch on every PE,
+// naming the argument, and nothing written.
+TEST(KernelErrors, AnotherTensorOfTheSameShapeIsAMismatchOnEveryPe) {
+  if (nPes() < 2) GTEST_SKIP() << "needs two PEs";
+  Context ctx(smallContext());
+  HeapTensor input({1024}, DType::F32), first({1024}, DType::F32), second({1024}, DType::F32);
+  writeTensor(*input, std::vector<float>(1024, 1.0f));
+  writeTensor(*first, std::vector<float>(1024, -1.0f));
+  writeTensor(*second, std::vector<float>(1024, -2.0f));
+  Tensor &output = myPe() == 1 ? *second : *first;
+  for (auto algorithm : {AllReduceAlgorithm::OneShot, AllReduceAlgorithm::TwoShot, AllReduceAlgorithm::Ring}) {
+    const std::string message =
+        errorOf([&] { all_reduce(ctx, *input, output, {algorithm}); }, ErrorCode::CollectiveMismatch);
+    EXPECT_NE(message.find("the call differs between PEs in output: PE 0 passed f32[1024]@0x"), std::string::npos)
+        << message;
+    EXPECT_EQ(readTensor<float>(ctx, *first), std::vector<float>(1024, -1.0f));
+    EXPECT_EQ(readTensor<float>(ctx, *second), std::vector<float>(1024, -2.0f));
+  }
+  // Two contexts used in another order on two PEs: on cuda, where the PEs agree on the host, the
+  // context is part of the call. (On cpu each context agrees in band, through its own table: a PE
+  // on another context is a PE that never makes the call, which ends at the wait deadline.)
+  if (ctx.backend() == "cuda") {
+    Context other(smallContext());
+    Context &mine = myPe() == 1 ? other : ctx;
+    const std::string message =
+        errorOf([&] { all_reduce(mine, *input, *first); }, ErrorCode::CollectiveMismatch);
+    EXPECT_NE(message.find("differs between PEs in context: PE 0 passed @0x"), std::string::npos) << message;
+  }
+  expectContextStillWorks(ctx);
+}
+
+// Every config field is part of the call, the cuda-only ones too.
+TEST(KernelErrors, EveryConfigFieldIsCompared) {
+  if (nPes() < 2) GTEST_SKIP() << "needs two PEs";
+  Context ctx(smallContext());
+  HeapTensor a({8, 16}, DType::F32), b({16, 8}, DType::F32), c({8 * nPes(), 8}, DType::F32);
+  AllGatherGemmConfig config;
+  config.producer_sms = myPe() == 1 ? 2 : 0;
+  const std::string message =
+      errorOf([&] { all_gather_gemm(ctx, *a, *b, *c, nullptr, config); }, ErrorCode::CollectiveMismatch);
+  EXPECT_NE(message.find("differs between PEs in config.producer_sms: PE 0 passed 0, PE 1 passed 2"),
+            std::string::npos)
+      << message;
+  HeapTensor x({64}, DType::F32), out({64 * nPes()}, DType::F32);
+  AllGatherConfig engine;
+  engine.engine = myPe() == 1 ? AllGatherConfig::Engine::Sm : AllGatherConfig::Engine::Auto;
+  const std::string engine_message =
+      errorOf([&] { all_gather(ctx, *x, *out, engine); }, ErrorCode::CollectiveMismatch);
+  EXPECT_NE(engine_message.find("differs between PEs in config.engine"), std::string::npos) << engine_message;
   expectContextStillWorks(ctx);
 }
 
@@ -65,7 +120,9 @@ TEST(KernelErrors, ConfigsThatDifferBetweenPesAreAMismatchOnEveryPe) {
   if (myPe() == nPes() - 1) config.chunk_bytes = 8192;
   const std::string message =
       errorOf([&] { all_gather(ctx, *input, *output, config); }, ErrorCode::CollectiveMismatch);
-  EXPECT_NE(message.find("chunk_bytes 8192"), std::string::npos) << message;
+  EXPECT_NE(message.find("differs between PEs in config.chunk_bytes: PE 0 passed 262144"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("PE " + std::to_string(nPes() - 1) + " passed 8192"), std::string::npos) << message;
   expectContextStillWorks(ctx);
 }
 
@@ -182,11 +239,33 @@ TEST(KernelErrors, MoeExpertsMustBeAMultipleOfThePes) {
       << message;
 }
 
-TEST(KernelErrors, AContextOfNoSignalsIsRefusedOnEveryPe) {
+TEST(KernelErrors, AContextOfTooFewSignalsIsRefusedOnEveryPe) {
   ContextOptions options = smallContext();
-  options.max_signals = 0;
-  const std::string message = errorOf([&] { Context ctx(options); }, ErrorCode::InvalidParam);
-  EXPECT_NE(message.find("config.max_signals = 0 is outside 1 .. "), std::string::npos) << message;
+  for (int few : {0, minSignals() - 1}) {
+    options.max_signals = few;
+    const std::string message = errorOf([&] { Context ctx(options); }, ErrorCode::InvalidParam);
+    EXPECT_NE(message.find("config.max_signals = " + std::to_string(few) + " is outside " +
+                           std::to_string(minSignals()) + " .. "),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("tdist::kernels::minSignals()"), std::string::npos) << message;
+  }
+  // The fewest: every collective runs (collectives_test.cpp, TinyScratchAndFewSignalsRunInRounds).
+  options.max_signals = minSignals();
+  Context ctx(options);
+  expectContextStillWorks(ctx);
+}
+
+// A Context that does not fit the heap says which options to change, and leaves the heap as it was.
+TEST(KernelErrors, AContextLargerThanTheHeapNamesItsOptions) {
+  ContextOptions options = smallContext();
+  options.scratch_bytes = heapSize() + 1;
+  const std::string message = errorOf([&] { Context ctx(options); }, ErrorCode::HeapExhausted);
+  EXPECT_NE(message.find("tdist::kernels::Context: its scratch"), std::string::npos) << message;
+  EXPECT_NE(message.find("ContextOptions::scratch_bytes"), std::string::npos) << message;
+  EXPECT_NE(message.find("tdist-run --heap, TDIST_HEAP_SIZE"), std::string::npos) << message;
+  Context ctx(smallContext());
+  expectContextStillWorks(ctx);
 }
 
 }  // namespace

@@ -626,6 +626,43 @@ TEST(Bf16Gemms, FusedGemmReduceScatterOfSmallIntegersEqualsTheReferenceAndTheDec
   }
 }
 
+// The fused GEMM + ReduceScatter's notification per tile: an owner sums a tile only once every
+// peer's partial of it has landed. Each owner fills its receive slots with NaN before every call
+// (legal: peers write into them only after this PE's entry into the call), B changes every
+// iteration, and C must equal the decomposed strategy's bit for bit: a partial summed before it
+// landed reads as NaN (or as nothing this call wrote). Small integers keep both strategies exact.
+TEST(Bf16Gemms, FusedGemmReduceScatterSumsOnlyTilesThatLanded) {
+  constexpr std::int64_t kBlock = 256, kN = 512;
+  constexpr int kEach = 64;
+  const int n = sh::n_pes(), me = sh::my_pe();
+  ContextOptions options;
+  options.scratch_bytes = static_cast<std::size_t>(n + 2) * kBlock * kN * 4 + (1u << 20);
+  Context ctx(options);
+  if (ctx.backend() != "cuda") GTEST_SKIP() << "the fused strategy is the cuda backend's (cpu: one tile body)";
+  const int iterations = n <= 4 ? 1000 : 250;
+  RsProblem p(kBlock * n, kN, Values::SmallIntegers, kEach, DType::BF16);
+  const std::vector<std::uint32_t> nan(static_cast<std::size_t>(n * kBlock * kN), 0xffffffffu);  // f32 NaNs
+  GemmReduceScatterConfig fused, decomposed;
+  fused.strategy = GemmStrategy::Fused;
+  decomposed.strategy = GemmStrategy::Decomposed;
+  for (int iteration = 0; iteration < iterations && !::testing::Test::HasFailure(); ++iteration) {
+    store(p.b, matrix(kEach, kN, 100 + static_cast<std::uint32_t>(iteration), Values::SmallIntegers));
+    ctx.synchronize();  // the previous call's reduction has read the slots
+    sh::putmem(ctx.scratch(), nan.data(), nan.size() * sizeof(std::uint32_t), me);
+    try {
+      gemm_reduce_scatter(ctx, p.a, p.b, p.c, fused);
+    } catch (const Error &e) {
+      if (e.code() == ErrorCode::NotSupported) GTEST_SKIP() << e.what();
+      throw;
+    }
+    ctx.synchronize();
+    const std::vector<float> got = load(p.c);
+    gemm_reduce_scatter(ctx, p.a, p.b, p.c, decomposed);
+    ctx.synchronize();
+    expectBitwise(got, load(p.c), "fused against decomposed, iteration " + std::to_string(iteration));
+  }
+}
+
 TEST(Bf16Gemms, GemmReduceScatterOfSmallIntegersEqualsTheReference) {
   Context ctx(smallContext());
   RsProblem p(11 * sh::n_pes(), 23, Values::SmallIntegers, -1, DType::BF16);  // K <= 24: |c| <= 216

@@ -30,17 +30,27 @@ namespace detail {
 struct ContextAccess;  // the library's own entry points (kernels/context_state.h)
 }
 
+// The defaults fit the runtime's default heap (64 MiB a PE) with room for the program's own
+// tensors: a quarter of it for the scratch. Calls whose data exceed the scratch run in rounds, or
+// say which option to raise (the GEMMs' gathered A and partials live there).
 struct ContextOptions {
-  std::size_t scratch_bytes = 64u << 20;  // symmetric scratch per PE (staging, gathered tiles)
-  int max_signals = 4096;                 // symmetric signal slots per PE (64 bytes each)
+  std::size_t scratch_bytes = 16u << 20;  // symmetric scratch per PE (staging, gathered tiles)
+  int max_signals = 4096;                 // symmetric signal slots per PE (64 bytes each), minSignals() ..
   void *stream = nullptr;                 // cuda: the cudaStream_t calls use by default (null: the PE's own)
 };
 
+// The fewest signal slots a Context takes on this backend at this PE count (after init): with
+// them every collective runs (in rounds, or with fewer blocks); the GEMMs and the MoE all-to-all
+// need more as their chunks and experts grow, and say so. cpu: 2 n_pes; cuda: 7 + 3 n_pes.
+int minSignals();
+
 class Context {
  public:
-  // Collective. Allocates the signals and the scratch on the symmetric heap.
+  // Collective. Allocates the signals and the scratch on the symmetric heap. Throws
+  // Error(InvalidParam) on every PE when max_signals is below minSignals() or the scratch and
+  // signals do not fit the heap (naming the option to change).
   explicit Context(const ContextOptions &options = {});
-  ~Context();  // collective: frees them
+  ~Context();  // collective: waits for its calls (synchronize), then frees them
   Context(const Context &) = delete;
   Context &operator=(const Context &) = delete;
 
