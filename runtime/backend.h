@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/trace_format.h"
 #include "tdist/launch.h"
 #include "tdist/shmem.h"
 
@@ -32,6 +33,10 @@ struct Transfer {
   shmem::SignalOp signal_op = shmem::SignalOp::Set;
   std::uint8_t signal_bytes = 0;  // 4 or 8
 };
+
+// Applies the signal update of a transfer (SET, ADD) to a word the host can load, recording it in
+// the trace: for the engines of a backend whose host loads the heap, and for host calls there.
+void applySignal(void *word, std::uint8_t bytes, std::uint64_t value, shmem::SignalOp op);
 
 // Read-modify-write operations on one heap word, for hosts that cannot load the heap.
 enum class WordOp : std::uint8_t { Fetch, Set, Swap, CompareSwap, Add, FetchAdd };
@@ -54,10 +59,13 @@ struct Backend {
   void (*heap_map)(RuntimeState &state, std::span<const int> fds) = nullptr;
 
   // Engines (state.attr.engines): start once the heap is mapped; submit carries a transfer
-  // (complete on return when blocking, else once quiet returns); quiet waits for every transfer
-  // this PE submitted.
+  // (complete on return when blocking, else once quiet returns) by whichever engine the backend
+  // picks, and submit_engine names that engine for the trace (Backend where the host cannot tell
+  // which); quiet waits for every transfer this PE submitted. Every transfer of a host call goes
+  // through submit, whatever the backend.
   void (*engines_start)(RuntimeState &state) = nullptr;
   void (*submit)(RuntimeState &state, const Transfer &transfer, bool blocking, const char *call) = nullptr;
+  trace_format::Engine (*submit_engine)(const RuntimeState &state, bool blocking) = nullptr;
   void (*quiet)(RuntimeState &state, const char *call) = nullptr;
 
   // Launch: runs body once per program of grid on this PE. in_program is true on a thread that
@@ -72,12 +80,13 @@ struct Backend {
   bool (*wait_yield)(std::uint32_t polls) = nullptr;
   void (*wait_done)(std::uint32_t polls) = nullptr;
 
-  // Host access to the heap. host_loads_heap: the host may load and store heap words itself
-  // (cpu). When it cannot (cuda: the heap is GPU memory), host calls move bytes through submit
-  // and change words through word_op, which applies op to the 4- or 8-byte word at address (any
-  // PE's, in this process's mapping) with release-acquire order at system scope and returns the
-  // word's previous value (Fetch: its value; Set: none). zero clears heap bytes (calloc).
-  bool host_loads_heap = false;
+  // Host access to the heap. host_view returns where the host itself may load and store the
+  // `bytes` at address, a symmetric address in this process's mapping (any PE's, as peerAddress
+  // returns it), or null where it cannot (cuda: the heap is GPU memory). Where it is null, host
+  // calls move bytes through submit and change words through word_op, which applies op to the 4-
+  // or 8-byte word at address with release-acquire order at system scope and returns the word's
+  // previous value (Fetch: its value; Set: none). zero clears heap bytes (calloc).
+  void *(*host_view)(RuntimeState &state, const void *address, std::size_t bytes) = nullptr;
   std::uint64_t (*word_op)(RuntimeState &state, WordOp op, void *address, unsigned bytes,
                            std::uint64_t operand, std::uint64_t compare, const char *call) = nullptr;
   void (*zero)(RuntimeState &state, void *address, std::size_t bytes) = nullptr;

@@ -204,7 +204,10 @@ void init(const InitAttr &attr) {
   state->backend = &backend;
   backend.attach(*state);
   runtime::createSegments(*state, heap_bytes);
-  if (!backend.host_loads_heap) runtime::installHeapFaultMessage(*state);
+  // Where the host has no view of the heap, a host load of it faults: the fault is named.
+  if (backend.host_view(*state, state->heap.base(), state->heap.size()) == nullptr) {
+    runtime::installHeapFaultMessage(*state);
+  }
   runtime::g_status.store(InitStatus::ShmCreated);
   state->allocator.reset(0, state->heap.size());
   backend.engines_start(*state);

@@ -1,23 +1,14 @@
 // backends/cpu/atomic.cpp - remote atomics: std::atomic_ref on the peer's mapped word, or the
 // backend's word_op where the host cannot load the heap.
 #include <atomic>
-#include <cstdio>
 
 #include "backends/cpu/device_api.h"
 #include "backends/cpu/host_access.h"
+#include "runtime/call_checks.h"
 #include "runtime/runtime_state.h"
 #include "tdist/shmem.h"
 
 namespace tdist::device {
-
-void throwMisaligned(const void *address, std::size_t alignment, std::size_t bytes, const char *call,
-                     const char *what) {
-  char text[256];
-  std::snprintf(text, sizeof text,
-                "%s: %s %p is not aligned to %zu bytes, which atomic access to a word of %zu bytes requires",
-                call, what, address, alignment, bytes);
-  throw Error(ErrorCode::InvalidParam, text);
-}
 
 namespace {
 
@@ -25,10 +16,11 @@ namespace {
 template <class T>
 struct RemoteWord {
   runtime::RuntimeState &state;
-  T *address;
+  T *address;  // pe's copy, in this process's mapping
+  T *view;     // where the host loads and stores it, or null: only the backend reaches it
 
-  bool hostLoads() const { return hostLoadsHeap(state); }
-  std::atomic_ref<T> ref() const { return std::atomic_ref<T>(*address); }
+  bool hostLoads() const { return view != nullptr; }
+  std::atomic_ref<T> ref() const { return std::atomic_ref<T>(*view); }
   T apply(runtime::WordOp op, T operand, const char *call, T compare = T{}) const {
     return backendWordOp(state, op, address, operand, compare, call);
   }
@@ -37,9 +29,9 @@ struct RemoteWord {
 template <class T>
 RemoteWord<T> remoteWord(const T *address, int pe, const char *call, const char *what = "dest") {
   auto &state = runtime::requireState(call);
-  requireAtomicAlignment<T>(address, call, what);
+  runtime::requireAtomicAlignment<T>(address, call, what);
   auto *remote = reinterpret_cast<T *>(runtime::peerAddress(state, address, sizeof(T), pe, call, what));
-  return {state, remote};
+  return {state, remote, hostView(state, remote)};
 }
 
 }  // namespace

@@ -9,7 +9,6 @@
 
 #include "backends/cpu/cpu_state.h"
 #include "backends/cpu/fiber_scheduler.h"
-#include "backends/cpu/transfer.h"
 #include "runtime/backend.h"
 #include "runtime/wait.h"
 
@@ -39,14 +38,18 @@ void detach(runtime::RuntimeState &state) {
 }
 
 void startEngines(runtime::RuntimeState &state) {
-  if (state.attr.engines & kEngineSdma) cpuState(state).copy_engine = std::make_unique<device::CopyEngine>();
+  if (state.attr.engines & kEngineSdma) cpuState(state).copy_engine = std::make_unique<CopyEngine>();
 }
 
 void quiet(runtime::RuntimeState &state, const char *call) {
-  if (device::CopyEngine *engine = cpuState(state).copy_engine.get()) {
+  if (CopyEngine *engine = cpuState(state).copy_engine.get()) {
     engine->waitFor(engine->submitted(), call);
   }
 }
+
+// Every PE's segment is mapped in this process as shared memory: the host loads and stores it
+// where it is.
+void *hostView(runtime::RuntimeState &, const void *address, std::size_t) { return const_cast<void *>(address); }
 
 void zero(runtime::RuntimeState &, void *address, std::size_t bytes) { std::memset(address, 0, bytes); }
 
@@ -64,13 +67,14 @@ extern const Backend kCpuBackend = {
     .heap_create = cpu::createSegment,
     .heap_map = cpu::mapSegments,
     .engines_start = cpu::startEngines,
-    .submit = device::carryOnCpu,
+    .submit = cpu::submit,
+    .submit_engine = cpu::submitEngine,
     .quiet = cpu::quiet,
     .launch = launchPrograms,
     .in_program = inProgramFiber,
     .wait_yield = runtime::programWaitYield,
     .wait_done = runtime::programWaitDone,
-    .host_loads_heap = true,
+    .host_view = cpu::hostView,
     .word_op = nullptr,
     .zero = cpu::zero,
     .shares_static_data = true,

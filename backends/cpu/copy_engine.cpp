@@ -8,26 +8,7 @@
 #include "runtime/trace.h"
 #include "runtime/wait.h"
 
-namespace tdist::device {
-
-void applySignal(void *word, std::uint8_t bytes, std::uint64_t value, shmem::SignalOp op) {
-  // Timed before the update: the wait it releases must not be seen to end before it.
-  const std::uint64_t t_ns = trace::active() ? trace::clockNs() : 0;
-  std::int64_t after = 0;  // the word's value after the update, for the trace
-  if (bytes == 4) {
-    std::atomic_ref<std::uint32_t> ref(*static_cast<std::uint32_t *>(word));
-    const auto v = static_cast<std::uint32_t>(value);
-    if (op == shmem::SignalOp::Set) ref.store(v, std::memory_order_release);
-    else after = static_cast<std::int32_t>(ref.fetch_add(v, std::memory_order_acq_rel) + v);
-    if (op == shmem::SignalOp::Set) after = static_cast<std::int32_t>(v);
-  } else {
-    std::atomic_ref<std::uint64_t> ref(*static_cast<std::uint64_t *>(word));
-    if (op == shmem::SignalOp::Set) ref.store(value, std::memory_order_release);
-    else after = static_cast<std::int64_t>(ref.fetch_add(value, std::memory_order_acq_rel) + value);
-    if (op == shmem::SignalOp::Set) after = static_cast<std::int64_t>(value);
-  }
-  if (t_ns != 0) [[unlikely]] trace::recordNotify(word, after, t_ns);
-}
+namespace tdist::cpu {
 
 CopyEngine::CopyEngine() : thread_([this] { run(); }) {
   pthread_setname_np(thread_.native_handle(), "tdist-copy");  // the trace's name for it
@@ -42,7 +23,7 @@ CopyEngine::~CopyEngine() {
   thread_.join();
 }
 
-std::uint64_t CopyEngine::submit(const CopyTask &task) {
+std::uint64_t CopyEngine::submit(const runtime::Transfer &task) {
   std::uint64_t ticket;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -58,13 +39,13 @@ void CopyEngine::run() {
   for (;;) {
     ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopping, and drained
-    CopyTask task = queue_.front();
+    runtime::Transfer task = queue_.front();
     queue_.pop_front();
     lock.unlock();
     const bool traced = trace::active();
     if (traced) [[unlikely]] trace::recordCopy(trace::Kind::CopyBegin, task.dest, task.bytes);
     if (task.bytes != 0) std::memcpy(task.dest, task.source, task.bytes);
-    if (task.signal != nullptr) applySignal(task.signal, task.signal_bytes, task.signal_value, task.signal_op);
+    if (task.signal != nullptr) runtime::applySignal(task.signal, task.signal_bytes, task.signal_value, task.signal_op);
     if (traced) [[unlikely]] trace::recordCopy(trace::Kind::CopyEnd, task.dest, task.bytes);
     completed_.fetch_add(1, std::memory_order_release);
     lock.lock();
@@ -88,4 +69,4 @@ void CopyEngine::waitFor(std::uint64_t ticket, const char *call) const {
   runtime::waitUntil(site, [&] { return completed_.load(std::memory_order_acquire) >= ticket; });
 }
 
-}  // namespace tdist::device
+}  // namespace tdist::cpu

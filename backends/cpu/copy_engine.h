@@ -14,12 +14,8 @@
 #include <thread>
 
 #include "runtime/backend.h"
-#include "tdist/shmem.h"
 
-namespace tdist::device {
-
-// A transfer of the runtime's engines (runtime/backend.h).
-using CopyTask = runtime::Transfer;
+namespace tdist::cpu {
 
 class CopyEngine {
  public:
@@ -29,7 +25,7 @@ class CopyEngine {
   CopyEngine &operator=(const CopyEngine &) = delete;
 
   // Returns the task's ticket; the task is complete once completed() reaches it.
-  std::uint64_t submit(const CopyTask &task);
+  std::uint64_t submit(const runtime::Transfer &task);
   std::uint64_t completed() const { return completed_.load(std::memory_order_acquire); }
   std::uint64_t submitted() const { return submitted_.load(std::memory_order_relaxed); }
   // Waits (with the runtime's backoff and deadline) until ticket is complete.
@@ -40,14 +36,11 @@ class CopyEngine {
 
   std::mutex mutex_;
   std::condition_variable ready_;
-  std::deque<CopyTask> queue_;
+  std::deque<runtime::Transfer> queue_;
   bool stopping_ = false;
   std::atomic<std::uint64_t> submitted_{0};
   std::atomic<std::uint64_t> completed_{0};
   std::thread thread_;
 };
 
-// Applies a signal word update: SET is a release store, ADD an atomic add.
-void applySignal(void *word, std::uint8_t bytes, std::uint64_t value, shmem::SignalOp op);
-
-}  // namespace tdist::device
+}  // namespace tdist::cpu

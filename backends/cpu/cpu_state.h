@@ -14,11 +14,14 @@ namespace tdist::cpu {
 struct CpuState {
   std::size_t segment_bytes = 0;
   std::vector<std::byte *> mappings;        // every PE's segment, index = PE
-  std::unique_ptr<device::CopyEngine> copy_engine;  // when the SDMA engine is enabled
+  std::unique_ptr<CopyEngine> copy_engine;  // when the SDMA engine is enabled
 };
 
 inline CpuState &cpuState(runtime::RuntimeState &state) {
   return *static_cast<CpuState *>(state.backend_state);
+}
+inline const CpuState &cpuState(const runtime::RuntimeState &state) {
+  return *static_cast<const CpuState *>(state.backend_state);
 }
 
 // Heap segments (heap_segments.cpp): a memfd of `bytes`, its pages reserved; and the mapping
@@ -26,5 +29,9 @@ inline CpuState &cpuState(runtime::RuntimeState &state) {
 int createSegment(runtime::RuntimeState &state, std::size_t bytes);
 void mapSegments(runtime::RuntimeState &state, std::span<const int> fds);
 void unmapSegments(runtime::RuntimeState &state);
+
+// Transfers (submit.cpp): the table's submit and submit_engine.
+void submit(runtime::RuntimeState &state, const runtime::Transfer &transfer, bool blocking, const char *call);
+trace_format::Engine submitEngine(const runtime::RuntimeState &state, bool blocking);
 
 }  // namespace tdist::cpu

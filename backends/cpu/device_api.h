@@ -6,7 +6,6 @@
 // Defined in rma.cpp, signal.cpp and atomic.cpp.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -90,22 +89,5 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, runtime::Re
 void setLock(long *lock, const char *call);
 bool testLock(long *lock, const char *call);  // true when it was taken by someone else
 void clearLock(long *lock, const char *call);
-
-// Throws Error(InvalidParam): `what` of `call` at address is not aligned to `alignment` bytes.
-[[noreturn, gnu::cold]] void throwMisaligned(const void *address, std::size_t alignment,
-                                             std::size_t bytes, const char *call, const char *what);
-
-// std::atomic_ref<T> on a misaligned word is undefined behaviour: every signal, wait, point
-// put/get and atomic checks its word first (one mask test on the fast path). Every T that is
-// accessed this way is lock-free, so it is atomic across the processes that map the heap.
-template <class T>
-inline void requireAtomicAlignment(const void *address, const char *call, const char *what) {
-  static_assert(std::atomic_ref<T>::is_always_lock_free,
-                "a word shared between PEs must be lock-free: a lock would be private to one process");
-  constexpr std::uintptr_t mask = std::atomic_ref<T>::required_alignment - 1;
-  if ((reinterpret_cast<std::uintptr_t>(address) & mask) != 0) [[unlikely]] {
-    throwMisaligned(address, std::atomic_ref<T>::required_alignment, sizeof(T), call, what);
-  }
-}
 
 }  // namespace tdist::device

@@ -9,6 +9,7 @@
 #include "backends/cpu/wait_slots.h"
 #include "backends/cpu/wait_value.h"
 #include "backends/cpu/fiber_scheduler.h"
+#include "runtime/call_checks.h"
 #include "runtime/runtime_state.h"
 
 namespace tdist::dl {
@@ -76,7 +77,7 @@ Token waitSlots(S *sig, int n, S value, const char *call) {
     throw Error(ErrorCode::InvalidParam, std::string(call) + ": the number of signal slots must be in 1.." +
                                              std::to_string(kMaxWaitSlots) + ", got " + std::to_string(n));
   }
-  device::requireAtomicAlignment<S>(sig, call, "sig");
+  runtime::requireAtomicAlignment<S>(sig, call, "sig");
   std::uint64_t seen = 0;
   device::waitWords(state, sig, n, kSignalSlotStride<S>, shmem::Cmp::EQ, value, call,
                     [&](S ready) { seen ^= tokenBits(ready); });

@@ -1,11 +1,11 @@
-// backends/cpu/host_access.h - heap words read and written by the host through the backend, for
-// backends whose heap the host cannot load (runtime::Backend::host_loads_heap is false: the cuda
-// backend's heap is GPU memory).
+// backends/cpu/host_access.h - heap words as host calls reach them: through the host's view of
+// the heap where the backend gives one (runtime::Backend::host_view), else through the backend
+// (the cuda backend's heap is GPU memory).
 //
-// The host calls of shmem.h and dl.h load and store heap words themselves when the backend lets
-// them (cpu: the fast path, one predictable branch); otherwise they move bytes with a blocking
-// submit and change words with word_op. Every argument check happens before either path, so the
-// errors are the same on both.
+// The host calls of shmem.h and dl.h load and store heap words themselves where the backend gives
+// the host a view of them (cpu: the fast path); otherwise they move bytes with a blocking submit
+// and change words with word_op. Every argument check happens before either path, so the errors
+// are the same on both.
 #pragma once
 
 #include <bit>
@@ -18,7 +18,19 @@
 
 namespace tdist::device {
 
-inline bool hostLoadsHeap(const runtime::RuntimeState &state) { return state.backend->host_loads_heap; }
+// Where the host may load and store the word at address (a symmetric address in this process's
+// mapping, as peerAddress returns it), or null where only the backend reaches it.
+template <class T>
+T *hostView(runtime::RuntimeState &state, const T *address) {
+  return static_cast<T *>(state.backend->host_view(state, address, sizeof(T)));
+}
+
+// Whether the host may load this PE's heap at all. Asked of the PE's own segment, so every PE of
+// a job answers alike (the backend is the job's): for choices that every PE must make alike, and
+// for code that loads the heap without saying where first (compiled kernels).
+inline bool hostViewsHeap(runtime::RuntimeState &state) {
+  return state.backend->host_view(state, state.heap.base(), state.heap.size()) != nullptr;
+}
 
 // Words of 4 and 8 bytes are changed by word_op; narrower ones are moved as bytes.
 template <class T>

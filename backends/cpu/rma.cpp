@@ -1,5 +1,5 @@
 // backends/cpu/rma.cpp - puts and gets through the peer mapping, carried by the engine that
-// backends/cpu/transfer.h picks. A blocking transfer is complete on return; a non-blocking one
+// the backend's submit picks. A blocking transfer is complete on return; a non-blocking one
 // once quiet returns.
 #include <atomic>
 #include <cstring>
@@ -8,6 +8,7 @@
 #include "backends/cpu/device_api.h"
 #include "backends/cpu/host_access.h"
 #include "backends/cpu/transfer.h"
+#include "runtime/call_checks.h"
 #include "runtime/runtime_state.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
@@ -33,7 +34,7 @@ using runtime::requireState;
 void put(void *dest, const void *source, std::size_t nbytes, int pe, bool blocking, const char *call) {
   auto &state = requireState(call);
   if (nbytes == 0) return runtime::checkPe(state, pe, call);
-  device::CopyTask task;
+  runtime::Transfer task;
   task.dest = peerAddress(state, dest, nbytes, pe, call, "dest");
   task.source = source;
   task.bytes = nbytes;
@@ -43,7 +44,7 @@ void put(void *dest, const void *source, std::size_t nbytes, int pe, bool blocki
 void get(void *dest, const void *source, std::size_t nbytes, int pe, bool blocking, const char *call) {
   auto &state = requireState(call);
   if (nbytes == 0) return runtime::checkPe(state, pe, call);
-  device::CopyTask task;
+  runtime::Transfer task;
   task.dest = static_cast<std::byte *>(dest);
   task.source = peerAddress(state, source, nbytes, pe, call, "source");
   task.bytes = nbytes;
@@ -56,24 +57,26 @@ void get(void *dest, const void *source, std::size_t nbytes, int pe, bool blocki
 template <class T>
 void pointPut(T *dest, T value, int pe, const char *call) {
   auto &state = requireState(call);
-  requireAtomicAlignment<T>(dest, call, "dest");
+  runtime::requireAtomicAlignment<T>(dest, call, "dest");
   auto *remote = reinterpret_cast<T *>(peerAddress(state, dest, sizeof(T), pe, call, "dest"));
-  if (!hostLoadsHeap(state)) [[unlikely]] return backendStore(state, remote, value, call);
+  T *word = hostView(state, remote);
+  if (word == nullptr) [[unlikely]] return backendStore(state, remote, value, call);
   // A point put of a word serves as a signal SET: the trace has it as a notify, timed before.
   if constexpr (std::is_integral_v<T> && sizeof(T) >= 4) {
     if (trace::active()) [[unlikely]]
       trace::recordNotify(remote, static_cast<std::int64_t>(value), trace::clockNs());
   }
-  std::atomic_ref<T>(*remote).store(value, std::memory_order_release);
+  std::atomic_ref<T>(*word).store(value, std::memory_order_release);
 }
 
 template <class T>
 T pointGet(const T *source, int pe, const char *call) {
   auto &state = requireState(call);
-  requireAtomicAlignment<T>(source, call, "source");
+  runtime::requireAtomicAlignment<T>(source, call, "source");
   auto *remote = reinterpret_cast<T *>(peerAddress(state, source, sizeof(T), pe, call, "source"));
-  if (!hostLoadsHeap(state)) [[unlikely]] return backendLoad(state, remote, call);
-  return std::atomic_ref<T>(*remote).load(std::memory_order_acquire);
+  T *word = hostView(state, remote);
+  if (word == nullptr) [[unlikely]] return backendLoad(state, remote, call);
+  return std::atomic_ref<T>(*word).load(std::memory_order_acquire);
 }
 
 }  // namespace tdist::device

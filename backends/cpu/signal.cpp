@@ -11,6 +11,7 @@
 #include "backends/cpu/host_access.h"
 #include "backends/cpu/transfer.h"
 #include "backends/cpu/wait_value.h"
+#include "runtime/call_checks.h"
 #include "runtime/runtime_state.h"
 #include "tdist/shmem.h"
 
@@ -21,26 +22,14 @@ using runtime::requireState;
 using shmem::Cmp;
 using shmem::SignalOp;
 
-namespace {
-
-void checkSignalOp(SignalOp op, const char *call) {
-  if (op != SignalOp::Set && op != SignalOp::Add) [[unlikely]] {
-    throw Error(ErrorCode::InvalidParam, std::string(call) + ": signal operation " +
-                                             std::to_string(static_cast<int>(op)) +
-                                             " is neither SET (0) nor ADD (1)");
-  }
-}
-
-}  // namespace
-
 // The signal's release store (or acq_rel add) comes after the copy: data first.
 template <class S>
 void signalledPut(void *dest, const void *source, std::size_t nbytes, S *sig_addr, S signal,
                   SignalOp op, int pe, bool blocking, const char *call) {
   auto &state = requireState(call);
-  checkSignalOp(op, call);
-  requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
-  device::CopyTask task;
+  runtime::checkSignalOp(op, call);
+  runtime::requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
+  runtime::Transfer task;
   task.dest = nbytes == 0 ? nullptr : peerAddress(state, dest, nbytes, pe, call, "dest");
   task.source = source;
   task.bytes = nbytes;
@@ -55,41 +44,46 @@ void signalledPut(void *dest, const void *source, std::size_t nbytes, S *sig_add
 template <class S>
 void signalOp(S *sig_addr, S signal, SignalOp op, int pe, const char *call) {
   auto &state = requireState(call);
-  checkSignalOp(op, call);
-  requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
+  runtime::checkSignalOp(op, call);
+  runtime::requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
   auto *remote = reinterpret_cast<S *>(peerAddress(state, sig_addr, sizeof(S), pe, call, "sig_addr"));
-  if (!hostLoadsHeap(state)) [[unlikely]] {
+  S *word = hostView(state, remote);
+  if (word == nullptr) [[unlikely]] {
     backendWordOp(state, op == SignalOp::Set ? runtime::WordOp::Set : runtime::WordOp::Add, remote, signal,
                   S{}, call);
     return;
   }
-  device::applySignal(remote, sizeof(S), static_cast<std::uint64_t>(signal), op);
+  runtime::applySignal(word, sizeof(S), static_cast<std::uint64_t>(signal), op);
 }
 
 template <class S>
 S signalWaitUntil(S *sig_addr, Cmp cmp, S value, const char *call) {
   auto &state = requireState(call);
-  requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
+  runtime::requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
   return device::waitValue(state, sig_addr, cmp, value, call);
 }
 
 template <class T>
 void waitUntil(T *ivar, Cmp cmp, T value, const char *call) {
   auto &state = requireState(call);
-  requireAtomicAlignment<T>(ivar, call, "ivar");
+  runtime::requireAtomicAlignment<T>(ivar, call, "ivar");
   device::waitValue(state, ivar, cmp, value, call);
 }
 
 template <class T>
 bool test(T *ivar, Cmp cmp, T value, const char *call) {
-  device::checkCmp(cmp, call);
-  requireAtomicAlignment<T>(ivar, call, "ivar");
+  runtime::checkCmp(cmp, call);
+  runtime::requireAtomicAlignment<T>(ivar, call, "ivar");
   // test needs no state on the cpu: it stays a plain load there, even before init.
-  if (runtime::RuntimeState *state = runtime::g_state; state != nullptr && !hostLoadsHeap(*state)) [[unlikely]] {
-    requireBackendWord(*state, ivar, call);
-    return device::satisfies(backendLoad(*state, ivar, call), cmp, value);
+  T *word = ivar;
+  if (runtime::RuntimeState *state = runtime::g_state; state != nullptr) {
+    word = hostView(*state, ivar);
+    if (word == nullptr) [[unlikely]] {
+      requireBackendWord(*state, ivar, call);
+      return device::satisfies(backendLoad(*state, ivar, call), cmp, value);
+    }
   }
-  return device::satisfies(std::atomic_ref<T>(*ivar).load(std::memory_order_acquire), cmp, value);
+  return device::satisfies(std::atomic_ref<T>(*word).load(std::memory_order_acquire), cmp, value);
 }
 
 }  // namespace tdist::device

@@ -101,12 +101,14 @@ class TeamCollective {
   // Not on the active sets' shared index: a member done with one set's call may start another
   // set's there before a slow member of the first has read what it carried.
   bool oneStep(std::size_t carried_bytes) const {
-    return carried_bytes <= runtime::kCarriedBytes && hostLoadsHeap(state_) && !local_error_ &&
+    return carried_bytes <= runtime::kCarriedBytes && hostViewsHeap(state_) && !local_error_ &&
            index_ != runtime::kActiveSetTeam;
   }
-  // The local bytes to carry (source on this PE's heap, read in place).
+  // The local bytes to carry (source on this PE's heap, read in place through the host's view:
+  // a one-step call is made only where there is one).
   std::span<const std::byte> local(const void *source, std::size_t bytes) const {
-    return {static_cast<const std::byte *>(source), bytes};
+    if (bytes == 0) return {};
+    return {static_cast<const std::byte *>(state_.backend->host_view(state_, source, bytes)), bytes};
   }
   const std::byte *carried(int member) const { return runtime::carriedBy(state_, *team_, member); }
 
@@ -318,12 +320,11 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
     std::vector<T> incoming;
     result.resize(nreduce);
     for (int member = 0; member < collective.size(); ++member) {
-      // The peer's copy, read in place where the host loads the heap, else pulled here first.
-      const T *values;
-      if (hostLoadsHeap(state)) {
-        values = reinterpret_cast<const T *>(
-            runtime::peerAddress(state, source, bytes, collective.team().worldPe(member), call.call, "source"));
-      } else {
+      // The peer's copy, read in place where the host has a view of it, else pulled here first.
+      const std::byte *remote =
+          runtime::peerAddress(state, source, bytes, collective.team().worldPe(member), call.call, "source");
+      const T *values = static_cast<const T *>(state.backend->host_view(state, remote, bytes));
+      if (values == nullptr) {
         incoming.resize(nreduce);
         collective.pull(incoming.data(), source, 0, bytes, member);
         values = incoming.data();

@@ -7,6 +7,7 @@
 
 #include "backends/cpu/device_api.h"
 #include "backends/cpu/wait_value.h"
+#include "runtime/call_checks.h"
 #include "runtime/runtime_state.h"
 #include "runtime/wait.h"
 
@@ -85,7 +86,7 @@ std::size_t waitSetWith(const Load &load, WaitSet kind, T *ivars, std::size_t ne
   if (!block) return kind == WaitSet::All ? 0 : result;
   runtime::WaitSite site;
   site.call = call;
-  site.predicate = cmpName(cmp);
+  site.predicate = runtime::cmpName(cmp);
   site.read = Load::reader;
   site.read_context = load.context();
   site.slots = static_cast<int>(std::min<std::size_t>(nelems, std::numeric_limits<int>::max()));
@@ -107,15 +108,16 @@ template <class T>
 std::size_t waitSet(WaitSet kind, T *ivars, std::size_t nelems, const int *status, Cmp cmp, const T *values,
                     T value, std::size_t *indices, bool block, const char *call) {
   auto &state = runtime::requireState(call);
-  checkCmp(cmp, call);
+  runtime::checkCmp(cmp, call);
   if (nelems == 0) return kind == WaitSet::All ? 1 : kind == WaitSet::Any ? kNone : 0;
-  requireAtomicAlignment<T>(ivars, call, "ivars");
+  runtime::requireAtomicAlignment<T>(ivars, call, "ivars");
   runtime::peerAddress(state, ivars, nelems * sizeof(T), state.my_pe, call, "ivars");
-  if (!hostLoadsHeap(state)) [[unlikely]] {
+  const std::optional<HostLoad<T>> host = hostLoad(state, ivars, nelems * sizeof(T));
+  if (!host) [[unlikely]] {
     return waitSetWith(BackendLoad<T>{state, call}, kind, ivars, nelems, status, cmp, values, value, indices, block,
                        call);
   }
-  return waitSetWith(HostLoad<T>{}, kind, ivars, nelems, status, cmp, values, value, indices, block, call);
+  return waitSetWith(*host, kind, ivars, nelems, status, cmp, values, value, indices, block, call);
 }
 
 #define TDIST_INSTANTIATE_WAIT_SET(T)                                                                   \

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "backends/cpu/host_access.h"
+#include "runtime/call_checks.h"
 #include "runtime/runtime_state.h"
 #include "runtime/trace.h"
 #include "runtime/wait.h"
@@ -30,20 +31,6 @@ inline bool satisfies(T observed, shmem::Cmp cmp, T value) {
   return false;
 }
 
-inline const char *cmpName(shmem::Cmp cmp) {
-  static const char *names[] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
-  int index = static_cast<int>(cmp);
-  return index >= 0 && index < 6 ? names[index] : "?";
-}
-
-inline void checkCmp(shmem::Cmp cmp, const char *call) {
-  if (static_cast<unsigned>(cmp) > 5u) [[unlikely]] {
-    throw Error(ErrorCode::InvalidParam, std::string(call) + ": comparison " +
-                                             std::to_string(static_cast<int>(cmp)) +
-                                             " is not one of EQ, NE, GT, GE, LT, LE");
-  }
-}
-
 // Where the host reads words through the backend, a word that is not on this PE's heap (static
 // data among them, on a backend that does not share it) gets the error of every other call.
 inline void requireBackendWord(runtime::RuntimeState &state, const void *address, const char *call) {
@@ -52,18 +39,33 @@ inline void requireBackendWord(runtime::RuntimeState &state, const void *address
 
 // One poll of a word: an acquire load by the host, or a read through the backend. Each also
 // reads the observed value for the deadline diagnostic (WaitSite::read), the same way.
-template <class T>
-std::int64_t readAs64(const void *address, void *) {
-  return static_cast<std::int64_t>(
-      std::atomic_ref<T>(*const_cast<T *>(static_cast<const T *>(address))).load(std::memory_order_relaxed));
-}
-
+//
+// The host loads through its view of the words (runtime::Backend::host_view), which lies `shift`
+// bytes from their symmetric addresses (0 where the view is the mapping itself, as on the cpu
+// backend). The diagnostic names the symmetric address.
 template <class T>
 struct HostLoad {
-  T operator()(T *address) const { return std::atomic_ref<T>(*address).load(std::memory_order_acquire); }
-  static constexpr auto reader = readAs64<T>;
-  void *context() const { return nullptr; }
+  std::intptr_t shift = 0;
+  T *view(const void *address) const {
+    return reinterpret_cast<T *>(reinterpret_cast<std::intptr_t>(address) + shift);
+  }
+  T operator()(T *address) const { return std::atomic_ref<T>(*view(address)).load(std::memory_order_acquire); }
+  // The context is this load, which outlives the wait loop.
+  static std::int64_t read(const void *address, void *context) {
+    const auto &load = *static_cast<const HostLoad *>(context);
+    return static_cast<std::int64_t>(std::atomic_ref<T>(*load.view(address)).load(std::memory_order_relaxed));
+  }
+  static constexpr auto reader = read;
+  void *context() const { return const_cast<HostLoad *>(this); }
 };
+
+// The host's load of the `bytes` from first, where the backend gives the host a view of them.
+template <class T>
+std::optional<HostLoad<T>> hostLoad(runtime::RuntimeState &state, T *first, std::size_t bytes) {
+  void *view = state.backend->host_view(state, first, bytes);
+  if (view == nullptr) return std::nullopt;
+  return HostLoad<T>{reinterpret_cast<std::intptr_t>(view) - reinterpret_cast<std::intptr_t>(first)};
+}
 
 template <class T>
 struct BackendLoad {
@@ -93,7 +95,7 @@ void waitWordsWith(const Load &load, T *first, int count, std::size_t stride, sh
       if (!loop) {
         runtime::WaitSite site;
         site.call = call;
-        site.predicate = cmpName(cmp);
+        site.predicate = runtime::cmpName(cmp);
         site.expected = static_cast<std::int64_t>(value);
         site.read = Load::reader;
         site.read_context = load.context();
@@ -119,13 +121,15 @@ void waitWordsWith(const Load &load, T *first, int count, std::size_t stride, sh
 template <class T, class OnReady>
 void waitWords(runtime::RuntimeState &state, T *first, int count, std::size_t stride, shmem::Cmp cmp,
                T value, const char *call, OnReady &&on_ready) {
-  checkCmp(cmp, call);
-  if (!hostLoadsHeap(state)) [[unlikely]] {
+  runtime::checkCmp(cmp, call);
+  const std::size_t bytes = count > 0 ? ((static_cast<std::size_t>(count) - 1) * stride + 1) * sizeof(T) : 0;
+  const std::optional<HostLoad<T>> host = hostLoad(state, first, bytes);
+  if (!host) [[unlikely]] {
     requireBackendWord(state, first, call);
     waitWordsWith(BackendLoad<T>{state, call}, first, count, stride, cmp, value, call, on_ready);
     return;
   }
-  waitWordsWith(HostLoad<T>{}, first, count, stride, cmp, value, call, on_ready);
+  waitWordsWith(*host, first, count, stride, cmp, value, call, on_ready);
 }
 
 // Waits until *address (a word of this PE) satisfies cmp value; returns the value that did.

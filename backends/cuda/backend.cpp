@@ -89,6 +89,12 @@ void detach(runtime::RuntimeState &state) {
 
 void startEngines(runtime::RuntimeState &state) { startDeviceState(state); }
 
+// The heap is GPU memory, which the host does not load: host calls go through submit and word_op.
+void *noHostView(runtime::RuntimeState &, const void *, std::size_t) { return nullptr; }
+
+// Every transfer goes through the GPU's copy engines (engine.cpp), which the trace names Backend.
+trace_format::Engine submitEngine(const runtime::RuntimeState &, bool) { return trace_format::Engine::Backend; }
+
 }  // namespace
 }  // namespace tdist::cuda
 
@@ -104,12 +110,13 @@ extern const Backend kCudaBackend = {
     .heap_map = cuda::mapHeap,
     .engines_start = cuda::startEngines,
     .submit = cuda::submit,
+    .submit_engine = cuda::submitEngine,
     .quiet = cuda::quiet,
     .launch = launchPrograms,
     .in_program = inProgramFiber,
     .wait_yield = programWaitYield,
     .wait_done = programWaitDone,
-    .host_loads_heap = false,
+    .host_view = cuda::noHostView,
     .word_op = cuda::wordOp,
     .zero = cuda::zero,
     .shares_static_data = false,

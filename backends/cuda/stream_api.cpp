@@ -1,15 +1,15 @@
 // backends/cuda/stream_api.cpp - tdist/cuda.h: the PE's GPU and stream, and the stream-ordered
-// calls. Arguments are checked as the cpu backend checks its calls (runtime::peerAddress and
-// the same messages), so a wrong PE or an address off the heap reads the same on every backend.
+// calls. Arguments are checked as the host calls check theirs (runtime::peerAddress and
+// runtime/call_checks.h), so a wrong PE or an address off the heap reads the same on every backend.
 #include <limits>
 #include <string>
 
-#include "backends/cpu/device_api.h"
-#include "backends/cpu/wait_value.h"
 #include "backends/cuda/cuda_state.h"
 #include "backends/cuda/driver_api.h"
 #include "backends/cuda/kernels.h"
 #include "backends/cuda/watchdog.h"
+#include "runtime/call_checks.h"
+#include "runtime/runtime_state.h"
 #include "runtime/teams.h"
 #include "tdist/cuda.h"
 
@@ -40,13 +40,6 @@ Caller requireCuda(const char *call) {
   return {state, cuda};
 }
 
-void checkSignalOp(SignalOp op, const char *call) {
-  if (op != SignalOp::Set && op != SignalOp::Add) [[unlikely]] {
-    throw Error(ErrorCode::InvalidParam, std::string(call) + ": signal operation " +
-                                             std::to_string(static_cast<int>(op)) + " is neither SET (0) nor ADD (1)");
-  }
-}
-
 // SET: a stream write into pe's word; ADD: the device library's atomic add, in a kernel.
 template <class S>
 void enqueueSignal(Caller c, S *sig_addr, S signal, SignalOp op, int pe, cudaStream_t s, const char *call) {
@@ -75,7 +68,7 @@ template <class S>
 void enqueueStreamWait(Caller c, S *sig_addr, Cmp cmp, S value, cudaStream_t s, const char *call) {
   const DriverApi &cu = driver();
   StreamWait wait{.stream = s, .call = call, .word = sig_addr, .bytes = sizeof(S),
-                  .predicate = device::cmpName(cmp), .expected = static_cast<std::int64_t>(value)};
+                  .predicate = runtime::cmpName(cmp), .expected = static_cast<std::int64_t>(value)};
   c.cuda.watchdog->takeEvents(&wait.started, &wait.satisfied, call);
   const S target = cmp == Cmp::GT ? static_cast<S>(value + 1) : value;
   const unsigned flags = cmp == Cmp::EQ ? CU_STREAM_WAIT_VALUE_EQ : CU_STREAM_WAIT_VALUE_GEQ;
@@ -129,8 +122,8 @@ void putmem_signal_on_stream(void *dest, const void *source, std::size_t nbytes,
                              SignalOp op, int pe, cudaStream_t s) {
   constexpr const char *call = "tdist::cuda::putmem_signal_on_stream";
   Caller c = requireCuda(call);
-  checkSignalOp(op, call);
-  device::requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
+  runtime::checkSignalOp(op, call);
+  runtime::requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
   std::byte *remote = nbytes == 0 ? nullptr : runtime::peerAddress(c.state, dest, nbytes, pe, call, "dest");
   runtime::peerAddress(c.state, sig_addr, sizeof(S), pe, call, "sig_addr");  // before any work is enqueued
   if (nbytes != 0) check(cudaMemcpyAsync(remote, source, nbytes, cudaMemcpyDefault, s), call);
@@ -141,8 +134,8 @@ template <class S>
 void signal_op_on_stream(S *sig_addr, S signal, SignalOp op, int pe, cudaStream_t s) {
   constexpr const char *call = "tdist::cuda::signal_op_on_stream";
   Caller c = requireCuda(call);
-  checkSignalOp(op, call);
-  device::requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
+  runtime::checkSignalOp(op, call);
+  runtime::requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
   enqueueSignal(c, sig_addr, signal, op, pe, s, call);
 }
 
@@ -150,8 +143,8 @@ template <class S>
 void signal_wait_until_on_stream(S *sig_addr, Cmp cmp, S value, cudaStream_t s) {
   constexpr const char *call = "tdist::cuda::signal_wait_until_on_stream";
   Caller c = requireCuda(call);
-  device::checkCmp(cmp, call);
-  device::requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
+  runtime::checkCmp(cmp, call);
+  runtime::requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
   runtime::peerAddress(c.state, sig_addr, sizeof(S), c.state.my_pe, call, "sig_addr");
   if (streamWaitable(cmp, value)) {
     enqueueStreamWait(c, sig_addr, cmp, value, s, call);

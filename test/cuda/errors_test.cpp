@@ -1,5 +1,5 @@
 // Bad input on the cuda backend gets the errors the cpu backend gives (runtime/runtime.cpp
-// checkPe and peerAddress, backends/cpu/atomic.cpp throwMisaligned, runtime/heap.cpp): the same
+// checkPe and peerAddress, runtime/call_checks.cpp throwMisaligned, runtime/heap.cpp): the same
 // code and the same words, before anything is enqueued, and the PE goes on working.
 #include <gtest/gtest.h>
 

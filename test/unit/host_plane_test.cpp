@@ -122,9 +122,13 @@ void fakeZero(runtime::RuntimeState &, void *address, std::size_t bytes) {
 }
 
 bool runsHere(std::string *) { return true; }
+trace_format::Engine fakeEngine(const runtime::RuntimeState &, bool) { return trace_format::Engine::Backend; }
+void *noHostView(runtime::RuntimeState &, const void *, std::size_t) { return nullptr; }
+void *hostViewsAll(runtime::RuntimeState &, const void *address, std::size_t) { return const_cast<void *>(address); }
 
-// Only what the host calls reach: no heap to create, no engines, no programs.
-constexpr runtime::Backend fakeBackend(const char *name, bool host_loads_heap) {
+// Only what the host calls reach: no heap to create, no engines, no programs. Where the host
+// loads the heap, transfers are the cpu backend's (its submit, on the fixture's CpuState).
+constexpr runtime::Backend fakeBackend(const char *name, bool host_loads) {
   return {
       .name = name,
       .can_run = runsHere,
@@ -134,13 +138,14 @@ constexpr runtime::Backend fakeBackend(const char *name, bool host_loads_heap) {
       .heap_create = nullptr,
       .heap_map = nullptr,
       .engines_start = nullptr,
-      .submit = fakeSubmit,
+      .submit = host_loads ? cpu::submit : fakeSubmit,
+      .submit_engine = host_loads ? cpu::submitEngine : fakeEngine,
       .quiet = fakeQuiet,
       .launch = nullptr,
       .in_program = notInProgram,
       .wait_yield = noOtherWork,
       .wait_done = waitDone,
-      .host_loads_heap = host_loads_heap,
+      .host_view = host_loads ? hostViewsAll : noHostView,
       .word_op = fakeWordOp,
       .zero = fakeZero,
       .shares_static_data = false,

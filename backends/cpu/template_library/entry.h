@@ -9,6 +9,7 @@
 #include <exception>
 #include <utility>
 
+#include "backends/cpu/host_access.h"
 #include "runtime/runtime_state.h"
 
 namespace tdist::device::template_library {
@@ -24,8 +25,7 @@ namespace tdist::device::template_library {
 template <class Fn>
 decltype(auto) runOrExit(const char *symbol, Fn &&fn) {
   try {
-    if (const runtime::RuntimeState *state = runtime::g_state;
-        state != nullptr && !state->backend->host_loads_heap) [[unlikely]] {
+    if (runtime::RuntimeState *state = runtime::g_state; state != nullptr && !hostViewsHeap(*state)) [[unlikely]] {
       refuseHeapTheHostCannotLoad(*state);
     }
     return std::forward<Fn>(fn)();
