@@ -17,7 +17,7 @@ mkdir -p "$out/usr/include" "$out/usr/lib/$multiarch/cmake"
 # Every Boost header that the fiber scheduler includes, and the configuration headers whole (they
 # pick files by compiler version, which may differ on the GPU host).
 copy_header() { mkdir -p "$out/$(dirname "$1")" && cp "$1" "$out/$1"; }
-g++ -std=c++20 -M -I include -I . backends/cpu/fiber_scheduler.cpp |
+g++ -std=c++20 -M -I include -I . runtime/fiber_scheduler.cpp |
   tr ' \\' '\n\n' | grep '^/usr/include/boost/' | sort -u | while read -r header; do
   copy_header "$header"
 done

@@ -8,8 +8,8 @@
 #include <cstring>
 
 #include "backends/cpu/cpu_state.h"
-#include "backends/cpu/fiber_scheduler.h"
 #include "runtime/backend.h"
+#include "runtime/fiber_scheduler.h"
 #include "runtime/wait.h"
 
 namespace tdist::cpu {

@@ -6,7 +6,7 @@
 // every program of the grid must call it the same number of times; outside a launch it is the
 // PE barrier alone.
 #include "backends/cpu/device_api.h"
-#include "backends/cpu/fiber_scheduler.h"
+#include "runtime/fiber_scheduler.h"
 #include "runtime/runtime_state.h"
 #include "runtime/teams.h"
 #include "runtime/trace.h"

@@ -8,8 +8,8 @@
 #include "backends/cpu/device_api.h"
 #include "backends/cpu/wait_slots.h"
 #include "backends/cpu/wait_value.h"
-#include "backends/cpu/fiber_scheduler.h"
 #include "runtime/call_checks.h"
+#include "runtime/fiber_scheduler.h"
 #include "runtime/runtime_state.h"
 
 namespace tdist::dl {

@@ -1,18 +1,18 @@
 // backends/cuda/backend.cpp - the cuda backend's table: a PE is a process driving one GPU, its
 // heap is a VMM allocation that every PE maps into one range, host transfers go through the
-// GPU's copy engines, and host programs are the cpu backend's fibers (kernels are the user's,
+// GPU's copy engines, and host programs are the runtime's fibers (kernels are the user's,
 // launched on the PE's streams).
 //
 // Several PEs may share a GPU (under MPS): TDIST_LOCAL_PE picks the GPU modulo their number.
 #include <cstring>
 #include <string>
 
-#include "backends/cpu/fiber_scheduler.h"
 #include "backends/cuda/cuda_state.h"
 #include "backends/cuda/driver_api.h"
 #include "backends/cuda/watchdog.h"
 #include "runtime/backend.h"
 #include "runtime/environment.h"
+#include "runtime/fiber_scheduler.h"
 
 namespace tdist::cuda {
 namespace {

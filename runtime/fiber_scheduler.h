@@ -1,4 +1,5 @@
-// backends/cpu/fiber_scheduler.h - what waits need to know about the program that runs them.
+// runtime/fiber_scheduler.h - host programs as fibers: the launch that every backend's table
+// uses, and what waits need to know about the program that runs them.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,5 @@
-// backends/cpu/fiber_scheduler.cpp - the cpu backend's launch: program instances as cooperative fibers.
+// runtime/fiber_scheduler.cpp - the launch of host programs (Backend::launch of both backends):
+// program instances as cooperative fibers.
 //
 // Each worker thread owns the fibers it started (they never migrate: thread-locals stay valid
 // across a switch). A worker starts a new program whenever one is left, else resumes its
@@ -8,7 +9,7 @@
 // The fibers are Boost.Context's (fcontext): a switch saves and restores the callee-saved
 // registers and the floating-point control words, with no system call (glibc's swapcontext
 // saves the signal mask, one rt_sigprocmask per switch). docs/BENCHMARKS.md has the numbers.
-#include "backends/cpu/fiber_scheduler.h"
+#include "runtime/fiber_scheduler.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
