@@ -160,7 +160,7 @@ int64_t aclshmemx_signal_wait_until_i64(int64_t *sig_addr, int cmp, int64_t cmp_
  * The build checks the section below against its table; edit the table, then rewrite it with
  * `cmake --build <build> --target tdist_update_c_api_header`.
  */
-/* BEGIN typed families: generated from backends/cpu/c_api/generate_c_api.cpp */
+/* BEGIN typed families: generated from host/c_api/generate_c_api.cpp */
 /* Point put: a release store of value to dest on pe. */
 void aclshmem_int_p(int *dest, int value, int pe);
 void aclshmem_long_p(long *dest, long value, int pe);

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <tuple>
 
-#include "backends/cpu/template_library/memref.h"
+#include "host/template_library/memref.h"
 #include "tdist/template_library.h"
 
 namespace tdist::testing {

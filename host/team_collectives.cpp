@@ -1,0 +1,362 @@
+// host/team_collectives.cpp - data collectives on a team: broadcast, collect, alltoall(s)
+// and reductions.
+//
+// Each is two steps of the team. The first agrees on the call (every member entered it, so every
+// source is ready; a member whose call or sizes differ fails every member alike, before any data
+// moves). Between the steps every member pulls what it needs from its peers' sources into its own
+// dest, through the runtime's gets (or, where the host loads the heap, reads the peers' mappings);
+// the second step keeps every source unchanged until every member has read it. A reduction keeps
+// its result aside until the second step, so dest may be source.
+//
+// A small call (at most kCarriedBytes carried by each member: broadcast, fcollect, alltoall, the
+// reductions, where the host loads the heap) is ONE step: each member's bytes travel beside its
+// record in the control block, in the records' double buffer, so no source is read after the
+// step and there is nothing left to protect. Not on the active sets' index (oneStep).
+#include <complex>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "host/calls.h"
+#include "host/host_access.h"
+#include "runtime/collective.h"
+#include "runtime/runtime_state.h"
+#include "runtime/teams.h"
+
+namespace tdist::device {
+
+using runtime::CollectiveOp;
+using runtime::CollectiveRecord;
+using runtime::ReduceOp;
+using runtime::RuntimeState;
+using runtime::TeamInfo;
+
+namespace {
+
+// One collective call of this PE on a team, from its arguments' checks to its last step.
+class TeamCollective {
+ public:
+  TeamCollective(int team, const CollectiveCall &call)
+      : state_(runtime::requireState(call.call)), call_(call), index_(team) {
+    runtime::requireHostThread(state_, call.call);
+    team_ = &runtime::requireTeam(state_, team, call.call);
+  }
+
+  RuntimeState &state() { return state_; }
+  const TeamInfo &team() const { return *team_; }
+  int me() const { return team_->my_pe; }
+  int size() const { return team_->size; }
+  const char *call() const { return call_.call; }
+
+  // A local check before the agreement: the first failure is reported on every member.
+  template <class Check>
+  void check(Check &&check) {
+    if (local_error_) return;
+    try {
+      check();
+    } catch (const Error &error) {
+      local_error_ = error;
+    }
+  }
+  void checkSymmetric(const void *address, std::size_t bytes, const char *what) {
+    if (bytes == 0) return;
+    check([&] { runtime::peerAddress(state_, address, bytes, state_.my_pe, call_.call, what); });
+  }
+
+  // The first step: every member's record (index = team PE). `compare_bytes`: arg0 must match.
+  // `carried`: this PE's bytes for the others, beside its record (a one-step collective).
+  std::vector<CollectiveRecord> agree(std::uint64_t bytes, std::uint64_t arg1, std::uint64_t arg2, bool compare_bytes,
+                                      std::span<const std::byte> carried = {}) {
+    CollectiveRecord mine{};
+    mine.op = CollectiveOp::Exchange;
+    mine.api = call_.api;
+    mine.status = local_error_ ? static_cast<std::int32_t>(local_error_->code()) : 0;
+    mine.arg0 = bytes;
+    mine.arg1 = arg1;
+    mine.arg2 = arg2;
+    auto all = runtime::agreeOnStep(state_, *team_, mine, local_error_ ? std::span<const std::byte>{} : carried,
+                                    call_.call);
+    for (const CollectiveRecord &r : all) {
+      if (r.api != mine.api || r.arg1 != arg1 || r.arg2 != arg2 || (compare_bytes && r.arg0 != bytes)) {
+        throw Error(ErrorCode::CollectiveMismatch,
+                    runtime::callsDiffer(state_, *team_, all, call_.call) + "; no data was moved");
+      }
+    }
+    if (local_error_) throw *local_error_;
+    for (int member = 0; member < size(); ++member) {
+      if (all[member].status == 0) continue;
+      const auto code = static_cast<ErrorCode>(all[member].status);
+      throw Error(code, std::string(call_.call) + ": failed on PE " + std::to_string(team_->worldPe(member)) +
+                            " (" + toString(code) + "); no data was moved");
+    }
+    return all;
+  }
+
+  // Whether a call of `bytes` carried by each member goes in one step: small enough, and this PE's
+  // host reads its own heap (every member decides alike: the bytes are agreed, the backend is
+  // the job's). Then the data travel with the agreement, and nothing is left to protect.
+  // Not on the active sets' shared index: a member done with one set's call may start another
+  // set's there before a slow member of the first has read what it carried.
+  bool oneStep(std::size_t carried_bytes) const {
+    return carried_bytes <= runtime::kCarriedBytes && hostViewsHeap(state_) && !local_error_ &&
+           index_ != runtime::kActiveSetTeam;
+  }
+  // The local bytes to carry (source on this PE's heap, read in place through the host's view:
+  // a one-step call is made only where there is one).
+  std::span<const std::byte> local(const void *source, std::size_t bytes) const {
+    if (bytes == 0) return {};
+    return {static_cast<const std::byte *>(state_.backend->host_view(state_, source, bytes)), bytes};
+  }
+  const std::byte *carried(int member) const { return runtime::carriedBy(state_, *team_, member); }
+
+  // Runs the data movement, then the last step, which also ends a movement that failed here.
+  template <class Move>
+  void moveThenSync(Move &&move) {
+    std::optional<Error> failed;
+    try {
+      move();
+    } catch (const Error &error) {
+      failed = error;
+    }
+    runtime::teamSync(state_, *team_, CollectiveOp::Sync, call_.api, call_.call);
+    if (failed) throw *failed;
+  }
+
+  // bytes of member's copy of source, at source + offset, into local memory at dest.
+  void pull(void *dest, const void *source, std::size_t offset, std::size_t bytes, int member) {
+    if (bytes == 0) return;
+    get(dest, static_cast<const std::byte *>(source) + offset, bytes, team_->worldPe(member), true, call_.call);
+  }
+
+ private:
+  RuntimeState &state_;
+  CollectiveCall call_;
+  TeamInfo *team_ = nullptr;
+  int index_ = 0;
+  std::optional<Error> local_error_;
+};
+
+void checkRoot(TeamCollective &collective, int root) {
+  collective.check([&] {
+    if (root < 0 || root >= collective.size()) {
+      throw Error(ErrorCode::InvalidParam, std::string(collective.call()) + ": PE_root " + std::to_string(root) +
+                                               " is not a PE of the team (0.." +
+                                               std::to_string(collective.size() - 1) + ")");
+    }
+  });
+}
+
+std::size_t stridedExtent(std::size_t count, std::ptrdiff_t stride, std::size_t elem_bytes) {
+  return count == 0 ? 0 : ((count - 1) * static_cast<std::size_t>(stride) + 1) * elem_bytes;
+}
+
+template <class T>
+struct IsComplex : std::false_type {};
+template <class T>
+struct IsComplex<std::complex<T>> : std::true_type {};
+
+// a op b, wrapping for signed integers as for unsigned ones.
+template <class T>
+T combine(ReduceOp op, T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    switch (op) {
+      case ReduceOp::And: return static_cast<T>(a & b);
+      case ReduceOp::Or: return static_cast<T>(a | b);
+      case ReduceOp::Xor: return static_cast<T>(a ^ b);
+      case ReduceOp::Sum: return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+      case ReduceOp::Prod: return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
+      default: break;
+    }
+  } else {
+    if (op == ReduceOp::Sum) return a + b;
+    if (op == ReduceOp::Prod) return a * b;
+  }
+  if constexpr (!IsComplex<T>::value) {
+    if (op == ReduceOp::Max) return a < b ? b : a;
+    if (op == ReduceOp::Min) return b < a ? b : a;
+  }
+  return a;  // not reached: reduce() refuses an operation its type does not have
+}
+
+template <class T>
+bool hasOperation(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::And:
+    case ReduceOp::Or:
+    case ReduceOp::Xor: return std::is_integral_v<T>;
+    case ReduceOp::Max:
+    case ReduceOp::Min: return !IsComplex<T>::value;
+    case ReduceOp::Sum:
+    case ReduceOp::Prod: return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void broadcast(int team, void *dest, const void *source, std::size_t bytes, int root, bool skip_root,
+               const CollectiveCall &call) {
+  TeamCollective collective(team, call);
+  checkRoot(collective, root);
+  collective.checkSymmetric(dest, bytes, "dest");
+  collective.checkSymmetric(source, bytes, "source");
+  if (collective.oneStep(bytes)) {
+    const bool carrier = collective.me() == root;
+    collective.agree(bytes, static_cast<std::uint64_t>(root), 0, true,
+                     carrier ? collective.local(source, bytes) : std::span<const std::byte>{});
+    if (bytes != 0 && !(carrier && (skip_root || dest == source))) std::memcpy(dest, collective.carried(root), bytes);
+    return;
+  }
+  collective.agree(bytes, static_cast<std::uint64_t>(root), 0, true);
+  collective.moveThenSync([&] {
+    if (collective.me() == root && (skip_root || dest == source)) return;
+    collective.pull(dest, source, 0, bytes, root);
+  });
+}
+
+void collect(int team, void *dest, const void *source, std::size_t bytes, bool fixed, const CollectiveCall &call) {
+  TeamCollective collective(team, call);
+  collective.checkSymmetric(source, bytes, "source");
+  if (fixed) collective.checkSymmetric(dest, bytes * collective.size(), "dest");
+  if (fixed && collective.oneStep(bytes)) {  // fcollect: every member's block is `bytes`
+    collective.agree(bytes, 0, 0, true, collective.local(source, bytes));
+    for (int member = 0; bytes != 0 && member < collective.size(); ++member)
+      std::memcpy(static_cast<std::byte *>(dest) + member * bytes, collective.carried(member), bytes);
+    return;
+  }
+  auto all = collective.agree(bytes, 0, 0, fixed);
+  collective.moveThenSync([&] {
+    std::size_t total = 0;
+    for (const CollectiveRecord &r : all) total += r.arg0;
+    if (!fixed && total != 0) {
+      runtime::peerAddress(collective.state(), dest, total, collective.state().my_pe, call.call, "dest");
+    }
+    std::size_t offset = 0;
+    for (int member = 0; member < collective.size(); ++member) {
+      collective.pull(static_cast<std::byte *>(dest) + offset, source, 0, all[member].arg0, member);
+      offset += all[member].arg0;
+    }
+  });
+}
+
+void alltoall(int team, void *dest, const void *source, std::size_t bytes, const CollectiveCall &call) {
+  TeamCollective collective(team, call);
+  collective.checkSymmetric(dest, bytes * collective.size(), "dest");
+  collective.checkSymmetric(source, bytes * collective.size(), "source");
+  if (collective.oneStep(bytes * collective.size())) {  // each member carries its whole source
+    collective.agree(bytes, 0, 0, true, collective.local(source, bytes * collective.size()));
+    for (int member = 0; bytes != 0 && member < collective.size(); ++member)
+      std::memcpy(static_cast<std::byte *>(dest) + member * bytes, collective.carried(member) + collective.me() * bytes,
+                  bytes);
+    return;
+  }
+  collective.agree(bytes, 0, 0, true);
+  collective.moveThenSync([&] {
+    for (int member = 0; member < collective.size(); ++member) {
+      collective.pull(static_cast<std::byte *>(dest) + member * bytes, source, collective.me() * bytes, bytes, member);
+    }
+  });
+}
+
+void alltoalls(int team, void *dest, const void *source, std::ptrdiff_t dst, std::ptrdiff_t sst, std::size_t nelems,
+               std::size_t elem_bytes, const CollectiveCall &call) {
+  TeamCollective collective(team, call);
+  collective.check([&] {
+    if (dst < 1 || sst < 1) {
+      throw Error(ErrorCode::InvalidParam, std::string(call.call) + ": strides dst " + std::to_string(dst) +
+                                               " and sst " + std::to_string(sst) + " must be at least 1");
+    }
+  });
+  const std::size_t count = nelems * collective.size();
+  if (dst >= 1 && sst >= 1) {
+    collective.checkSymmetric(dest, stridedExtent(count, dst, elem_bytes), "dest");
+    collective.checkSymmetric(source, stridedExtent(count, sst, elem_bytes), "source");
+  }
+  collective.agree(nelems * elem_bytes, static_cast<std::uint64_t>(dst), static_cast<std::uint64_t>(sst), true);
+  collective.moveThenSync([&] {
+    for (int member = 0; member < collective.size(); ++member) {
+      for (std::size_t k = 0; k < nelems; ++k) {
+        const std::size_t to = (member * nelems + k) * dst * elem_bytes;
+        const std::size_t from = (collective.me() * nelems + k) * sst * elem_bytes;
+        collective.pull(static_cast<std::byte *>(dest) + to, source, from, elem_bytes, member);
+      }
+    }
+  });
+}
+
+template <class T>
+void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op, const CollectiveCall &call) {
+  TeamCollective collective(team, call);
+  const std::size_t bytes = nreduce * sizeof(T);
+  collective.check([&] {
+    if (!hasOperation<T>(op)) {
+      throw Error(ErrorCode::InvalidParam, std::string(call.call) + ": the " + runtime::reduceOpName(static_cast<int>(op)) +
+                                               " reduction is not defined on its type");
+    }
+  });
+  collective.checkSymmetric(dest, bytes, "dest");
+  collective.checkSymmetric(source, bytes, "source");
+  if (collective.oneStep(bytes)) {  // every member carries its source; each combines them in PE order
+    collective.agree(bytes, static_cast<std::uint64_t>(op), sizeof(T), true, collective.local(source, bytes));
+    if (nreduce == 0) return;
+    std::vector<T> result(nreduce), values(nreduce);
+    std::memcpy(result.data(), collective.carried(0), bytes);
+    for (int member = 1; member < collective.size(); ++member) {
+      std::memcpy(values.data(), collective.carried(member), bytes);
+      for (std::size_t k = 0; k < nreduce; ++k) result[k] = combine(op, result[k], values[k]);
+    }
+    std::memcpy(dest, result.data(), bytes);
+    return;
+  }
+  collective.agree(bytes, static_cast<std::uint64_t>(op), sizeof(T), true);
+  std::vector<T> result;
+  collective.moveThenSync([&] {
+    if (nreduce == 0) return;
+    RuntimeState &state = collective.state();
+    std::vector<T> incoming;
+    result.resize(nreduce);
+    for (int member = 0; member < collective.size(); ++member) {
+      // The peer's copy, read in place where the host has a view of it, else pulled here first.
+      const std::byte *remote =
+          runtime::peerAddress(state, source, bytes, collective.team().worldPe(member), call.call, "source");
+      const T *values = static_cast<const T *>(state.backend->host_view(state, remote, bytes));
+      if (values == nullptr) {
+        incoming.resize(nreduce);
+        collective.pull(incoming.data(), source, 0, bytes, member);
+        values = incoming.data();
+      }
+      if (member == 0) {
+        std::memcpy(result.data(), values, bytes);
+        continue;
+      }
+      for (std::size_t k = 0; k < nreduce; ++k) result[k] = combine(op, result[k], values[k]);
+    }
+  });
+  if (nreduce != 0) put(dest, result.data(), bytes, collective.state().my_pe, true, call.call);
+}
+
+#define TDIST_INSTANTIATE_REDUCE(T) \
+  template void reduce<T>(int, T *, const T *, std::size_t, ReduceOp, const CollectiveCall &);
+TDIST_INSTANTIATE_REDUCE(char)
+TDIST_INSTANTIATE_REDUCE(signed char)
+TDIST_INSTANTIATE_REDUCE(unsigned char)
+TDIST_INSTANTIATE_REDUCE(short)
+TDIST_INSTANTIATE_REDUCE(unsigned short)
+TDIST_INSTANTIATE_REDUCE(int)
+TDIST_INSTANTIATE_REDUCE(unsigned int)
+TDIST_INSTANTIATE_REDUCE(long)
+TDIST_INSTANTIATE_REDUCE(unsigned long)
+TDIST_INSTANTIATE_REDUCE(long long)
+TDIST_INSTANTIATE_REDUCE(unsigned long long)
+TDIST_INSTANTIATE_REDUCE(float)
+TDIST_INSTANTIATE_REDUCE(double)
+TDIST_INSTANTIATE_REDUCE(long double)
+TDIST_INSTANTIATE_REDUCE(std::complex<float>)
+TDIST_INSTANTIATE_REDUCE(std::complex<double>)
+#undef TDIST_INSTANTIATE_REDUCE
+
+}  // namespace tdist::device

@@ -1,0 +1,25 @@
+// host/template_library/memory.cpp - the errors of symm_at.
+#include "host/template_library/memory.h"
+
+#include <cstdio>
+#include <string>
+
+#include "tdist/error.h"
+#include "tdist/runtime.h"
+#include "tdist/shmem.h"
+
+namespace tdist::device::template_library {
+
+void *peerAddressOf(const void *address, std::int32_t pe, const char *what) {
+  if (void *peer = shmem::ptr(address, pe)) [[likely]] return peer;
+  const int n_pes = shmem::n_pes();
+  if (pe < 0 || pe >= n_pes) {
+    throw Error(ErrorCode::InvalidParam, "PE " + std::to_string(pe) + " is out of range 0.." +
+                                             std::to_string(n_pes - 1));
+  }
+  char text[160];
+  std::snprintf(text, sizeof text, "the memref's %s %p is not on the symmetric heap", what, address);
+  throw Error(ErrorCode::InvalidParam, text);
+}
+
+}  // namespace tdist::device::template_library
