@@ -8,7 +8,7 @@
 #include "runtime/runtime_state.h"
 #include "tdist/shmem.h"
 
-namespace tdist::device {
+namespace tdist::host {
 
 namespace {
 
@@ -133,48 +133,48 @@ T atomicFetchXor(T *dest, T value, int pe, const char *call) {
       [](T a, T b) { return static_cast<T>(a ^ b); });
 }
 
-}  // namespace tdist::device
+}  // namespace tdist::host
 
 namespace tdist::shmem {
 
 template <class T>
 T atomic_fetch(const T *source, int pe) {
-  return device::atomicFetch(source, pe, "tdist::shmem::atomic_fetch");
+  return host::atomicFetch(source, pe, "tdist::shmem::atomic_fetch");
 }
 
 template <class T>
 void atomic_set(T *dest, T value, int pe) {
-  device::atomicSet(dest, value, pe, "tdist::shmem::atomic_set");
+  host::atomicSet(dest, value, pe, "tdist::shmem::atomic_set");
 }
 
 template <class T>
 T atomic_swap(T *dest, T value, int pe) {
-  return device::atomicSwap(dest, value, pe, "tdist::shmem::atomic_swap");
+  return host::atomicSwap(dest, value, pe, "tdist::shmem::atomic_swap");
 }
 
 template <class T>
 T atomic_compare_swap(T *dest, T cond, T value, int pe) {
-  return device::atomicCompareSwap(dest, cond, value, pe, "tdist::shmem::atomic_compare_swap");
+  return host::atomicCompareSwap(dest, cond, value, pe, "tdist::shmem::atomic_compare_swap");
 }
 
 template <class T>
 void atomic_add(T *dest, T value, int pe) {
-  device::atomicAdd(dest, value, pe, "tdist::shmem::atomic_add");
+  host::atomicAdd(dest, value, pe, "tdist::shmem::atomic_add");
 }
 
 template <class T>
 void atomic_inc(T *dest, int pe) {
-  device::atomicInc(dest, pe, "tdist::shmem::atomic_inc");
+  host::atomicInc(dest, pe, "tdist::shmem::atomic_inc");
 }
 
 template <class T>
 T atomic_fetch_add(T *dest, T value, int pe) {
-  return device::atomicFetchAdd(dest, value, pe, "tdist::shmem::atomic_fetch_add");
+  return host::atomicFetchAdd(dest, value, pe, "tdist::shmem::atomic_fetch_add");
 }
 
 template <class T>
 T atomic_fetch_inc(T *dest, int pe) {
-  return device::atomicFetchInc(dest, pe, "tdist::shmem::atomic_fetch_inc");
+  return host::atomicFetchInc(dest, pe, "tdist::shmem::atomic_fetch_inc");
 }
 
 }  // namespace tdist::shmem
@@ -186,9 +186,9 @@ namespace tdist {
   template T shmem::atomic_fetch<T>(const T *, int);                       \
   template void shmem::atomic_set<T>(T *, T, int);                         \
   template T shmem::atomic_swap<T>(T *, T, int);                           \
-  template T device::atomicFetch<T>(const T *, int, const char *);         \
-  template void device::atomicSet<T>(T *, T, int, const char *);           \
-  template T device::atomicSwap<T>(T *, T, int, const char *);
+  template T host::atomicFetch<T>(const T *, int, const char *);         \
+  template void host::atomicSet<T>(T *, T, int, const char *);           \
+  template T host::atomicSwap<T>(T *, T, int, const char *);
 #define TDIST_INSTANTIATE_STANDARD(T)                                      \
   TDIST_INSTANTIATE_EXTENDED(T)                                            \
   template T shmem::atomic_compare_swap<T>(T *, T, T, int);                \
@@ -196,14 +196,14 @@ namespace tdist {
   template void shmem::atomic_inc<T>(T *, int);                            \
   template T shmem::atomic_fetch_add<T>(T *, T, int);                      \
   template T shmem::atomic_fetch_inc<T>(T *, int);                         \
-  template T device::atomicCompareSwap<T>(T *, T, T, int, const char *);   \
-  template void device::atomicAdd<T>(T *, T, int, const char *);           \
-  template void device::atomicInc<T>(T *, int, const char *);             \
-  template T device::atomicFetchAdd<T>(T *, T, int, const char *);         \
-  template T device::atomicFetchInc<T>(T *, int, const char *);         \
-  template T device::atomicFetchAnd<T>(T *, T, int, const char *);         \
-  template T device::atomicFetchOr<T>(T *, T, int, const char *);          \
-  template T device::atomicFetchXor<T>(T *, T, int, const char *);
+  template T host::atomicCompareSwap<T>(T *, T, T, int, const char *);   \
+  template void host::atomicAdd<T>(T *, T, int, const char *);           \
+  template void host::atomicInc<T>(T *, int, const char *);             \
+  template T host::atomicFetchAdd<T>(T *, T, int, const char *);         \
+  template T host::atomicFetchInc<T>(T *, int, const char *);         \
+  template T host::atomicFetchAnd<T>(T *, T, int, const char *);         \
+  template T host::atomicFetchOr<T>(T *, T, int, const char *);          \
+  template T host::atomicFetchXor<T>(T *, T, int, const char *);
 TDIST_INSTANTIATE_STANDARD(int)
 TDIST_INSTANTIATE_STANDARD(long)
 TDIST_INSTANTIATE_STANDARD(long long)

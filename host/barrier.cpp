@@ -12,7 +12,7 @@
 #include "runtime/trace.h"
 #include "tdist/shmem.h"
 
-namespace tdist::device {
+namespace tdist::host {
 
 using runtime::CollectiveApi;
 using runtime::CollectiveOp;
@@ -47,11 +47,11 @@ void syncAll(const char *call, CollectiveApi api) {
   });
 }
 
-}  // namespace tdist::device
+}  // namespace tdist::host
 
 namespace tdist::shmem {
 
-void barrier_all() { device::barrierAll("aclshmem_barrier_all", runtime::CollectiveApi::AclshmemBarrierAll); }
-void sync_all() { device::syncAll("aclshmem_sync_all", runtime::CollectiveApi::AclshmemSyncAll); }
+void barrier_all() { host::barrierAll("aclshmem_barrier_all", runtime::CollectiveApi::AclshmemBarrierAll); }
+void sync_all() { host::syncAll("aclshmem_sync_all", runtime::CollectiveApi::AclshmemSyncAll); }
 
 }  // namespace tdist::shmem

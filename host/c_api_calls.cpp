@@ -9,7 +9,7 @@
 
 using tdist::capi::guarded;
 using tdist::capi::guardedValue;
-namespace device = tdist::device;
+namespace host = tdist::host;
 namespace shmem = tdist::shmem;
 
 namespace {
@@ -25,62 +25,62 @@ int aclshmem_my_pe(void) { return guardedValue(-1, [] { return shmem::my_pe(); }
 int aclshmem_n_pes(void) { return guardedValue(-1, [] { return shmem::n_pes(); }); }
 
 void aclshmem_putmem(void *dest, const void *source, size_t nbytes, int pe) {
-  guarded([&] { device::put(dest, source, nbytes, pe, true, "aclshmem_putmem"); });
+  guarded([&] { host::put(dest, source, nbytes, pe, true, "aclshmem_putmem"); });
 }
 void aclshmem_getmem(void *dest, const void *source, size_t nbytes, int pe) {
-  guarded([&] { device::get(dest, source, nbytes, pe, true, "aclshmem_getmem"); });
+  guarded([&] { host::get(dest, source, nbytes, pe, true, "aclshmem_getmem"); });
 }
 void aclshmem_putmem_nbi(void *dest, const void *source, size_t nbytes, int pe) {
-  guarded([&] { device::put(dest, source, nbytes, pe, false, "aclshmem_putmem_nbi"); });
+  guarded([&] { host::put(dest, source, nbytes, pe, false, "aclshmem_putmem_nbi"); });
 }
 void aclshmem_getmem_nbi(void *dest, const void *source, size_t nbytes, int pe) {
-  guarded([&] { device::get(dest, source, nbytes, pe, false, "aclshmem_getmem_nbi"); });
+  guarded([&] { host::get(dest, source, nbytes, pe, false, "aclshmem_getmem_nbi"); });
 }
 
 // Signals: int32 in the aclshmem names, uint64 in the signal64 ones, int64 in the _i64 ones.
 void aclshmem_putmem_signal(void *dest, const void *source, size_t nbytes, int32_t *sig_addr,
                             int32_t signal, int sig_op, int pe) {
   guarded([&] {
-    device::signalledPut(dest, source, nbytes, sig_addr, signal, toSignalOp(sig_op), pe, true,
+    host::signalledPut(dest, source, nbytes, sig_addr, signal, toSignalOp(sig_op), pe, true,
                          "aclshmem_putmem_signal");
   });
 }
 void aclshmem_putmem_signal_nbi(void *dest, const void *source, size_t nbytes, int32_t *sig_addr,
                                 int32_t signal, int sig_op, int pe) {
   guarded([&] {
-    device::signalledPut(dest, source, nbytes, sig_addr, signal, toSignalOp(sig_op), pe, false,
+    host::signalledPut(dest, source, nbytes, sig_addr, signal, toSignalOp(sig_op), pe, false,
                          "aclshmem_putmem_signal_nbi");
   });
 }
 void aclshmemx_signal_op(int32_t *sig_addr, int32_t signal, int sig_op, int pe) {
-  guarded([&] { device::signalOp(sig_addr, signal, toSignalOp(sig_op), pe, "aclshmemx_signal_op"); });
+  guarded([&] { host::signalOp(sig_addr, signal, toSignalOp(sig_op), pe, "aclshmemx_signal_op"); });
 }
 int32_t aclshmem_signal_wait_until(int32_t *sig_addr, int cmp, int32_t cmp_value) {
   return guardedValue<int32_t>(0, [&] {
-    return device::signalWaitUntil(sig_addr, toCmp(cmp), cmp_value, "aclshmem_signal_wait_until");
+    return host::signalWaitUntil(sig_addr, toCmp(cmp), cmp_value, "aclshmem_signal_wait_until");
   });
 }
 void aclshmemx_putmem_signal64(void *dest, const void *source, size_t nbytes, uint64_t *sig_addr,
                                uint64_t signal, int sig_op, int pe) {
   guarded([&] {
-    device::signalledPut(dest, source, nbytes, sig_addr, signal, toSignalOp(sig_op), pe, true,
+    host::signalledPut(dest, source, nbytes, sig_addr, signal, toSignalOp(sig_op), pe, true,
                          "aclshmemx_putmem_signal64");
   });
 }
 void aclshmemx_signal64_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
-  guarded([&] { device::signalOp(sig_addr, signal, toSignalOp(sig_op), pe, "aclshmemx_signal64_op"); });
+  guarded([&] { host::signalOp(sig_addr, signal, toSignalOp(sig_op), pe, "aclshmemx_signal64_op"); });
 }
 uint64_t aclshmemx_signal64_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
   return guardedValue<uint64_t>(0, [&] {
-    return device::signalWaitUntil(sig_addr, toCmp(cmp), cmp_value, "aclshmemx_signal64_wait_until");
+    return host::signalWaitUntil(sig_addr, toCmp(cmp), cmp_value, "aclshmemx_signal64_wait_until");
   });
 }
 void aclshmemx_signal_op_i64(int64_t *sig_addr, int64_t signal, int sig_op, int pe) {
-  guarded([&] { device::signalOp(sig_addr, signal, toSignalOp(sig_op), pe, "aclshmemx_signal_op_i64"); });
+  guarded([&] { host::signalOp(sig_addr, signal, toSignalOp(sig_op), pe, "aclshmemx_signal_op_i64"); });
 }
 int64_t aclshmemx_signal_wait_until_i64(int64_t *sig_addr, int cmp, int64_t cmp_value) {
   return guardedValue<int64_t>(0, [&] {
-    return device::signalWaitUntil(sig_addr, toCmp(cmp), cmp_value, "aclshmemx_signal_wait_until_i64");
+    return host::signalWaitUntil(sig_addr, toCmp(cmp), cmp_value, "aclshmemx_signal_wait_until_i64");
   });
 }
 

@@ -13,7 +13,7 @@
 #include "runtime/control_block.h"
 #include "tdist/shmem.h"
 
-namespace tdist::device {
+namespace tdist::host {
 
 // Transfers; blocking ones are complete on return, non-blocking ones once quiet returns.
 void put(void *dest, const void *source, std::size_t nbytes, int pe, bool blocking, const char *call);
@@ -90,4 +90,4 @@ void setLock(long *lock, const char *call);
 bool testLock(long *lock, const char *call);  // true when it was taken by someone else
 void clearLock(long *lock, const char *call);
 
-}  // namespace tdist::device
+}  // namespace tdist::host

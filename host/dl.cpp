@@ -79,7 +79,7 @@ Token waitSlots(S *sig, int n, S value, const char *call) {
   }
   runtime::requireAtomicAlignment<S>(sig, call, "sig");
   std::uint64_t seen = 0;
-  device::waitWords(state, sig, n, kSignalSlotStride<S>, shmem::Cmp::EQ, value, call,
+  host::waitWords(state, sig, n, kSignalSlotStride<S>, shmem::Cmp::EQ, value, call,
                     [&](S ready) { seen ^= tokenBits(ready); });
   return Token{seen};
 }

@@ -16,7 +16,7 @@
 #include "runtime/backend.h"
 #include "runtime/runtime_state.h"
 
-namespace tdist::device {
+namespace tdist::host {
 
 // Where the host may load and store the word at address (a symmetric address in this process's
 // mapping, as peerAddress returns it), or null where only the backend reaches it.
@@ -92,4 +92,4 @@ void backendStore(runtime::RuntimeState &state, T *address, T value, const char 
   }
 }
 
-}  // namespace tdist::device
+}  // namespace tdist::host

@@ -6,7 +6,7 @@
 #include "runtime/runtime_state.h"
 #include "runtime/wait.h"
 
-namespace tdist::device {
+namespace tdist::host {
 
 namespace {
 
@@ -52,4 +52,4 @@ void clearLock(long *lock, const char *call) {
   }
 }
 
-}  // namespace tdist::device
+}  // namespace tdist::host

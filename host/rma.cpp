@@ -25,7 +25,7 @@ void *ptr(const void *address, int pe) { return tdist::peerPointer(address, pe);
 
 }  // namespace tdist::shmem
 
-namespace tdist::device {
+namespace tdist::host {
 
 using runtime::peerAddress;
 using runtime::requireState;
@@ -38,7 +38,7 @@ void put(void *dest, const void *source, std::size_t nbytes, int pe, bool blocki
   task.dest = peerAddress(state, dest, nbytes, pe, call, "dest");
   task.source = source;
   task.bytes = nbytes;
-  device::carryTraced(state, task, blocking, call, trace_format::Transfer::Put, pe);
+  host::carryTraced(state, task, blocking, call, trace_format::Transfer::Put, pe);
 }
 
 void get(void *dest, const void *source, std::size_t nbytes, int pe, bool blocking, const char *call) {
@@ -48,7 +48,7 @@ void get(void *dest, const void *source, std::size_t nbytes, int pe, bool blocki
   task.dest = static_cast<std::byte *>(dest);
   task.source = peerAddress(state, source, nbytes, pe, call, "source");
   task.bytes = nbytes;
-  device::carryTraced(state, task, blocking, call, trace_format::Transfer::Get, pe);
+  host::carryTraced(state, task, blocking, call, trace_format::Transfer::Get, pe);
 }
 
 // A point put is a release store, like aclshmem's (a store and a cache-line write-back): it
@@ -79,31 +79,31 @@ T pointGet(const T *source, int pe, const char *call) {
   return std::atomic_ref<T>(*word).load(std::memory_order_acquire);
 }
 
-}  // namespace tdist::device
+}  // namespace tdist::host
 
 namespace tdist::shmem {
 
 void putmem(void *dest, const void *source, std::size_t nbytes, int pe) {
-  device::put(dest, source, nbytes, pe, true, "tdist::shmem::putmem");
+  host::put(dest, source, nbytes, pe, true, "tdist::shmem::putmem");
 }
 void getmem(void *dest, const void *source, std::size_t nbytes, int pe) {
-  device::get(dest, source, nbytes, pe, true, "tdist::shmem::getmem");
+  host::get(dest, source, nbytes, pe, true, "tdist::shmem::getmem");
 }
 void putmem_nbi(void *dest, const void *source, std::size_t nbytes, int pe) {
-  device::put(dest, source, nbytes, pe, false, "tdist::shmem::putmem_nbi");
+  host::put(dest, source, nbytes, pe, false, "tdist::shmem::putmem_nbi");
 }
 void getmem_nbi(void *dest, const void *source, std::size_t nbytes, int pe) {
-  device::get(dest, source, nbytes, pe, false, "tdist::shmem::getmem_nbi");
+  host::get(dest, source, nbytes, pe, false, "tdist::shmem::getmem_nbi");
 }
 
 template <class T>
 void p(T *dest, T value, int pe) {
-  device::pointPut(dest, value, pe, "tdist::shmem::p");
+  host::pointPut(dest, value, pe, "tdist::shmem::p");
 }
 
 template <class T>
 T g(const T *source, int pe) {
-  return device::pointGet(source, pe, "tdist::shmem::g");
+  return host::pointGet(source, pe, "tdist::shmem::g");
 }
 
 // quiet and fence are the runtime core's (runtime/runtime.cpp): they ask the backend to drain.
@@ -116,8 +116,8 @@ namespace tdist {
 #define TDIST_INSTANTIATE_POINT(T)                              \
   template void shmem::p<T>(T *, T, int);                       \
   template T shmem::g<T>(const T *, int);                       \
-  template void device::pointPut<T>(T *, T, int, const char *); \
-  template T device::pointGet<T>(const T *, int, const char *);
+  template void host::pointPut<T>(T *, T, int, const char *); \
+  template T host::pointGet<T>(const T *, int, const char *);
 TDIST_INSTANTIATE_POINT(char)
 TDIST_INSTANTIATE_POINT(int)
 TDIST_INSTANTIATE_POINT(long)

@@ -15,7 +15,7 @@
 #include "runtime/runtime_state.h"
 #include "tdist/shmem.h"
 
-namespace tdist::device {
+namespace tdist::host {
 
 using runtime::peerAddress;
 using runtime::requireState;
@@ -37,7 +37,7 @@ void signalledPut(void *dest, const void *source, std::size_t nbytes, S *sig_add
   task.signal_value = static_cast<std::uint64_t>(signal);
   task.signal_op = op;
   task.signal_bytes = sizeof(S);
-  device::carryTraced(state, task, blocking, call, trace_format::Transfer::PutSignal, pe);
+  host::carryTraced(state, task, blocking, call, trace_format::Transfer::PutSignal, pe);
 }
 
 // A signal alone is a store or an atomic by the calling core, whatever the engine.
@@ -60,14 +60,14 @@ template <class S>
 S signalWaitUntil(S *sig_addr, Cmp cmp, S value, const char *call) {
   auto &state = requireState(call);
   runtime::requireAtomicAlignment<S>(sig_addr, call, "sig_addr");
-  return device::waitValue(state, sig_addr, cmp, value, call);
+  return host::waitValue(state, sig_addr, cmp, value, call);
 }
 
 template <class T>
 void waitUntil(T *ivar, Cmp cmp, T value, const char *call) {
   auto &state = requireState(call);
   runtime::requireAtomicAlignment<T>(ivar, call, "ivar");
-  device::waitValue(state, ivar, cmp, value, call);
+  host::waitValue(state, ivar, cmp, value, call);
 }
 
 template <class T>
@@ -80,47 +80,47 @@ bool test(T *ivar, Cmp cmp, T value, const char *call) {
     word = hostView(*state, ivar);
     if (word == nullptr) [[unlikely]] {
       requireBackendWord(*state, ivar, call);
-      return device::satisfies(backendLoad(*state, ivar, call), cmp, value);
+      return host::satisfies(backendLoad(*state, ivar, call), cmp, value);
     }
   }
-  return device::satisfies(std::atomic_ref<T>(*word).load(std::memory_order_acquire), cmp, value);
+  return host::satisfies(std::atomic_ref<T>(*word).load(std::memory_order_acquire), cmp, value);
 }
 
-}  // namespace tdist::device
+}  // namespace tdist::host
 
 namespace tdist::shmem {
 
 template <class S>
 void signal_op(S *sig_addr, S signal, SignalOp op, int pe) {
-  device::signalOp(sig_addr, signal, op, pe, "tdist::shmem::signal_op");
+  host::signalOp(sig_addr, signal, op, pe, "tdist::shmem::signal_op");
 }
 
 template <class S>
 void putmem_signal(void *dest, const void *source, std::size_t nbytes, S *sig_addr, S signal,
                    SignalOp op, int pe) {
-  device::signalledPut(dest, source, nbytes, sig_addr, signal, op, pe, true, "tdist::shmem::putmem_signal");
+  host::signalledPut(dest, source, nbytes, sig_addr, signal, op, pe, true, "tdist::shmem::putmem_signal");
 }
 
 template <class S>
 void putmem_signal_nbi(void *dest, const void *source, std::size_t nbytes, S *sig_addr, S signal,
                        SignalOp op, int pe) {
-  device::signalledPut(dest, source, nbytes, sig_addr, signal, op, pe, false,
+  host::signalledPut(dest, source, nbytes, sig_addr, signal, op, pe, false,
                        "tdist::shmem::putmem_signal_nbi");
 }
 
 template <class S>
 S signal_wait_until(S *sig_addr, Cmp cmp, S value) {
-  return device::signalWaitUntil(sig_addr, cmp, value, "tdist::shmem::signal_wait_until");
+  return host::signalWaitUntil(sig_addr, cmp, value, "tdist::shmem::signal_wait_until");
 }
 
 template <class T>
 void wait_until(T *ivar, Cmp cmp, T value) {
-  device::waitUntil(ivar, cmp, value, "tdist::shmem::wait_until");
+  host::waitUntil(ivar, cmp, value, "tdist::shmem::wait_until");
 }
 
 template <class T>
 bool test(T *ivar, Cmp cmp, T value) {
-  return device::test(ivar, cmp, value, "tdist::shmem::test");
+  return host::test(ivar, cmp, value, "tdist::shmem::test");
 }
 
 }  // namespace tdist::shmem
@@ -136,10 +136,10 @@ using shmem::SignalOp;
   template void shmem::putmem_signal<S>(void *, const void *, std::size_t, S *, S, SignalOp, int);    \
   template void shmem::putmem_signal_nbi<S>(void *, const void *, std::size_t, S *, S, SignalOp, int); \
   template S shmem::signal_wait_until<S>(S *, Cmp, S);                                                \
-  template void device::signalOp<S>(S *, S, SignalOp, int, const char *);                             \
-  template void device::signalledPut<S>(void *, const void *, std::size_t, S *, S, SignalOp, int, bool, \
+  template void host::signalOp<S>(S *, S, SignalOp, int, const char *);                             \
+  template void host::signalledPut<S>(void *, const void *, std::size_t, S *, S, SignalOp, int, bool, \
                                         const char *);                                                \
-  template S device::signalWaitUntil<S>(S *, Cmp, S, const char *);
+  template S host::signalWaitUntil<S>(S *, Cmp, S, const char *);
 TDIST_INSTANTIATE_SIGNAL(std::int32_t)
 TDIST_INSTANTIATE_SIGNAL(std::int64_t)
 TDIST_INSTANTIATE_SIGNAL(std::uint64_t)
@@ -148,8 +148,8 @@ TDIST_INSTANTIATE_SIGNAL(std::uint64_t)
 #define TDIST_INSTANTIATE_WAIT(T)                                \
   template void shmem::wait_until<T>(T *, Cmp, T);               \
   template bool shmem::test<T>(T *, Cmp, T);                     \
-  template void device::waitUntil<T>(T *, Cmp, T, const char *); \
-  template bool device::test<T>(T *, Cmp, T, const char *);
+  template void host::waitUntil<T>(T *, Cmp, T, const char *); \
+  template bool host::test<T>(T *, Cmp, T, const char *);
 TDIST_INSTANTIATE_WAIT(short)
 TDIST_INSTANTIATE_WAIT(unsigned short)
 TDIST_INSTANTIATE_WAIT(int)

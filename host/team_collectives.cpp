@@ -26,7 +26,7 @@
 #include "runtime/runtime_state.h"
 #include "runtime/teams.h"
 
-namespace tdist::device {
+namespace tdist::host {
 
 using runtime::CollectiveOp;
 using runtime::CollectiveRecord;
@@ -359,4 +359,4 @@ TDIST_INSTANTIATE_REDUCE(std::complex<float>)
 TDIST_INSTANTIATE_REDUCE(std::complex<double>)
 #undef TDIST_INSTANTIATE_REDUCE
 
-}  // namespace tdist::device
+}  // namespace tdist::host

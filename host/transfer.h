@@ -7,7 +7,7 @@
 #include "runtime/runtime_state.h"
 #include "runtime/trace.h"
 
-namespace tdist::device {
+namespace tdist::host {
 
 // The transfer carried (complete on return when blocking, else once quiet returns), recorded in
 // the trace as a transfer of `what` to (or from) pe, on the engine the backend names.
@@ -20,4 +20,4 @@ inline void carryTraced(runtime::RuntimeState &state, const runtime::Transfer &t
   trace::recordTransfer(trace::Kind::TransferEnd, what, pe, task.bytes, engine);
 }
 
-}  // namespace tdist::device
+}  // namespace tdist::host

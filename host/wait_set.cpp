@@ -11,7 +11,7 @@
 #include "runtime/runtime_state.h"
 #include "runtime/wait.h"
 
-namespace tdist::device {
+namespace tdist::host {
 
 using shmem::Cmp;
 
@@ -133,4 +133,4 @@ TDIST_INSTANTIATE_WAIT_SET(unsigned long)
 TDIST_INSTANTIATE_WAIT_SET(unsigned long long)
 #undef TDIST_INSTANTIATE_WAIT_SET
 
-}  // namespace tdist::device
+}  // namespace tdist::host

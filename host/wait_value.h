@@ -16,7 +16,7 @@
 #include "runtime/wait.h"
 #include "tdist/shmem.h"
 
-namespace tdist::device {
+namespace tdist::host {
 
 template <class T>
 inline bool satisfies(T observed, shmem::Cmp cmp, T value) {
@@ -140,4 +140,4 @@ T waitValue(runtime::RuntimeState &state, T *address, shmem::Cmp cmp, T value, c
   return seen;
 }
 
-}  // namespace tdist::device
+}  // namespace tdist::host

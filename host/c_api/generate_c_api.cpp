@@ -9,9 +9,9 @@
 // build checks them against the table before it compiles the shims, and the target
 // tdist_update_c_api_header rewrites them after the table changes.
 //
-// A family is a name suffix, a C signature and the device call that implements it, for the
+// A family is a name suffix, a C signature and the host call that implements it, for the
 // integer types or for all of them. In the strings, {T} is the C type and {call} the quoted
-// name of the symbol, which the device call puts in its error messages. Each symbol becomes
+// name of the symbol, which the host call puts in its error messages. Each symbol becomes
 //   R aclshmem_<type>_<suffix>(P...) { return guardedValue<R>(0, [&] { return CALLEE; }); }
 // (guarded(...) when R is void).
 #include <cstdio>
@@ -53,39 +53,39 @@ struct Family {
   std::string_view suffix;
   std::string_view result;
   std::string_view params;
-  std::string_view callee;  // device is tdist::device
+  std::string_view callee;  // host is tdist::host
   Types types;
   std::string_view doc;     // a comment above the family in the header
 };
 
 constexpr Family kFamilies[] = {
-    {"p", "void", "{T} *dest, {T} value, int pe", "device::pointPut<{T}>(dest, value, pe, {call})", Types::All,
+    {"p", "void", "{T} *dest, {T} value, int pe", "host::pointPut<{T}>(dest, value, pe, {call})", Types::All,
      "Point put: a release store of value to dest on pe."},
-    {"g", "{T}", "const {T} *source, int pe", "device::pointGet<{T}>(source, pe, {call})", Types::All,
+    {"g", "{T}", "const {T} *source, int pe", "host::pointGet<{T}>(source, pe, {call})", Types::All,
      "Point get: an acquire load of source on pe."},
     {"wait_until", "void", "{T} *ivar, int cmp, {T} value",
-     "device::waitUntil<{T}>(ivar, toCmp(cmp), value, {call})", Types::Integer,
+     "host::waitUntil<{T}>(ivar, toCmp(cmp), value, {call})", Types::Integer,
      "Waits until this PE's *ivar satisfies cmp (ACLSHMEM_CMP_*) value, within the wait deadline."},
     {"test", "int", "{T} *ivar, int cmp, {T} value",
-     "device::test<{T}>(ivar, toCmp(cmp), value, {call}) ? 1 : 0", Types::Integer,
+     "host::test<{T}>(ivar, toCmp(cmp), value, {call}) ? 1 : 0", Types::Integer,
      "1 when this PE's *ivar satisfies cmp (ACLSHMEM_CMP_*) value now, else 0."},
-    {"atomic_fetch", "{T}", "const {T} *source, int pe", "device::atomicFetch<{T}>(source, pe, {call})",
+    {"atomic_fetch", "{T}", "const {T} *source, int pe", "host::atomicFetch<{T}>(source, pe, {call})",
      Types::All, "Atomic load (acquire) of source on pe."},
-    {"atomic_set", "void", "{T} *dest, {T} value, int pe", "device::atomicSet<{T}>(dest, value, pe, {call})",
+    {"atomic_set", "void", "{T} *dest, {T} value, int pe", "host::atomicSet<{T}>(dest, value, pe, {call})",
      Types::All, "Atomic store (release) of value to dest on pe."},
-    {"atomic_swap", "{T}", "{T} *dest, {T} value, int pe", "device::atomicSwap<{T}>(dest, value, pe, {call})",
+    {"atomic_swap", "{T}", "{T} *dest, {T} value, int pe", "host::atomicSwap<{T}>(dest, value, pe, {call})",
      Types::All, "Stores value to dest on pe; returns the old value."},
     {"atomic_compare_swap", "{T}", "{T} *dest, {T} cond, {T} value, int pe",
-     "device::atomicCompareSwap<{T}>(dest, cond, value, pe, {call})", Types::Integer,
+     "host::atomicCompareSwap<{T}>(dest, cond, value, pe, {call})", Types::Integer,
      "Stores value to dest on pe if it holds cond; returns the old value either way."},
-    {"atomic_add", "void", "{T} *dest, {T} value, int pe", "device::atomicAdd<{T}>(dest, value, pe, {call})",
+    {"atomic_add", "void", "{T} *dest, {T} value, int pe", "host::atomicAdd<{T}>(dest, value, pe, {call})",
      Types::Integer, "Adds value to dest on pe."},
-    {"atomic_inc", "void", "{T} *dest, int pe", "device::atomicInc<{T}>(dest, pe, {call})", Types::Integer,
+    {"atomic_inc", "void", "{T} *dest, int pe", "host::atomicInc<{T}>(dest, pe, {call})", Types::Integer,
      "Adds 1 to dest on pe."},
     {"atomic_fetch_add", "{T}", "{T} *dest, {T} value, int pe",
-     "device::atomicFetchAdd<{T}>(dest, value, pe, {call})", Types::Integer,
+     "host::atomicFetchAdd<{T}>(dest, value, pe, {call})", Types::Integer,
      "Adds value to dest on pe; returns the old value."},
-    {"atomic_fetch_inc", "{T}", "{T} *dest, int pe", "device::atomicFetchInc<{T}>(dest, pe, {call})",
+    {"atomic_fetch_inc", "{T}", "{T} *dest, int pe", "host::atomicFetchInc<{T}>(dest, pe, {call})",
      Types::Integer, "Adds 1 to dest on pe; returns the old value."},
 };
 
@@ -169,7 +169,7 @@ std::string source() {
          "#include \"runtime/c_api_support.h\"\n\n"
          "using tdist::capi::guarded;\n"
          "using tdist::capi::guardedValue;\n"
-         "namespace device = tdist::device;\n\n"
+         "namespace host = tdist::host;\n\n"
          "namespace {\n\n"
          "tdist::shmem::Cmp toCmp(int cmp) { return static_cast<tdist::shmem::Cmp>(cmp); }\n\n"
          "}  // namespace\n\n"

@@ -5,7 +5,7 @@
 #include "host/openshmem/support.h"
 
 namespace oshmem = tdist::openshmem;
-namespace device = tdist::device;
+namespace host = tdist::host;
 
 namespace tdist::openshmem {
 namespace {
@@ -40,49 +40,49 @@ extern "C" {
 #define TDIST_SHMEM_DEFINE_EXTENDED_AMO(TYPENAME, TYPE, A)                                              \
   TDIST_SHMEM_DEFINE_CTX_FORMS(                                                                         \
       TYPE, TYPENAME##_atomic_fetch, (const TYPE *source, int pe),                                      \
-      oshmem::atomic<TYPE>(ctx, pe, call, TDIST_SHMEM_ON(device::atomicFetch(source, world, call))))    \
+      oshmem::atomic<TYPE>(ctx, pe, call, TDIST_SHMEM_ON(host::atomicFetch(source, world, call))))    \
   TDIST_SHMEM_DEFINE_CTX_FORMS(                                                                         \
       void, TYPENAME##_atomic_set, (TYPE * dest, TYPE value, int pe),                                   \
-      oshmem::atomicVoid(ctx, pe, call, TDIST_SHMEM_ON(device::atomicSet(dest, value, world, call))))   \
+      oshmem::atomicVoid(ctx, pe, call, TDIST_SHMEM_ON(host::atomicSet(dest, value, world, call))))   \
   TDIST_SHMEM_DEFINE_CTX_FORMS(                                                                         \
       TYPE, TYPENAME##_atomic_swap, (TYPE * dest, TYPE value, int pe),                                  \
-      oshmem::atomic<TYPE>(ctx, pe, call, TDIST_SHMEM_ON(device::atomicSwap(dest, value, world, call)))) \
+      oshmem::atomic<TYPE>(ctx, pe, call, TDIST_SHMEM_ON(host::atomicSwap(dest, value, world, call)))) \
   TDIST_SHMEM_DEFINE_CTX_FORMS(                                                                         \
       void, TYPENAME##_atomic_fetch_nbi, (TYPE * fetch, const TYPE *source, int pe),                    \
-      oshmem::atomicInto(fetch, ctx, pe, call, TDIST_SHMEM_ON(device::atomicFetch(source, world, call)))) \
+      oshmem::atomicInto(fetch, ctx, pe, call, TDIST_SHMEM_ON(host::atomicFetch(source, world, call)))) \
   TDIST_SHMEM_DEFINE_CTX_FORMS(void, TYPENAME##_atomic_swap_nbi, (TYPE * fetch, TYPE * dest, TYPE value, int pe), \
                                oshmem::atomicInto(fetch, ctx, pe, call,                                 \
-                                                  TDIST_SHMEM_ON(device::atomicSwap(dest, value, world, call))))
+                                                  TDIST_SHMEM_ON(host::atomicSwap(dest, value, world, call))))
 TDIST_SHMEM_EXTENDED_AMO_TYPES(TDIST_SHMEM_DEFINE_EXTENDED_AMO, _)
 
 #define TDIST_SHMEM_DEFINE_STANDARD_AMO(TYPENAME, TYPE, A)                                              \
   TDIST_SHMEM_DEFINE_CTX_FORMS(TYPE, TYPENAME##_atomic_compare_swap, (TYPE * dest, TYPE cond, TYPE value, int pe), \
                                oshmem::atomic<TYPE>(ctx, pe, call,                                      \
-                                                    TDIST_SHMEM_ON(device::atomicCompareSwap(dest, cond, value, \
+                                                    TDIST_SHMEM_ON(host::atomicCompareSwap(dest, cond, value, \
                                                                                              world, call)))) \
   TDIST_SHMEM_DEFINE_CTX_FORMS(                                                                         \
       TYPE, TYPENAME##_atomic_fetch_inc, (TYPE * dest, int pe),                                         \
-      oshmem::atomic<TYPE>(ctx, pe, call, TDIST_SHMEM_ON(device::atomicFetchInc(dest, world, call))))   \
+      oshmem::atomic<TYPE>(ctx, pe, call, TDIST_SHMEM_ON(host::atomicFetchInc(dest, world, call))))   \
   TDIST_SHMEM_DEFINE_CTX_FORMS(void, TYPENAME##_atomic_inc, (TYPE * dest, int pe),                      \
                                oshmem::atomicVoid(ctx, pe, call,                                        \
-                                                  TDIST_SHMEM_ON(device::atomicInc(dest, world, call)))) \
+                                                  TDIST_SHMEM_ON(host::atomicInc(dest, world, call)))) \
   TDIST_SHMEM_DEFINE_CTX_FORMS(                                                                         \
       TYPE, TYPENAME##_atomic_fetch_add, (TYPE * dest, TYPE value, int pe),                             \
-      oshmem::atomic<TYPE>(ctx, pe, call, TDIST_SHMEM_ON(device::atomicFetchAdd(dest, value, world, call)))) \
+      oshmem::atomic<TYPE>(ctx, pe, call, TDIST_SHMEM_ON(host::atomicFetchAdd(dest, value, world, call)))) \
   TDIST_SHMEM_DEFINE_CTX_FORMS(void, TYPENAME##_atomic_add, (TYPE * dest, TYPE value, int pe),          \
                                oshmem::atomicVoid(ctx, pe, call,                                        \
-                                                  TDIST_SHMEM_ON(device::atomicAdd(dest, value, world, call)))) \
+                                                  TDIST_SHMEM_ON(host::atomicAdd(dest, value, world, call)))) \
   TDIST_SHMEM_DEFINE_CTX_FORMS(void, TYPENAME##_atomic_compare_swap_nbi,                                \
                                (TYPE * fetch, TYPE * dest, TYPE cond, TYPE value, int pe),              \
                                oshmem::atomicInto(fetch, ctx, pe, call,                                 \
-                                                  TDIST_SHMEM_ON(device::atomicCompareSwap(dest, cond, value, \
+                                                  TDIST_SHMEM_ON(host::atomicCompareSwap(dest, cond, value, \
                                                                                            world, call)))) \
   TDIST_SHMEM_DEFINE_CTX_FORMS(void, TYPENAME##_atomic_fetch_inc_nbi, (TYPE * fetch, TYPE * dest, int pe), \
                                oshmem::atomicInto(fetch, ctx, pe, call,                                 \
-                                                  TDIST_SHMEM_ON(device::atomicFetchInc(dest, world, call)))) \
+                                                  TDIST_SHMEM_ON(host::atomicFetchInc(dest, world, call)))) \
   TDIST_SHMEM_DEFINE_CTX_FORMS(void, TYPENAME##_atomic_fetch_add_nbi, (TYPE * fetch, TYPE * dest, TYPE value, int pe), \
                                oshmem::atomicInto(fetch, ctx, pe, call,                                 \
-                                                  TDIST_SHMEM_ON(device::atomicFetchAdd(dest, value, world, call))))
+                                                  TDIST_SHMEM_ON(host::atomicFetchAdd(dest, value, world, call))))
 TDIST_SHMEM_AMO_TYPES(TDIST_SHMEM_DEFINE_STANDARD_AMO, _)
 
 // OP is _and, _or or _xor; FETCH the runtime's atomicFetchAnd, ... (the non-fetching forms
@@ -90,14 +90,14 @@ TDIST_SHMEM_AMO_TYPES(TDIST_SHMEM_DEFINE_STANDARD_AMO, _)
 #define TDIST_SHMEM_DEFINE_BITWISE_AMO(TYPENAME, TYPE, OP, FETCH)                                       \
   TDIST_SHMEM_DEFINE_CTX_FORMS(TYPE, TYPENAME##_atomic_fetch##OP, (TYPE * dest, TYPE value, int pe),    \
                                oshmem::atomic<TYPE>(ctx, pe, call,                                      \
-                                                    TDIST_SHMEM_ON(device::FETCH(dest, value, world, call)))) \
+                                                    TDIST_SHMEM_ON(host::FETCH(dest, value, world, call)))) \
   TDIST_SHMEM_DEFINE_CTX_FORMS(void, TYPENAME##_atomic##OP, (TYPE * dest, TYPE value, int pe),          \
                                oshmem::atomicVoid(ctx, pe, call,                                        \
-                                                  TDIST_SHMEM_ON(device::FETCH(dest, value, world, call)))) \
+                                                  TDIST_SHMEM_ON(host::FETCH(dest, value, world, call)))) \
   TDIST_SHMEM_DEFINE_CTX_FORMS(void, TYPENAME##_atomic_fetch##OP##_nbi,                                 \
                                (TYPE * fetch, TYPE * dest, TYPE value, int pe),                         \
                                oshmem::atomicInto(fetch, ctx, pe, call,                                 \
-                                                  TDIST_SHMEM_ON(device::FETCH(dest, value, world, call))))
+                                                  TDIST_SHMEM_ON(host::FETCH(dest, value, world, call))))
 #define TDIST_SHMEM_DEFINE_BITWISE_AMOS(TYPENAME, TYPE, A)                    \
   TDIST_SHMEM_DEFINE_BITWISE_AMO(TYPENAME, TYPE, _and, atomicFetchAnd)        \
   TDIST_SHMEM_DEFINE_BITWISE_AMO(TYPENAME, TYPE, _or, atomicFetchOr)          \

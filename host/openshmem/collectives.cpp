@@ -8,8 +8,8 @@
 #include "host/openshmem/support.h"
 #include "runtime/teams.h"
 
-namespace device = tdist::device;
-using tdist::device::CollectiveCall;
+namespace host = tdist::host;
+using tdist::host::CollectiveCall;
 using tdist::openshmem::NativeType;
 using tdist::openshmem::orExit;
 using tdist::openshmem::returnCode;
@@ -32,7 +32,7 @@ template <class T>
 int reduce(shmem_team_t team, T *dest, const T *source, std::size_t nreduce, ReduceOp op, const char *call) {
   using Native = NativeType<T>;
   return returnCode([&] {
-    device::reduce(team, reinterpret_cast<Native *>(dest), reinterpret_cast<const Native *>(source), nreduce, op,
+    host::reduce(team, reinterpret_cast<Native *>(dest), reinterpret_cast<const Native *>(source), nreduce, op,
                    CollectiveCall{call, CollectiveApi::ShmemReduce});
   });
 }
@@ -45,7 +45,7 @@ void reduceToAll(T *dest, const T *source, int nreduce, int pe_start, int log_pe
     if (nreduce < 0) {
       throw Error(ErrorCode::InvalidParam, std::string(call) + ": nreduce " + std::to_string(nreduce) + " is negative");
     }
-    device::reduce(team, reinterpret_cast<Native *>(dest), reinterpret_cast<const Native *>(source),
+    host::reduce(team, reinterpret_cast<Native *>(dest), reinterpret_cast<const Native *>(source),
                    static_cast<std::size_t>(nreduce), op, CollectiveCall{call, CollectiveApi::ShmemReduce});
   });
 }
@@ -68,49 +68,49 @@ extern "C" {
 #define TDIST_SHMEM_DEFINE_COLLECTIVES(TYPENAME, TYPE, A)                                                \
   int shmem_##TYPENAME##_broadcast(shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems, int PE_root) { \
     return TDIST_SHMEM_TEAM_COLLECTIVE(#TYPENAME "_broadcast", ShmemBroadcast,                           \
-                                       device::broadcast(team, dest, source, nelems * sizeof(TYPE), PE_root, false, \
+                                       host::broadcast(team, dest, source, nelems * sizeof(TYPE), PE_root, false, \
                                                          collective));                                   \
   }                                                                                                      \
   int shmem_##TYPENAME##_collect(shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems) {      \
     return TDIST_SHMEM_TEAM_COLLECTIVE(#TYPENAME "_collect", ShmemCollect,                               \
-                                       device::collect(team, dest, source, nelems * sizeof(TYPE), false, collective)); \
+                                       host::collect(team, dest, source, nelems * sizeof(TYPE), false, collective)); \
   }                                                                                                      \
   int shmem_##TYPENAME##_fcollect(shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems) {     \
     return TDIST_SHMEM_TEAM_COLLECTIVE(#TYPENAME "_fcollect", ShmemFcollect,                             \
-                                       device::collect(team, dest, source, nelems * sizeof(TYPE), true, collective)); \
+                                       host::collect(team, dest, source, nelems * sizeof(TYPE), true, collective)); \
   }                                                                                                      \
   int shmem_##TYPENAME##_alltoall(shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems) {     \
     return TDIST_SHMEM_TEAM_COLLECTIVE(#TYPENAME "_alltoall", ShmemAlltoall,                             \
-                                       device::alltoall(team, dest, source, nelems * sizeof(TYPE), collective)); \
+                                       host::alltoall(team, dest, source, nelems * sizeof(TYPE), collective)); \
   }                                                                                                      \
   int shmem_##TYPENAME##_alltoalls(shmem_team_t team, TYPE *dest, const TYPE *source, ptrdiff_t dst,      \
                                    ptrdiff_t sst, size_t nelems) {                                       \
     return TDIST_SHMEM_TEAM_COLLECTIVE(                                                                  \
         #TYPENAME "_alltoalls", ShmemAlltoalls,                                                          \
-        device::alltoalls(team, dest, source, dst, sst, nelems, sizeof(TYPE), collective));              \
+        host::alltoalls(team, dest, source, dst, sst, nelems, sizeof(TYPE), collective));              \
   }
 TDIST_SHMEM_RMA_TYPES(TDIST_SHMEM_DEFINE_COLLECTIVES, _)
 
 int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root) {
   return TDIST_SHMEM_TEAM_COLLECTIVE("broadcastmem", ShmemBroadcast,
-                                     device::broadcast(team, dest, source, nelems, PE_root, false, collective));
+                                     host::broadcast(team, dest, source, nelems, PE_root, false, collective));
 }
 int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems) {
   return TDIST_SHMEM_TEAM_COLLECTIVE("collectmem", ShmemCollect,
-                                     device::collect(team, dest, source, nelems, false, collective));
+                                     host::collect(team, dest, source, nelems, false, collective));
 }
 int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems) {
   return TDIST_SHMEM_TEAM_COLLECTIVE("fcollectmem", ShmemFcollect,
-                                     device::collect(team, dest, source, nelems, true, collective));
+                                     host::collect(team, dest, source, nelems, true, collective));
 }
 int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems) {
   return TDIST_SHMEM_TEAM_COLLECTIVE("alltoallmem", ShmemAlltoall,
-                                     device::alltoall(team, dest, source, nelems, collective));
+                                     host::alltoall(team, dest, source, nelems, collective));
 }
 int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,
                        size_t nelems) {
   return TDIST_SHMEM_TEAM_COLLECTIVE("alltoallsmem", ShmemAlltoalls,
-                                     device::alltoalls(team, dest, source, dst, sst, nelems, 1, collective));
+                                     host::alltoalls(team, dest, source, dst, sst, nelems, 1, collective));
 }
 
 // The active-set forms: the root's dest is left as it is (as the specification says of them).
@@ -119,7 +119,7 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
                              int logPE_stride, int PE_size, long *pSync) {                               \
     constexpr const char *call = "shmem_broadcast" #BITS;                                                \
     oshmem::onActiveSet(PE_start, logPE_stride, PE_size, pSync, call, [&](int team) {                           \
-      device::broadcast(team, dest, source, nelems * (BITS / 8), PE_root, true,                          \
+      host::broadcast(team, dest, source, nelems * (BITS / 8), PE_root, true,                          \
                         CollectiveCall{call, CollectiveApi::ShmemBroadcast});                            \
     });                                                                                                  \
   }                                                                                                      \
@@ -127,7 +127,7 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
                            int PE_size, long *pSync) {                                                   \
     constexpr const char *call = "shmem_collect" #BITS;                                                  \
     oshmem::onActiveSet(PE_start, logPE_stride, PE_size, pSync, call, [&](int team) {                           \
-      device::collect(team, dest, source, nelems * (BITS / 8), false,                                    \
+      host::collect(team, dest, source, nelems * (BITS / 8), false,                                    \
                       CollectiveCall{call, CollectiveApi::ShmemCollect});                                \
     });                                                                                                  \
   }                                                                                                      \
@@ -135,7 +135,7 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
                             int PE_size, long *pSync) {                                                  \
     constexpr const char *call = "shmem_fcollect" #BITS;                                                 \
     oshmem::onActiveSet(PE_start, logPE_stride, PE_size, pSync, call, [&](int team) {                           \
-      device::collect(team, dest, source, nelems * (BITS / 8), true,                                     \
+      host::collect(team, dest, source, nelems * (BITS / 8), true,                                     \
                       CollectiveCall{call, CollectiveApi::ShmemFcollect});                               \
     });                                                                                                  \
   }                                                                                                      \
@@ -143,14 +143,14 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
                             int PE_size, long *pSync) {                                                  \
     constexpr const char *call = "shmem_alltoall" #BITS;                                                 \
     oshmem::onActiveSet(PE_start, logPE_stride, PE_size, pSync, call, [&](int team) {                           \
-      device::alltoall(team, dest, source, nelems * (BITS / 8), CollectiveCall{call, CollectiveApi::ShmemAlltoall}); \
+      host::alltoall(team, dest, source, nelems * (BITS / 8), CollectiveCall{call, CollectiveApi::ShmemAlltoall}); \
     });                                                                                                  \
   }                                                                                                      \
   void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
                              int PE_start, int logPE_stride, int PE_size, long *pSync) {                 \
     constexpr const char *call = "shmem_alltoalls" #BITS;                                                \
     oshmem::onActiveSet(PE_start, logPE_stride, PE_size, pSync, call, [&](int team) {                           \
-      device::alltoalls(team, dest, source, dst, sst, nelems, BITS / 8,                                  \
+      host::alltoalls(team, dest, source, dst, sst, nelems, BITS / 8,                                  \
                         CollectiveCall{call, CollectiveApi::ShmemAlltoalls});                            \
     });                                                                                                  \
   }

@@ -1,5 +1,5 @@
 // host/openshmem/rma.cpp - shmem.h's RMA and put-with-signal: names over the runtime's
-// transfers (device::put / get), point puts and gets, and signalled puts on uint64_t signals.
+// transfers (host::put / get), point puts and gets, and signalled puts on uint64_t signals.
 #include <cstdint>
 
 #include "host/calls.h"
@@ -10,12 +10,12 @@ namespace {
 
 void put(shmem_ctx_t ctx, void *dest, const void *source, std::size_t bytes, int pe, bool blocking,
          const char *call) {
-  orExit([&] { device::put(dest, source, bytes, worldPe(ctx, pe, call), blocking, call); });
+  orExit([&] { host::put(dest, source, bytes, worldPe(ctx, pe, call), blocking, call); });
 }
 
 void get(shmem_ctx_t ctx, void *dest, const void *source, std::size_t bytes, int pe, bool blocking,
          const char *call) {
-  orExit([&] { device::get(dest, source, bytes, worldPe(ctx, pe, call), blocking, call); });
+  orExit([&] { host::get(dest, source, bytes, worldPe(ctx, pe, call), blocking, call); });
 }
 
 // Element i of source (stride sst) to element i of dest (stride dst), each a blocking transfer:
@@ -27,8 +27,8 @@ void strided(bool put, shmem_ctx_t ctx, void *dest, const void *source, std::ptr
     for (std::size_t i = 0; i < nelems; ++i) {
       auto *to = static_cast<std::byte *>(dest) + i * dst * elem_bytes;
       const auto *from = static_cast<const std::byte *>(source) + i * sst * elem_bytes;
-      if (put) device::put(to, from, elem_bytes, world, true, call);
-      else device::get(to, from, elem_bytes, world, true, call);
+      if (put) host::put(to, from, elem_bytes, world, true, call);
+      else host::get(to, from, elem_bytes, world, true, call);
     }
   });
 }
@@ -36,7 +36,7 @@ void strided(bool put, shmem_ctx_t ctx, void *dest, const void *source, std::ptr
 void putSignal(shmem_ctx_t ctx, void *dest, const void *source, std::size_t bytes, std::uint64_t *sig_addr,
                std::uint64_t signal, int sig_op, int pe, bool blocking, const char *call) {
   orExit([&] {
-    device::signalledPut(dest, source, bytes, sig_addr, signal, toSignalOp(sig_op), worldPe(ctx, pe, call),
+    host::signalledPut(dest, source, bytes, sig_addr, signal, toSignalOp(sig_op), worldPe(ctx, pe, call),
                          blocking, call);
   });
 }
@@ -47,9 +47,9 @@ template <class T>
 void p(shmem_ctx_t ctx, T *dest, T value, int pe, const char *call) {
   orExit([&] {
     if constexpr (sizeof(T) <= sizeof(std::uint64_t)) {
-      device::pointPut(dest, value, worldPe(ctx, pe, call), call);
+      host::pointPut(dest, value, worldPe(ctx, pe, call), call);
     } else {
-      device::put(dest, &value, sizeof(T), worldPe(ctx, pe, call), true, call);
+      host::put(dest, &value, sizeof(T), worldPe(ctx, pe, call), true, call);
     }
   });
 }
@@ -58,10 +58,10 @@ template <class T>
 T g(shmem_ctx_t ctx, const T *source, int pe, const char *call) {
   return valueOrExit<T>([&] {
     if constexpr (sizeof(T) <= sizeof(std::uint64_t)) {
-      return device::pointGet(source, worldPe(ctx, pe, call), call);
+      return host::pointGet(source, worldPe(ctx, pe, call), call);
     } else {
       T value;
-      device::get(&value, source, sizeof(T), worldPe(ctx, pe, call), true, call);
+      host::get(&value, source, sizeof(T), worldPe(ctx, pe, call), true, call);
       return value;
     }
   });

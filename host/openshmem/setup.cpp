@@ -205,7 +205,7 @@ void *shmem_realloc(void *ptr, size_t size) {
     }
     const std::size_t old_size = state.allocator.blockSize(state.heap.offsetOf(ptr));
     void *moved = tdist::runtime::allocateAs(CollectiveApi::ShmemRealloc, size, tdist::kDefaultAlignment);
-    tdist::device::put(moved, ptr, std::min(old_size, size), state.my_pe, true, call);
+    tdist::host::put(moved, ptr, std::min(old_size, size), state.my_pe, true, call);
     tdist::runtime::deallocateAs(CollectiveApi::ShmemRealloc, ptr);
     return moved;
   });

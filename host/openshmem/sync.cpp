@@ -8,8 +8,8 @@
 #include "runtime/runtime_state.h"
 #include "runtime/teams.h"
 
-namespace device = tdist::device;
-using tdist::device::WaitSet;
+namespace host = tdist::host;
+using tdist::host::WaitSet;
 using tdist::openshmem::orExit;
 using tdist::openshmem::returnCode;
 using tdist::openshmem::toCmp;
@@ -32,7 +32,7 @@ std::size_t waitSet(WaitSet kind, T *ivars, std::size_t nelems, const int *statu
     if (kind == WaitSet::Some && indices == nullptr && nelems != 0) {
       throw Error(ErrorCode::InvalidParam, std::string(call) + ": indices is NULL");
     }
-    return device::waitSet(kind, ivars, nelems, status, toCmp(cmp), values, value, indices, block, call);
+    return host::waitSet(kind, ivars, nelems, status, toCmp(cmp), values, value, indices, block, call);
   });
 }
 
@@ -49,20 +49,20 @@ extern "C" {
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr) {
   return valueOrExit<uint64_t>([&] {
     constexpr const char *call = "shmem_signal_fetch";
-    return device::atomicFetch(sig_addr, tdist::runtime::requireState(call).my_pe, call);
+    return host::atomicFetch(sig_addr, tdist::runtime::requireState(call).my_pe, call);
   });
 }
 
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
   return valueOrExit<uint64_t>(
-      [&] { return device::signalWaitUntil(sig_addr, toCmp(cmp), cmp_value, "shmem_signal_wait_until"); });
+      [&] { return host::signalWaitUntil(sig_addr, toCmp(cmp), cmp_value, "shmem_signal_wait_until"); });
 }
 
 // ---- point-to-point synchronization ------------------------------------------------------------
 
 #define TDIST_SHMEM_DEFINE_P2P(TYPENAME, TYPE, A)                                                          \
   void shmem_##TYPENAME##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value) {                                \
-    orExit([&] { device::waitUntil(ivar, toCmp(cmp), cmp_value, "shmem_" #TYPENAME "_wait_until"); });    \
+    orExit([&] { host::waitUntil(ivar, toCmp(cmp), cmp_value, "shmem_" #TYPENAME "_wait_until"); });    \
   }                                                                                                        \
   void shmem_##TYPENAME##_wait_until_all(TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE cmp_value) { \
     oshmem::waitSet<TYPE>(WaitSet::All, ivars, nelems, status, cmp, nullptr, cmp_value, nullptr, true,        \
@@ -94,7 +94,7 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
   }                                                                                                        \
   int shmem_##TYPENAME##_test(TYPE *ivar, int cmp, TYPE cmp_value) {                                       \
     return valueOrExit<int>(                                                                               \
-        [&] { return device::test(ivar, toCmp(cmp), cmp_value, "shmem_" #TYPENAME "_test") ? 1 : 0; });    \
+        [&] { return host::test(ivar, toCmp(cmp), cmp_value, "shmem_" #TYPENAME "_test") ? 1 : 0; });    \
   }                                                                                                        \
   int shmem_##TYPENAME##_test_all(TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE cmp_value) {  \
     return static_cast<int>(oshmem::waitSet<TYPE>(WaitSet::All, ivars, nelems, status, cmp, nullptr, cmp_value, \
@@ -144,11 +144,11 @@ void shmem_ctx_quiet(shmem_ctx_t ctx) {
 }
 
 void shmem_barrier_all(void) {
-  orExit([] { device::barrierAll("shmem_barrier_all", CollectiveApi::ShmemBarrierAll); });
+  orExit([] { host::barrierAll("shmem_barrier_all", CollectiveApi::ShmemBarrierAll); });
 }
 
 void shmem_sync_all(void) {
-  orExit([] { device::syncAll("shmem_sync_all", CollectiveApi::ShmemSyncAll); });
+  orExit([] { host::syncAll("shmem_sync_all", CollectiveApi::ShmemSyncAll); });
 }
 
 int shmem_team_sync(shmem_team_t team) {
@@ -170,15 +170,15 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync) {
 // ---- locks -----------------------------------------------------------------------------------
 
 void shmem_set_lock(long *lock) {
-  orExit([&] { device::setLock(lock, "shmem_set_lock"); });
+  orExit([&] { host::setLock(lock, "shmem_set_lock"); });
 }
 
 void shmem_clear_lock(long *lock) {
-  orExit([&] { device::clearLock(lock, "shmem_clear_lock"); });
+  orExit([&] { host::clearLock(lock, "shmem_clear_lock"); });
 }
 
 int shmem_test_lock(long *lock) {
-  return valueOrExit<int>([&] { return device::testLock(lock, "shmem_test_lock") ? 1 : 0; });
+  return valueOrExit<int>([&] { return host::testLock(lock, "shmem_test_lock") ? 1 : 0; });
 }
 
 }  // extern "C"

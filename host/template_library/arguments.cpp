@@ -6,7 +6,7 @@
 
 #include "tdist/error.h"
 
-namespace tdist::device::template_library {
+namespace tdist::host::template_library {
 
 void throwNoElement(const char *what) {
   throw Error(ErrorCode::InvalidParam, std::string("the ") + what + " memref has no element (size 0)");
@@ -37,4 +37,4 @@ std::size_t byteCount(std::int64_t count, std::size_t element_bytes, const char 
   return static_cast<std::size_t>(count) * element_bytes;
 }
 
-}  // namespace tdist::device::template_library
+}  // namespace tdist::host::template_library

@@ -10,7 +10,7 @@
 
 #include "host/template_library/memref.h"
 
-namespace tdist::device::template_library {
+namespace tdist::host::template_library {
 
 // Throw tdist::Error(InvalidParam) with the message their names promise.
 [[noreturn]] void throwNoElement(const char *what);
@@ -54,4 +54,4 @@ T *elementRange(const StridedMemRef<T, 1> *memref, std::int64_t count, const cha
 // count elements of element_bytes each, in bytes; a negative or overflowing count is an error.
 std::size_t byteCount(std::int64_t count, std::size_t element_bytes, const char *count_name);
 
-}  // namespace tdist::device::template_library
+}  // namespace tdist::host::template_library

@@ -8,7 +8,7 @@
 #include "runtime/runtime_state.h"
 #include "tdist/exit_codes.h"
 
-namespace tdist::device::template_library {
+namespace tdist::host::template_library {
 
 void exitFatally(const char *symbol, const char *message) {
   const runtime::RuntimeState *state = runtime::g_state;
@@ -24,4 +24,4 @@ void refuseHeapTheHostCannotLoad(const runtime::RuntimeState &state) {
                                            state.backend->name + " backend, whose heap the host cannot load)");
 }
 
-}  // namespace tdist::device::template_library
+}  // namespace tdist::host::template_library

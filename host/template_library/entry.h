@@ -12,7 +12,7 @@
 #include "host/host_access.h"
 #include "runtime/runtime_state.h"
 
-namespace tdist::device::template_library {
+namespace tdist::host::template_library {
 
 [[noreturn]] void exitFatally(const char *symbol, const char *message);
 
@@ -34,4 +34,4 @@ decltype(auto) runOrExit(const char *symbol, Fn &&fn) {
   }
 }
 
-}  // namespace tdist::device::template_library
+}  // namespace tdist::host::template_library

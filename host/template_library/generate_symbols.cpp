@@ -52,7 +52,7 @@ struct Family {
   std::string_view link;
   std::string_view result;
   std::vector<std::string_view> params;
-  std::string_view callee;  // in namespace tdist::device::template_library
+  std::string_view callee;  // in namespace tdist::host::template_library
   Types types = Types::None;
   std::vector<int> ranks = {};  // empty: no {N} in this family
 };
@@ -216,7 +216,7 @@ std::string render(const std::vector<Symbol> &symbols) {
          "// C linkage gives these their plain names, whatever namespace they are defined in; they\n"
          "// are exported, since compiled IR links to them by name.\n"
          "#pragma GCC visibility push(default)\n"
-         "namespace tdist::device::template_library {\n"
+         "namespace tdist::host::template_library {\n"
          "extern \"C\" {\n";
   for (const Symbol &symbol : symbols) {
     std::string params, args;
@@ -229,10 +229,11 @@ std::string render(const std::vector<Symbol> &symbols) {
         << "(\"" << symbol.name << "\"" << args << "); }\n";
   }
   out << "}  // extern \"C\"\n"
-         "}  // namespace tdist::device::template_library\n"
+         "}  // namespace tdist::host::template_library\n"
          "#pragma GCC visibility pop\n\n"
+         "// The public table (tdist/template_library.h).\n"
          "std::span<const tdist::device::TemplateSymbol> tdist::device::templateLibrarySymbols() {\n"
-         "  using namespace template_library;\n"
+         "  using namespace tdist::host::template_library;\n"
          "  static const TemplateSymbol symbols[] = {\n";
   for (const Symbol &symbol : symbols) {
     out << "      {\"" << symbol.name << "\", reinterpret_cast<void *>(&" << symbol.name << ")},\n";

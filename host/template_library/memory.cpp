@@ -8,7 +8,7 @@
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
 
-namespace tdist::device::template_library {
+namespace tdist::host::template_library {
 
 void *peerAddressOf(const void *address, std::int32_t pe, const char *what) {
   if (void *peer = shmem::ptr(address, pe)) [[likely]] return peer;
@@ -22,4 +22,4 @@ void *peerAddressOf(const void *address, std::int32_t pe, const char *what) {
   throw Error(ErrorCode::InvalidParam, text);
 }
 
-}  // namespace tdist::device::template_library
+}  // namespace tdist::host::template_library

@@ -7,7 +7,7 @@
 #include "host/template_library/memref.h"
 #include "tdist/dl.h"
 
-namespace tdist::device::template_library {
+namespace tdist::host::template_library {
 
 // pe's mapping of address, by the runtime's one translation (shmem::ptr); an invalid PE or an
 // address off the symmetric heap is an error that names `what`.
@@ -32,4 +32,4 @@ void consumeToken(const char *, StridedMemRef<T, N> *result, const StridedMemRef
   *result = dl::consume_token(*in, dl::Token{static_cast<std::uint32_t>(token)});
 }
 
-}  // namespace tdist::device::template_library
+}  // namespace tdist::host::template_library

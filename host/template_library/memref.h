@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-namespace tdist::device::template_library {
+namespace tdist::host::template_library {
 
 template <class T, int N>
 struct StridedMemRef {
@@ -30,4 +30,4 @@ struct StridedMemRef<T, 0> {
 using bfloat16 = std::uint16_t;
 using half = std::uint16_t;
 
-}  // namespace tdist::device::template_library
+}  // namespace tdist::host::template_library

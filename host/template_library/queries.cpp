@@ -5,7 +5,7 @@
 #include "tdist/dl.h"
 #include "tdist/shmem.h"
 
-namespace tdist::device::template_library {
+namespace tdist::host::template_library {
 
 std::int32_t myPe(const char *symbol) { return runOrExit(symbol, [] { return shmem::my_pe(); }); }
 std::int32_t nPes(const char *symbol) { return runOrExit(symbol, [] { return shmem::n_pes(); }); }
@@ -18,4 +18,4 @@ std::int32_t numPrograms(const char *symbol, std::int32_t axis) {
   return runOrExit(symbol, [&] { return dl::num_programs(axis); });
 }
 
-}  // namespace tdist::device::template_library
+}  // namespace tdist::host::template_library

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-namespace tdist::device::template_library {
+namespace tdist::host::template_library {
 
 std::int32_t myPe(const char *symbol);
 std::int32_t nPes(const char *symbol);
@@ -11,4 +11,4 @@ std::int32_t nPes(const char *symbol);
 std::int32_t programId(const char *symbol, std::int32_t axis);
 std::int32_t numPrograms(const char *symbol, std::int32_t axis);
 
-}  // namespace tdist::device::template_library
+}  // namespace tdist::host::template_library

@@ -3,7 +3,7 @@
 
 #include "tdist/shmem.h"
 
-namespace tdist::device::template_library {
+namespace tdist::host::template_library {
 
 void moveBytes(Transfer kind, void *dest, const void *source, std::size_t bytes, std::int32_t pe) {
   switch (kind) {
@@ -21,4 +21,4 @@ void putBytesWithSignal(Delivery delivery, void *dest, const void *source, std::
   else shmem::putmem_signal_nbi(dest, source, bytes, sig, signal, op, pe);
 }
 
-}  // namespace tdist::device::template_library
+}  // namespace tdist::host::template_library

@@ -11,7 +11,7 @@
 #include "host/template_library/arguments.h"
 #include "host/template_library/entry.h"
 
-namespace tdist::device::template_library {
+namespace tdist::host::template_library {
 
 enum class Transfer { Put, Get, PutNbi, GetNbi };
 enum class Delivery { Blocking, NonBlocking };
@@ -47,4 +47,4 @@ void putSignal(const char *symbol, Dest dest, Source source, std::int64_t nelems
   });
 }
 
-}  // namespace tdist::device::template_library
+}  // namespace tdist::host::template_library

@@ -18,7 +18,7 @@
 #include "tdist/dl.h"
 #include "tdist/shmem.h"
 
-namespace tdist::device::template_library {
+namespace tdist::host::template_library {
 
 // Waits until each of n slots from slot on, at the signal stride, equals value; returns the
 // token of the wait.
@@ -47,4 +47,4 @@ T pointGet(const char *symbol, Source source, std::int32_t pe) {
   return runOrExit(symbol, [&] { return shmem::g<T>(firstElement(source, "source"), pe); });
 }
 
-}  // namespace tdist::device::template_library
+}  // namespace tdist::host::template_library

@@ -8,7 +8,7 @@
 #include "host/template_library/entry.h"
 #include "tdist/trace.h"
 
-namespace tdist::device::template_library {
+namespace tdist::host::template_library {
 
 namespace {
 
@@ -48,4 +48,4 @@ void traceBeginSpan(const char *symbol, StridedMemRef<char, 1> *name, std::int32
 
 void traceEnd(const char *) { tdist_trace_end(); }
 
-}  // namespace tdist::device::template_library
+}  // namespace tdist::host::template_library

@@ -9,7 +9,7 @@
 
 #include "host/template_library/memref.h"
 
-namespace tdist::device::template_library {
+namespace tdist::host::template_library {
 
 // category: a tdist_trace_category, TDIST_TRACE_USER .. TDIST_TRACE_WAIT; m, n: the tile's
 // coordinates, -1 for none.
@@ -20,4 +20,4 @@ void traceBeginSpan(const char *symbol, StridedMemRef<char, 1> *name, std::int32
 // Closes the calling program's latest open span.
 void traceEnd(const char *symbol);
 
-}  // namespace tdist::device::template_library
+}  // namespace tdist::host::template_library

@@ -4,11 +4,11 @@
 #include "host/template_library/entry.h"
 #include "tdist/shmem.h"
 
-namespace tdist::device::template_library {
+namespace tdist::host::template_library {
 
 void barrierAll(const char *symbol) { runOrExit(symbol, [] { shmem::barrier_all(); }); }
 void syncAll(const char *symbol) { runOrExit(symbol, [] { shmem::sync_all(); }); }
 void quiet(const char *symbol) { runOrExit(symbol, [] { shmem::quiet(); }); }
 void fence(const char *symbol) { runOrExit(symbol, [] { shmem::fence(); }); }
 
-}  // namespace tdist::device::template_library
+}  // namespace tdist::host::template_library

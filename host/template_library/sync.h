@@ -5,11 +5,11 @@
 // then call them the same number of times.
 #pragma once
 
-namespace tdist::device::template_library {
+namespace tdist::host::template_library {
 
 void barrierAll(const char *symbol);  // also aclshmemx_barrier_all_vec: the same on the cpu
 void syncAll(const char *symbol);
 void quiet(const char *symbol);
 void fence(const char *symbol);
 
-}  // namespace tdist::device::template_library
+}  // namespace tdist::host::template_library

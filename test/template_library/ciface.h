@@ -15,7 +15,7 @@ namespace tdist::testing {
 
 // MLIR's descriptor of a strided memref of rank N (its C interface), as the library declares it.
 template <class T, int N>
-using MemRef = device::template_library::StridedMemRef<T, N>;
+using MemRef = host::template_library::StridedMemRef<T, N>;
 
 // The library's function `name`, as a function of type F; a missing name throws (a test failure).
 template <class F>

@@ -13,7 +13,7 @@ bad_c=$(grep -Ev '^(aclshmem|aclshmemx|shmem|shmemx|tdist)_|^_mlir_ciface_|^_(in
 cxx_names=$(paste <(printf '%s\n' "$symbols") <(printf '%s\n' "$demangled") | awk -F'\t' '$1 ~ /^_Z/ {print $2}')
 # (Function templates demangle with their return type first.)
 bad_cxx=$(grep -Ev '^((typeinfo|typeinfo name|vtable) for )?tdist::|^[^(<]*[A-Za-z0-9_] tdist::' <<<"$cxx_names" || true)
-internal=$(grep -E '(^|[ (<,])tdist::(runtime|cpu|backend)::|tdist::device::(template_library|CopyEngine)' <<<"$cxx_names" || true)
+internal=$(grep -E '(^|[ (<,])tdist::(runtime|host|cpu|backend)::' <<<"$cxx_names" || true)
 
 status=0
 report() {
