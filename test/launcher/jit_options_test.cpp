@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bad_command_line.h"
 #include "tools/tdist-jit/runner_options.h"
 
 namespace tdist::jit {
@@ -67,22 +68,12 @@ TEST(JitOptions, DefaultsWhenOnlyTheEntryAndTheKernelAreGiven) {
 
 TEST(JitOptions, HelpNeedsNothingElse) { EXPECT_TRUE(parse({"--help"}).help); }
 
-struct BadJitUsage {
-  std::string name;
-  std::vector<std::string> words;
-  std::string message;
-};
-
-// What a failure prints as the parameter: the command line.
-void PrintTo(const BadJitUsage &usage, std::ostream *out) {
-  *out << "tdist-jit";
-  for (const std::string &word : usage.words) *out << " '" << word << "'";
-}
+using BadJitUsage = ::tdist::test::BadCommandLine;
 
 class JitUsage : public ::testing::TestWithParam<BadJitUsage> {};
 
 TEST_P(JitUsage, IsAUsageErrorThatSaysWhatIsWrong) {
-  EXPECT_THAT(usageErrorOf(GetParam().words), HasSubstr(GetParam().message));
+  EXPECT_THAT(usageErrorOf(GetParam().args), HasSubstr(GetParam().message));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -109,7 +100,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadJitUsage{"FlagGivenAValue", {"--entry", "k", "k.mlir", "--no-trace-spans=1"},
                     "--no-trace-spans: takes no value, got '1'"},
         BadJitUsage{"UnknownOption", {"--entry", "k", "k.mlir", "--bogus=3"}, "unknown option '--bogus'"}),
-    [](const ::testing::TestParamInfo<BadJitUsage> &info) { return info.param.name; });
+    ::tdist::test::badCommandLineName);
 
 TEST(JitOptions, TheUsageOpensWithItsLinesAndListsEveryOptionAndTheArgumentGrammar) {
   const std::string usage = runnerUsage();
