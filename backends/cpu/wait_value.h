@@ -14,6 +14,7 @@
 #include "runtime/trace.h"
 #include "runtime/wait.h"
 #include "tdist/shmem.h"
+#include "tdist/wait_description.h"
 
 namespace tdist::device {
 
@@ -30,11 +31,7 @@ inline bool satisfies(T observed, shmem::Cmp cmp, T value) {
   return false;
 }
 
-inline const char *cmpName(shmem::Cmp cmp) {
-  static const char *names[] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
-  int index = static_cast<int>(cmp);
-  return index >= 0 && index < 6 ? names[index] : "?";
-}
+inline const char *cmpName(shmem::Cmp cmp) { return waitPredicateName(static_cast<std::int32_t>(cmp)); }
 
 inline void checkCmp(shmem::Cmp cmp, const char *call) {
   if (static_cast<unsigned>(cmp) > 5u) [[unlikely]] {
