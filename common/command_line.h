@@ -1,4 +1,4 @@
-// common/command_line.h - what tdist-run and tdist-bench build on CLI11: options whose values
+// common/command_line.h - what tdist-run, tdist-bench and tdist-jit build on CLI11: options whose values
 // common/value_parser.h reads, flags that take no value, and a help page that opens with the
 // usage lines.
 #pragma once

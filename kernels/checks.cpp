@@ -80,6 +80,14 @@ void requireRange(const char *kernel, const char *field, long long value, long l
   }
 }
 
+void requireSignals(const char *kernel, const Context &ctx, const char *backend, const SlotNeed &need) {
+  if (need.slots <= ctx.maxSignals()) return;
+  throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": needs " + need.formula + " = " +
+                                           std::to_string(need.slots) + " signals on the " + backend +
+                                           " backend, the context has " + std::to_string(ctx.maxSignals()) +
+                                           " (ContextOptions::max_signals)");
+}
+
 namespace {
 
 // FNV-1a, 64 bits.
@@ -93,7 +101,7 @@ std::uint64_t fnv1a(const std::string &text) {
 // name is said as its hash.
 constexpr const char *kKernelNames[] = {
     "tdist::kernels::all_gather",   "tdist::kernels::reduce_scatter", "tdist::kernels::all_reduce",
-    "all_gather_gemm",              "gemm_reduce_scatter",            "tdist::kernels::moe_dispatch",
+    "tdist::kernels::all_gather_gemm", "tdist::kernels::gemm_reduce_scatter", "tdist::kernels::moe_dispatch",
     "tdist::kernels::moe_combine",  "tdist::kernels::Context",
 };
 
@@ -270,10 +278,14 @@ void agree(const char *kernel, const CallSignature &mine, int local_code, const 
   verdict(kernel, mine, local_code, local_error, all);
 }
 
-void agree(Context &ctx, const char *kernel, const CallSignature &mine, int local_code,
-           const std::string &local_error) {
+void agreeOnHost(Context & /*ctx: the runtime orders every PE's calls*/, const char *kernel,
+                 const CallSignature &mine, int local_code, const std::string &local_error) {
+  agree(kernel, mine, local_code, local_error);
+}
+
+void agreeInBand(Context &ctx, const char *kernel, const CallSignature &mine, int local_code,
+                 const std::string &local_error) {
   auto &state = ContextAccess::state(ctx);
-  if (state.handshake == nullptr) return agree(kernel, mine, local_code, local_error);
   const int me = myPe(), n = nPes();
   const std::uint64_t h = ++state.handshakes;
   HandshakeRow *rows = static_cast<HandshakeRow *>(state.handshake) + (h & 1) * static_cast<std::size_t>(n);

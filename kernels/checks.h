@@ -19,6 +19,16 @@ void requireHeapTensor(const char *kernel, const char *what, const Tensor &t, in
 // Throws Error(InvalidParam) "<kernel>: config.<field> = <value> is outside <low> .. <high>".
 void requireRange(const char *kernel, const char *field, long long value, long long low, long long high);
 
+// The signal slots a backend's body takes for a call, and how they are counted (for the message
+// when the context has fewer: "n_pes * (chunks_per_pe + 1) + 7").
+struct SlotNeed {
+  long long slots = 0;
+  std::string formula;
+};
+// Throws Error(InvalidParam) "<kernel>: needs <formula> = <slots> signals on the <backend>
+// backend, the context has <max> (ContextOptions::max_signals)" unless the context has them.
+void requireSignals(const char *kernel, const Context &ctx, const char *backend, const SlotNeed &need);
+
 // What this PE's call is, for the agreement: every argument that must be the same on every PE,
 // each a field `name=value` in the order the entry point adds them (tensors by heap offset,
 // dtype and shape; every config field; the context). The PEs compare a digest of the whole; when
@@ -59,17 +69,20 @@ void agree(const char *kernel, const CallSignature &mine, int local_code = 0,
            const std::string &local_error = "");
 
 // The same agreement, and the same errors, for a call on ctx (collective over the world team in
-// the order of the context's calls). cuda: agree() above. cpu: in band, through the context's
-// handshake table, 2 parities x n_pes rows: handshake h (the context's h-th) writes this PE's
-// row into row [h & 1][me] of every PE's table (a put with a SET signal of h), waits until
-// every row [h & 1][q] of its own carries h (a wait of the runtime, with its deadline and
-// diagnostic), and every PE, seeing every row, reaches the same verdict. A PE enters call h
-// only after it returned from call h - 1, so once a handshake is through, every PE has
-// finished every earlier call on the context: no body needs a closing barrier for the sake of
-// the next call. And a fast PE cannot overwrite a row of parity h & 1 (at h + 2) before every
-// PE has written its row h + 1, i.e. read all of its rows h.
-void agree(Context &ctx, const char *kernel, const CallSignature &mine, int local_code = 0,
-           const std::string &local_error = "");
+// the order of the context's calls), the two ways of the backends' tables (kernels/backend.h).
+// On the host (cuda): agree() above. In band (cpu): through the context's handshake table,
+// 2 parities x n_pes rows: handshake h (the context's h-th) writes this PE's row into row
+// [h & 1][me] of every PE's table (a put with a SET signal of h), waits until every row [h & 1][q]
+// of its own carries h (a wait of the runtime, with its deadline and diagnostic), and every PE,
+// seeing every row, reaches the same verdict. A PE enters call h only after it returned from call
+// h - 1, so once a handshake is through, every PE has finished every earlier call on the context:
+// no body needs a closing barrier for the sake of the next call. And a fast PE cannot overwrite
+// a row of parity h & 1 (at h + 2) before every PE has written its row h + 1, i.e. read all of
+// its rows h.
+void agreeOnHost(Context &ctx, const char *kernel, const CallSignature &mine, int local_code,
+                 const std::string &local_error);
+void agreeInBand(Context &ctx, const char *kernel, const CallSignature &mine, int local_code,
+                 const std::string &local_error);
 
 // A row of the handshake table (one 64-byte slot). `sequence` is the signal, written last.
 struct HandshakeRow {

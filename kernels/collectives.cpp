@@ -1,12 +1,11 @@
 // kernels/collectives.cpp - the public entry points of AllGather, ReduceScatter and AllReduce:
-// check the tensors and the config on this PE, agree with every PE on the call, take the
-// context's next epoch, run the backend's body (kernels/bodies.h).
+// check the tensors and the config on this PE, agree with every PE on the call, run the
+// context's backend's body (kernels/entry.h).
 #include "tdist/kernels/collectives.h"
 
-#include <functional>
-
-#include "kernels/bodies.h"
+#include "kernels/backend.h"
 #include "kernels/checks.h"
+#include "kernels/entry.h"
 
 namespace tdist::kernels {
 namespace {
@@ -40,17 +39,7 @@ void addConfig(detail::CallSignature &s, const AllReduceConfig &config) {
   s.add("config.programs", programs);
 }
 
-// Runs check(); returns its error as (code, message) for the agreement instead of throwing.
-std::pair<int, std::string> localError(const std::function<void()> &check) {
-  try {
-    check();
-  } catch (const Error &e) {
-    return {static_cast<int>(e.code()), e.what()};
-  }
-  return {0, {}};
-}
-
-void requireDtypes(const Context & /*ctx*/, const char *kernel, const Tensor &input, const Tensor &output) {
+void requireDtypes(const char *kernel, const Tensor &input, const Tensor &output) {
   detail::requireHeapTensor(kernel, "input", input, -1, {DType::F32, DType::BF16, DType::F16});
   detail::requireHeapTensor(kernel, "output", output, -1, {DType::F32, DType::BF16, DType::F16});
   if (output.dtype != input.dtype) {
@@ -87,56 +76,44 @@ detail::CallSignature signatureOf(const Context &ctx, const Tensor &input, const
 
 void all_gather(Context &ctx, const Tensor &input, Tensor &output, const AllGatherConfig &config) {
   constexpr const char *kName = "tdist::kernels::all_gather";
-  const auto [code, error] = localError([&] {
-    requireDtypes(ctx, kName, input, output);
+  const auto check = [&] {
+    requireDtypes(kName, input, output);
     requireChunking(kName, config.chunk_bytes, config.programs);
     requireNumel(kName, "output", output, input.numel() * nPes(), "n_pes x the elements of input");
-  });
-  detail::agree(ctx, kName, signatureOf(ctx, input, output, config), code, error);
-  const std::uint64_t epoch = ctx.nextEpoch();
-#ifdef TDIST_KERNELS_HAVE_CUDA
-  if (ctx.backend() == "cuda") return cuda::allGather(ctx, input, output, config, epoch);
-#endif
-  cpu::allGather(ctx, input, output, config, epoch);
+  };
+  detail::runEntry(ctx, kName, &KernelBackend::all_gather, signatureOf(ctx, input, output, config), check,
+                   AllGatherCall{.input = input, .output = output, .config = config});
 }
 
 void reduce_scatter(Context &ctx, const Tensor &input, Tensor &output, const ReduceScatterConfig &config) {
   constexpr const char *kName = "tdist::kernels::reduce_scatter";
-  const auto [code, error] = localError([&] {
-    requireDtypes(ctx, kName, input, output);
+  const auto check = [&] {
+    requireDtypes(kName, input, output);
     requireChunking(kName, config.chunk_bytes, config.programs);
     if (input.numel() % nPes() != 0) {
       throw Error(ErrorCode::InvalidParam, std::string(kName) + ": input has " + std::to_string(input.numel()) +
                                                " elements; expected a multiple of n_pes = " + std::to_string(nPes()));
     }
     requireNumel(kName, "output", output, input.numel() / nPes(), "the elements of input / n_pes");
-  });
-  detail::agree(ctx, kName, signatureOf(ctx, input, output, config), code, error);
-  const std::uint64_t epoch = ctx.nextEpoch();
-#ifdef TDIST_KERNELS_HAVE_CUDA
-  if (ctx.backend() == "cuda") return cuda::reduceScatter(ctx, input, output, config, epoch);
-#endif
-  cpu::reduceScatter(ctx, input, output, config, epoch);
+  };
+  detail::runEntry(ctx, kName, &KernelBackend::reduce_scatter, signatureOf(ctx, input, output, config), check,
+                   ReduceScatterCall{.input = input, .output = output, .config = config});
 }
 
 void all_reduce(Context &ctx, const Tensor &input, Tensor &output, const AllReduceConfig &config) {
   constexpr const char *kName = "tdist::kernels::all_reduce";
-  const auto [code, error] = localError([&] {
-    requireDtypes(ctx, kName, input, output);
+  const auto check = [&] {
+    requireDtypes(kName, input, output);
     requireChunking(kName, config.chunk_bytes, config.programs);
     detail::requireRange(kName, "algorithm", static_cast<int>(config.algorithm),
                          static_cast<int>(AllReduceAlgorithm::Auto), static_cast<int>(AllReduceAlgorithm::Ring));
     requireNumel(kName, "output", output, input.numel(), "the elements of input");
-  });
-  detail::agree(ctx, kName, signatureOf(ctx, input, output, config), code, error);
-  // Every PE agreed on the size, so every PE picks the same algorithm.
-  AllReduceAlgorithm algorithm = config.algorithm;
-  if (algorithm == AllReduceAlgorithm::Auto) algorithm = chooseAllReduce(ctx, input.nbytes());
-  const std::uint64_t epoch = ctx.nextEpoch();
-#ifdef TDIST_KERNELS_HAVE_CUDA
-  if (ctx.backend() == "cuda") return cuda::allReduce(ctx, input, output, algorithm, config, epoch);
-#endif
-  cpu::allReduce(ctx, input, output, algorithm, config, epoch);
+  };
+  // Every PE that passes the agreement has the same size, so every PE picks the same algorithm.
+  const AllReduceAlgorithm algorithm =
+      config.algorithm == AllReduceAlgorithm::Auto ? chooseAllReduce(ctx, input.nbytes()) : config.algorithm;
+  detail::runEntry(ctx, kName, &KernelBackend::all_reduce, signatureOf(ctx, input, output, config), check,
+                   AllReduceCall{.input = input, .output = output, .config = config, .algorithm = algorithm});
 }
 
 AllReduceAlgorithm chooseAllReduce(const Context &ctx, std::size_t bytes) {

@@ -1,26 +1,18 @@
-// kernels/context.cpp - the context of the kernel library: its symmetric signal slots (zeroed
-// once, never reset: every call waits for its own epoch or a later one), its scratch and, on
-// cpu, the table of the entry handshake (kernels/checks.h).
+// kernels/context.cpp - the context of the kernel library: its backend's table (chosen here,
+// once), its symmetric signal slots (zeroed once, never reset: every call waits for its own epoch
+// or a later one), its scratch, and what its backend keeps (KernelBackend::open).
 #include "tdist/kernels/context.h"
 
 #include <atomic>
 #include <cstdio>
 
-#include "kernels/bodies.h"
+#include "kernels/backend.h"
 #include "kernels/checks.h"
 #include "kernels/context_state.h"
-#include "kernels/cuda/slot_map.h"
-
-#ifdef TDIST_KERNELS_HAVE_CUDA
-#include <cuda_runtime_api.h>
-
-#include "tdist/cuda.h"
-#endif
 
 namespace tdist::kernels {
 namespace {
 
-constexpr std::size_t kSlotBytes = 64;
 constexpr long long kMaxSignals = 1 << 20;
 
 void addOptions(detail::CallSignature &s, const ContextOptions &options) {
@@ -44,28 +36,33 @@ void *allocateFor(const char *what, std::size_t bytes, bool zeroed) {
   }
 }
 
-// Contexts alive in this process (cuda: the GEMM lanes are freed when none is left).
+// Contexts alive in this process (the backend's release runs when none is left).
 std::atomic<int> live_contexts{0};
 
 }  // namespace
 
-int minSignals() {
-  const int n = nPes();
-  if (std::string(backendName()) == "cuda") return cuda::detail::fewestSlotsForRing(n);
-  return 2 * n;
+const KernelBackend &kernelBackendFor(const std::string &name) {
+#ifdef TDIST_KERNELS_HAVE_CUDA
+  if (name == cuda::kBackend.name) return cuda::kBackend;
+#endif
+  if (name == cpu::kBackend.name) return cpu::kBackend;
+  throw Error(ErrorCode::NotSupported, "tdist::kernels: the kernel library has no bodies for the " + name + " backend");
 }
+
+int minSignals() { return kernelBackendFor(backendName()).min_signals(nPes()); }
 
 Context::Context(const ContextOptions &options) : state_(std::make_unique<State>()) {
   constexpr const char *kName = "tdist::kernels::Context";
+  const KernelBackend &backend = kernelBackendFor(backendName());
   int code = 0;
   std::string error;
   try {
-    const int fewest = minSignals();
+    const int fewest = backend.min_signals(nPes());
     if (options.max_signals < fewest || options.max_signals > kMaxSignals) {
       throw Error(ErrorCode::InvalidParam,
                   std::string(kName) + ": config.max_signals = " + std::to_string(options.max_signals) +
                       " is outside " + std::to_string(fewest) + " .. " + std::to_string(kMaxSignals) + " (on " +
-                      std::to_string(nPes()) + " PEs the " + backendName() + " backend's collectives need " +
+                      std::to_string(nPes()) + " PEs the " + backend.name + " backend's collectives need " +
                       std::to_string(fewest) + " signal slots at least: tdist::kernels::minSignals())");
     }
   } catch (const Error &e) {
@@ -77,26 +74,20 @@ Context::Context(const ContextOptions &options) : state_(std::make_unique<State>
   // On the host: the context has no handshake table yet.
   detail::agree(kName, signature, code, error);
 
-  state_->backend = backendName();
+  state_->backend = &backend;
+  state_->backend_name = backend.name;
   state_->max_signals = options.max_signals;
   state_->signals = allocateFor("signal slots", static_cast<std::size_t>(options.max_signals) * kSlotBytes, true);
   try {
     state_->scratch = options.scratch_bytes ? allocateFor("scratch", options.scratch_bytes, false) : nullptr;
-    if (state_->backend == "cpu") {
-      state_->handshake = allocateZeroed(2 * static_cast<std::size_t>(nPes()), sizeof(detail::HandshakeRow));
-    }
+    state_->scratch_bytes = options.scratch_bytes;
+    backend.open(*this, options);
   } catch (...) {
     if (state_->scratch != nullptr) deallocate(state_->scratch);
     deallocate(state_->signals);
     throw;
   }
-  state_->scratch_bytes = options.scratch_bytes;
   ++live_contexts;
-#ifdef TDIST_KERNELS_HAVE_CUDA
-  if (state_->backend == "cuda") {
-    state_->stream = options.stream ? options.stream : static_cast<void *>(tdist::cuda::stream());
-  }
-#endif
 }
 
 Context::~Context() {
@@ -111,20 +102,14 @@ Context::~Context() {
     std::fprintf(stderr, "tdist::kernels::Context: waiting for the context's calls failed: %s\n", e.what());
   }
   try {
-    if (state_->handshake != nullptr) deallocate(state_->handshake);
+    state_->backend->close(*this);
     if (state_->scratch != nullptr) deallocate(state_->scratch);
     deallocate(state_->signals);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "tdist::kernels::Context: freeing the context failed: %s\n", e.what());
   }
-  if (--live_contexts == 0) {
-#ifdef TDIST_KERNELS_HAVE_CUDA
-    if (state_->backend == "cuda") cuda::releaseLanes();
-#endif
-  }
+  if (--live_contexts == 0) state_->backend->release();
 }
-
-std::uint64_t Context::nextEpoch() { return ++state_->epoch; }
 
 std::uint64_t *Context::slot(int index) const {
   if (index < 0 || index >= state_->max_signals) {
@@ -139,18 +124,8 @@ void *Context::scratch() const { return state_->scratch; }
 std::size_t Context::scratchBytes() const { return state_->scratch_bytes; }
 void *Context::stream() const { return state_->stream; }
 
-void Context::synchronize() {
-#ifdef TDIST_KERNELS_HAVE_CUDA
-  if (state_->backend == "cuda") {
-    const cudaError_t status = cudaStreamSynchronize(static_cast<cudaStream_t>(state_->stream));
-    if (status != cudaSuccess) {
-      throw Error(ErrorCode::Internal, std::string("tdist::kernels::Context::synchronize: ") +
-                                           cudaGetErrorString(status));
-    }
-  }
-#endif
-}
+void Context::synchronize() { state_->backend->synchronize(*this); }
 
-const std::string &Context::backend() const { return state_->backend; }
+const std::string &Context::backend() const { return state_->backend_name; }
 
 }  // namespace tdist::kernels

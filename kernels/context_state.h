@@ -1,6 +1,5 @@
-// kernels/context_state.h - what a Context holds, for the library's entry points: its signals,
-// its scratch, its epoch and, on cpu, the table of the in-band entry handshake
-// (kernels/checks.h).
+// kernels/context_state.h - what a Context holds, for the library's entry points and bodies: its
+// signals, its scratch, its backend's table (kernels/backend.h) and what that backend keeps.
 #pragma once
 
 #include <cstddef>
@@ -11,16 +10,24 @@
 
 namespace tdist::kernels {
 
+struct KernelBackend;
+
+// Slots are this many bytes apart (the cuda kernels' slotAt assumes it: kernels/cuda/common.cuh).
+constexpr std::size_t kSlotBytes = 64;
+
 struct Context::State {
+  const KernelBackend *backend = nullptr;  // chosen once, at creation
+  std::string backend_name;
   void *signals = nullptr;
   int max_signals = 0;
   void *scratch = nullptr;
   std::size_t scratch_bytes = 0;
-  std::uint64_t epoch = 0;
-  std::string backend;
+  // cuda: the cudaStream_t of calls.
   void *stream = nullptr;
-  // cpu: 2 parities x n_pes rows of 64 bytes (detail::HandshakeRow), zeroed, and the number of
-  // the last handshake made on this context (the same on every PE).
+  // cpu: the epoch of the last call (every call takes the next, every PE alike: cpu::nextEpoch);
+  // 2 parities x n_pes rows of 64 bytes (detail::HandshakeRow), zeroed, and the number of the
+  // last handshake made on this context (the same on every PE).
+  std::uint64_t epoch = 0;
   void *handshake = nullptr;
   std::uint64_t handshakes = 0;
 };
@@ -28,6 +35,7 @@ struct Context::State {
 namespace detail {
 struct ContextAccess {
   static Context::State &state(Context &ctx) { return *ctx.state_; }
+  static const Context::State &state(const Context &ctx) { return *ctx.state_; }
 };
 }  // namespace detail
 

@@ -1,23 +1,24 @@
 // kernels/gemm.cpp - the public entry points of the overlap GEMMs: AllGather + GEMM and
 // GEMM + ReduceScatter. Each checks its tensors and config on this PE, agrees with every PE on
-// the call (the context, every tensor's heap offset, dtype and shape, every config field), takes the context's next
-// epoch and runs its backend's body (kernels/cpu/gemm.cpp, kernels/cuda/gemm.cu).
+// the call (the context, every tensor's heap offset, dtype and shape, every config field) and
+// runs the context's backend's body (kernels/entry.h).
 #include "tdist/kernels/gemm.h"
 
 #include <climits>
 #include <cstdint>
 #include <string>
 
-#include "kernels/bodies.h"
+#include "kernels/backend.h"
 #include "kernels/checks.h"
+#include "kernels/entry.h"
 #include "tdist/error.h"
 #include "tdist/runtime.h"
 
 namespace tdist::kernels {
 namespace {
 
-constexpr const char *kAllGatherGemm = "all_gather_gemm";
-constexpr const char *kGemmReduceScatter = "gemm_reduce_scatter";
+constexpr const char *kAllGatherGemm = "tdist::kernels::all_gather_gemm";
+constexpr const char *kGemmReduceScatter = "tdist::kernels::gemm_reduce_scatter";
 
 [[noreturn]] void invalid(const char *kernel, const std::string &message) {
   throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": " + message);
@@ -65,22 +66,17 @@ void requireConfig(const char *kernel, const Config &config) {
   detail::requireRange(kernel, "strategy", static_cast<int>(config.strategy), 0, 2);
 }
 
-// The dtypes the backend's body takes: f32 and bf16 on cpu and cuda.
-void requireBackendDtype(const char *kernel, const Context &ctx, DType dtype) {
-  if (dtype == DType::BF16 && ctx.backend() != "cuda" && ctx.backend() != "cpu") {
-    throw Error(ErrorCode::NotSupported,
-                std::string(kernel) + ": bf16 is not supported on the " + ctx.backend() + " backend (f32 is)");
+// The context's scratch as the gathered A, [n_pes * m_local, K] of a's dtype (its size is checked
+// before any body runs; an `a` of another rank fails its check first, and gets an empty tensor).
+Tensor scratchGathered(Context &ctx, const Tensor &a) {
+  Tensor gathered;
+  gathered.data = ctx.scratch();
+  gathered.dtype = a.dtype;
+  if (a.shape.size() == 2) {
+    gathered.shape = {a.shape[0] * nPes(), a.shape[1]};
+    gathered.strides = {a.shape[1], 1};
   }
-}
-
-template <class Body>
-void collectLocalError(int &code, std::string &message, Body &&body) {
-  try {
-    body();
-  } catch (const Error &error) {
-    code = static_cast<int>(error.code());
-    message = error.what();
-  }
+  return gathered;
 }
 
 }  // namespace
@@ -96,9 +92,7 @@ void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, 
   if (gathered) signature.tensor("gathered", *gathered);
   else signature.add("gathered", "scratch");
   addConfig(signature, config);
-  int code = 0;
-  std::string message;
-  collectLocalError(code, message, [&] {
+  const auto check = [&] {
     detail::requireHeapTensor(kAllGatherGemm, "a", a, 2, {DType::F32, DType::BF16});
     detail::requireHeapTensor(kAllGatherGemm, "b", b, 2, {a.dtype});
     detail::requireHeapTensor(kAllGatherGemm, "c", c, 2, {a.dtype});
@@ -126,27 +120,10 @@ void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, 
                                   " bytes and the context's scratch has " + std::to_string(ctx.scratchBytes()) +
                                   ": pass `gathered` or a larger ContextOptions::scratch_bytes");
     }
-    const long long signals = static_cast<long long>(n_pes) * config.chunks_per_pe;
-    if (signals > ctx.maxSignals()) {
-      invalid(kAllGatherGemm, "n_pes * chunks_per_pe = " + std::to_string(signals) + " signals exceed the context's " +
-                                  std::to_string(ctx.maxSignals()));
-    }
-    requireBackendDtype(kAllGatherGemm, ctx, a.dtype);
-  });
-  detail::agree(ctx, kAllGatherGemm, signature, code, message);
-  const std::uint64_t epoch = ctx.nextEpoch();
-  Tensor scratch_gathered;
-  if (!gathered) {
-    scratch_gathered.data = ctx.scratch();
-    scratch_gathered.dtype = a.dtype;
-    scratch_gathered.shape = {a.shape[0] * n_pes, a.shape[1]};
-    scratch_gathered.strides = {a.shape[1], 1};
-  }
-  Tensor &target = gathered ? *gathered : scratch_gathered;
-#ifdef TDIST_KERNELS_HAVE_CUDA
-  if (ctx.backend() == "cuda") return cuda::allGatherGemm(ctx, a, b, c, target, config, epoch);
-#endif
-  cpu::allGatherGemm(ctx, a, b, c, target, config, epoch);
+  };
+  Tensor scratch = gathered ? Tensor{} : scratchGathered(ctx, a);
+  detail::runEntry(ctx, kAllGatherGemm, &KernelBackend::all_gather_gemm, signature, check,
+                   AllGatherGemmCall{.a = a, .b = b, .c = c, .gathered = gathered ? *gathered : scratch, .config = config});
 }
 
 void gemm_reduce_scatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
@@ -159,9 +136,7 @@ void gemm_reduce_scatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor 
   signature.tensor("b", b, 0);
   signature.tensor("c", c);
   addConfig(signature, config);
-  int code = 0;
-  std::string message;
-  collectLocalError(code, message, [&] {
+  const auto check = [&] {
     detail::requireHeapTensor(kGemmReduceScatter, "a", a, 2, {DType::F32, DType::BF16});
     detail::requireHeapTensor(kGemmReduceScatter, "b", b, 2, {a.dtype});
     detail::requireHeapTensor(kGemmReduceScatter, "c", c, 2, {a.dtype});
@@ -189,22 +164,9 @@ void gemm_reduce_scatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor 
                                       " bytes of scratch and the context has " + std::to_string(ctx.scratchBytes()) +
                                       ": use a larger ContextOptions::scratch_bytes");
     }
-    // One signal per (source PE, row chunk, column tile) of the owner's block.
-    const long long column_tiles = (N + config.tile_n - 1) / config.tile_n;
-    const long long signals = static_cast<long long>(n_pes) * config.chunks_per_pe * column_tiles;
-    if (signals > ctx.maxSignals()) {
-      invalid(kGemmReduceScatter, "n_pes * chunks_per_pe * ceil(N / tile_n) = " + std::to_string(signals) +
-                                      " signals exceed the context's " + std::to_string(ctx.maxSignals()) +
-                                      ": raise tile_n or lower chunks_per_pe");
-    }
-    requireBackendDtype(kGemmReduceScatter, ctx, a.dtype);
-  });
-  detail::agree(ctx, kGemmReduceScatter, signature, code, message);
-  const std::uint64_t epoch = ctx.nextEpoch();
-#ifdef TDIST_KERNELS_HAVE_CUDA
-  if (ctx.backend() == "cuda") return cuda::gemmReduceScatter(ctx, a, b, c, config, epoch);
-#endif
-  cpu::gemmReduceScatter(ctx, a, b, c, config, epoch);
+  };
+  detail::runEntry(ctx, kGemmReduceScatter, &KernelBackend::gemm_reduce_scatter, signature, check,
+                   GemmReduceScatterCall{.a = a, .b = b, .c = c, .config = config});
 }
 
 }  // namespace tdist::kernels

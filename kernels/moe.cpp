@@ -1,13 +1,12 @@
 // kernels/moe.cpp - the public entry points of the MoE all-to-all: check the tensors and the
-// config on this PE, agree with every PE on the call, take the context's next epoch, run the
-// backend's body (kernels/bodies.h). The token count T may differ between PEs, so it is not
+// config on this PE, agree with every PE on the call, run the context's backend's body
+// (kernels/entry.h). The token count T may differ between PEs, so it is not
 // part of the agreement (nor where the tensors of T rows lie); everything else is.
 #include "tdist/kernels/moe.h"
 
-#include <functional>
-
-#include "kernels/bodies.h"
+#include "kernels/backend.h"
 #include "kernels/checks.h"
+#include "kernels/entry.h"
 
 namespace tdist::kernels {
 namespace {
@@ -23,15 +22,6 @@ void addConfig(detail::CallSignature &s, const MoeConfig &config) {
   s.add("config.top_k", top_k);
   s.add("config.capacity", capacity);
   s.add("config.programs", programs);
-}
-
-std::pair<int, std::string> localError(const std::function<void()> &check) {
-  try {
-    check();
-  } catch (const Error &e) {
-    return {static_cast<int>(e.code()), e.what()};
-  }
-  return {0, {}};
 }
 
 void requireConfig(const char *kernel, const MoeConfig &config) {
@@ -95,7 +85,7 @@ void requireLayout(const char *kernel, const DispatchLayout &layout, const MoeCo
 DispatchLayout moe_dispatch(Context &ctx, const Tensor &x, const Tensor &topk_ids, Tensor &recv,
                             const MoeConfig &config) {
   constexpr const char *kName = "tdist::kernels::moe_dispatch";
-  const auto [code, error] = localError([&] {
+  const auto check = [&] {
     requireConfig(kName, config);
     detail::requireHeapTensor(kName, "x", x, 2, {DType::F32, DType::BF16});
     detail::requireHeapTensor(kName, "topk_ids", topk_ids, 2, {DType::I32});
@@ -103,25 +93,21 @@ DispatchLayout moe_dispatch(Context &ctx, const Tensor &x, const Tensor &topk_id
     requireSameDtype(kName, "recv", recv, "x", x);
     requireShape(kName, "topk_ids", topk_ids, x.shape[0], config.top_k, "the tokens of x by config.top_k");
     requireShape(kName, "recv", recv, config.capacity, x.shape[1], "config.capacity by the hidden size of x");
-  });
+  };
   detail::CallSignature signature;  // T, the tokens, may differ between PEs
   signature.context(ctx);
   signature.tensor("x", x, 0);
   signature.tensor("topk_ids", topk_ids, 0);
   signature.tensor("recv", recv);
   addConfig(signature, config);
-  detail::agree(ctx, kName, signature, code, error);
-  const std::uint64_t epoch = ctx.nextEpoch();
-#ifdef TDIST_KERNELS_HAVE_CUDA
-  if (ctx.backend() == "cuda") return cuda::moeDispatch(ctx, x, topk_ids, recv, config, epoch);
-#endif
-  return cpu::moeDispatch(ctx, x, topk_ids, recv, config, epoch);
+  return detail::runEntry(ctx, kName, &KernelBackend::moe_dispatch, signature, check,
+                          MoeDispatchCall{.x = x, .topk_ids = topk_ids, .recv = recv, .config = config});
 }
 
 void moe_combine(Context &ctx, const Tensor &expert_out, const DispatchLayout &layout, const Tensor &topk_ids,
                  const Tensor &topk_weights, Tensor &out, const MoeConfig &config) {
   constexpr const char *kName = "tdist::kernels::moe_combine";
-  const auto [code, error] = localError([&] {
+  const auto check = [&] {
     requireConfig(kName, config);
     detail::requireHeapTensor(kName, "expert_out", expert_out, 2, {DType::F32, DType::BF16});
     detail::requireHeapTensor(kName, "topk_ids", topk_ids, 2, {DType::I32});
@@ -134,7 +120,7 @@ void moe_combine(Context &ctx, const Tensor &expert_out, const DispatchLayout &l
     requireShape(kName, "topk_weights", topk_weights, out.shape[0], config.top_k,
                  "the tokens of out by config.top_k");
     requireLayout(kName, layout, config);
-  });
+  };
   detail::CallSignature signature;  // T, the tokens, may differ between PEs; the layout is this PE's
   signature.context(ctx);
   signature.tensor("expert_out", expert_out);
@@ -142,12 +128,9 @@ void moe_combine(Context &ctx, const Tensor &expert_out, const DispatchLayout &l
   signature.tensor("topk_weights", topk_weights, 0);
   signature.tensor("out", out, 0);
   addConfig(signature, config);
-  detail::agree(ctx, kName, signature, code, error);
-  const std::uint64_t epoch = ctx.nextEpoch();
-#ifdef TDIST_KERNELS_HAVE_CUDA
-  if (ctx.backend() == "cuda") return cuda::moeCombine(ctx, expert_out, layout, topk_ids, topk_weights, out, config, epoch);
-#endif
-  cpu::moeCombine(ctx, expert_out, layout, topk_ids, topk_weights, out, config, epoch);
+  detail::runEntry(ctx, kName, &KernelBackend::moe_combine, signature, check,
+                   MoeCombineCall{.expert_out = expert_out, .layout = layout, .topk_ids = topk_ids,
+                                  .topk_weights = topk_weights, .out = out, .config = config});
 }
 
 }  // namespace tdist::kernels

@@ -5,14 +5,11 @@
 #include <string>
 
 #include "tdist/error.h"
+#include "tdist/wait_description.h"
 
 namespace tdist::runtime {
 
-const char *cmpName(shmem::Cmp cmp) {
-  static const char *names[] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
-  int index = static_cast<int>(cmp);
-  return index >= 0 && index < 6 ? names[index] : "?";
-}
+const char *cmpName(shmem::Cmp cmp) { return waitPredicateName(static_cast<std::int32_t>(cmp)); }
 
 void checkCmp(shmem::Cmp cmp, const char *call) {
   if (static_cast<unsigned>(cmp) > 5u) [[unlikely]] {

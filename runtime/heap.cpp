@@ -96,7 +96,8 @@ void *allocateAgreed(RuntimeState &state, const CollectiveRecord &call, std::siz
                     ": the symmetric heap has " + std::to_string(state.allocator.bytesFree()) +
                     " bytes free, the largest free block is " +
                     std::to_string(state.allocator.largestFree()) +
-                    " bytes (local_mem_size " + std::to_string(state.attr.local_mem_size) + ")");
+                    " bytes (local_mem_size " + std::to_string(state.attr.local_mem_size) +
+                    "; a larger heap: tdist-run --heap, TDIST_HEAP_SIZE or the init attributes' local_mem_size)");
   }
   return state.heap.base() + *offset;
 }

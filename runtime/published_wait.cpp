@@ -82,28 +82,19 @@ bool claimWaitBoard() {
 }
 
 void releaseWaitBoard(wait_board::Record &record) {
-  wait_board::beginWrite(record);
-  record.waiting = 0;
-  wait_board::endWrite(record);
+  wait_board::clear(record);
   g_claimed.store(false, std::memory_order_release);
 }
 
 PublishedBlock::PublishedBlock(const char *call, const char *what) {
   if (!claimWaitBoard()) return;
   record_ = waitBoardRecord();
-  wait_board::beginWrite(*record_);
-  record_->observed.store(0, std::memory_order_relaxed);
-  record_->waiting = 1;
-  record_->owner_pe = -1;
-  record_->slot = 0;
-  record_->slots = 1;
-  record_->expected = 0;
-  record_->since_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::steady_clock::now().time_since_epoch()).count();
-  wait_board::copyText(record_->call, call);
-  wait_board::copyText(record_->predicate, "");  // no value to compare: `where` says it all
-  wait_board::copyText(record_->where, what);
-  wait_board::endWrite(*record_);
+  WaitDescription wait;
+  copyWaitText(wait.call, call);
+  copyWaitText(wait.where, what);  // no value to compare (predicate ""): `where` says it all
+  wait_board::publish(*record_, wait,
+                      std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch()).count());
 }
 
 PublishedBlock::~PublishedBlock() {

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "common/wait_format.h"
 #include "runtime/backend.h"
 #include "runtime/environment.h"
 #include "runtime/launcher_channel.h"
@@ -140,6 +141,25 @@ static void describeWord(const WaitSite &site, char *where, std::size_t size) {
   }
 }
 
+std::int64_t WaitLoop::observe() const {
+  return site_.read != nullptr ? site_.read(site_.address, site_.read_context) : 0;
+}
+
+WaitDescription WaitLoop::describe() const {
+  const RuntimeState *state = g_state;
+  WaitDescription wait;
+  wait.pe = state != nullptr ? state->my_pe : -1;
+  wait.owner_pe = site_.owner_pe >= 0 ? site_.owner_pe : wait.pe;
+  wait.slot = site_.slot;
+  wait.slots = site_.slots;
+  wait.expected = site_.expected;
+  wait.observed = observe();
+  copyWaitText(wait.call, site_.call);
+  copyWaitText(wait.predicate, site_.predicate);
+  describeWord(site_, wait.where, sizeof wait.where);
+  return wait;
+}
+
 void WaitLoop::publish() {
   if (published_ == nullptr) {
     if (publish_tried_) return;
@@ -149,45 +169,22 @@ void WaitLoop::publish() {
     if (in_programs_ || site_.own_work || !claimWaitBoard()) return;
     published_ = waitBoardRecord();
   } else if (site_.address == published_address_) {
-    // The same word: only what it holds may have changed.
-    published_->observed.store(site_.read != nullptr ? site_.read(site_.address, site_.read_context) : 0,
-                               std::memory_order_relaxed);
+    wait_board::refresh(*published_, observe());  // the same word: only what it holds may change
     return;
   }
   // A new wait, or a multi-slot wait on to its next slot.
   published_address_ = site_.address;
-  const std::int64_t observed = site_.read != nullptr ? site_.read(site_.address, site_.read_context) : 0;
-  wait_board::Record &record = *published_;
-  const RuntimeState *state = g_state;
-  const int me = state != nullptr ? state->my_pe : -1;
-  wait_board::beginWrite(record);
-  record.observed.store(observed, std::memory_order_relaxed);
-  record.waiting = 1;
-  record.owner_pe = site_.owner_pe >= 0 ? site_.owner_pe : me;
-  record.slot = site_.slot;
-  record.slots = site_.slots;
-  record.expected = site_.expected;
-  record.since_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        backoff_.started().time_since_epoch()).count();
-  wait_board::copyText(record.call, site_.call);
-  wait_board::copyText(record.predicate, site_.predicate);
-  describeWord(site_, record.where, sizeof record.where);
-  wait_board::endWrite(record);
+  wait_board::publish(*published_, describe(),
+                      std::chrono::duration_cast<std::chrono::nanoseconds>(backoff_.started().time_since_epoch())
+                          .count());
 }
 
 void WaitLoop::expire() {
   const RuntimeState *state = g_state;
-  const int me = state != nullptr ? state->my_pe : -1;
-  std::int64_t observed = site_.read != nullptr ? site_.read(site_.address, site_.read_context) : 0;
-  char where[160];
-  describeWord(site_, where, sizeof where);
-  char slot[48] = "";
-  if (site_.slots > 1) std::snprintf(slot, sizeof slot, " (slot %d of %d)", site_.slot, site_.slots);
-  double seconds = state != nullptr ? std::chrono::duration<double>(state->wait_timeout).count() : 120.0;
-  std::fprintf(stderr,
-               "tdist: PE %d: %s: wait passed its deadline of %.3f s: value at %s%s, "
-               "waiting for %s %" PRId64 ", observed %" PRId64 "\n",
-               me, site_.call, seconds, where, slot, site_.predicate, site_.expected, observed);
+  const double seconds = state != nullptr ? std::chrono::duration<double>(state->wait_timeout).count() : 120.0;
+  char text[512];
+  wait_format::deadline(describe(), seconds, text, sizeof text);
+  std::fprintf(stderr, "tdist: %s\n", text);
   std::fflush(stdout);
   std::fflush(stderr);
   std::_Exit(kExitWaitTimeout);

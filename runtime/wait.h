@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdint>
 
+#include "tdist/wait_description.h"
+
 namespace tdist::wait_board {
 struct Record;
 }
@@ -25,7 +27,8 @@ inline void cpuRelax() {
 #endif
 }
 
-// What a wait is for, for the diagnostic when its deadline passes.
+// What a wait is for; WaitLoop::describe makes the WaitDescription that the diagnostic when its
+// deadline passes and the wait board say.
 struct WaitSite {
   const char *call = "";              // the API function that waits
   const void *address = nullptr;      // the polled word (on this PE's heap, or a peer's)
@@ -72,6 +75,8 @@ class WaitLoop {
 
  private:
   [[noreturn]] void expire();
+  std::int64_t observe() const;             // the polled word's value, read the way the wait reads it
+  WaitDescription describe() const;         // this wait as the diagnostics say it
   // Publishes this wait on the wait board once it has lasted, then refreshes what it observed.
   void publish();
 

@@ -68,7 +68,7 @@ template <class S>
 void enqueueStreamWait(Caller c, S *sig_addr, Cmp cmp, S value, cudaStream_t s, const char *call) {
   const DriverApi &cu = driver();
   StreamWait wait{.stream = s, .call = call, .word = sig_addr, .bytes = sizeof(S),
-                  .predicate = runtime::cmpName(cmp), .expected = static_cast<std::int64_t>(value)};
+                  .predicate = static_cast<std::int32_t>(cmp), .expected = static_cast<std::int64_t>(value)};
   c.cuda.watchdog->takeEvents(&wait.started, &wait.satisfied, call);
   const S target = cmp == Cmp::GT ? static_cast<S>(value + 1) : value;
   const unsigned flags = cmp == Cmp::EQ ? CU_STREAM_WAIT_VALUE_EQ : CU_STREAM_WAIT_VALUE_GEQ;

@@ -1,7 +1,7 @@
 // backends/cuda/watchdog.cpp - the watchdog thread of a PE and the wait diagnostic of the GPU.
 //
-// The diagnostic is the cpu backend's (runtime/wait.cpp) plus the block and thread of the
-// device wait, so that tdist-run and the tests read one format whatever the backend.
+// The diagnostic is every wait's (common/wait_format.h): a device wait's description adds its
+// block and thread, so that tdist-run and the tests read one format whatever the backend.
 #include "backends/cuda/watchdog.h"
 
 #include <cinttypes>
@@ -11,6 +11,7 @@
 
 #include "backends/cuda/cuda_state.h"
 #include "backends/cuda/driver_api.h"
+#include "common/wait_format.h"
 #include "runtime/launcher_channel.h"
 #include "runtime/published_wait.h"
 #include "tdist/exit_codes.h"
@@ -28,11 +29,6 @@ std::mutex g_hang_mutex;
 HangSource g_hang;
 std::atomic<bool> g_reporting{false};
 
-const char *cmpName(std::int32_t cmp) {
-  static const char *names[] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
-  return cmp >= 0 && cmp < 6 ? names[cmp] : "?";
-}
-
 double timeoutSeconds(const runtime::RuntimeState &state) {
   return std::chrono::duration<double>(state.wait_timeout).count();
 }
@@ -49,20 +45,26 @@ bool claimReport() {
   for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 
-[[noreturn]] void printHang(const runtime::RuntimeState &state, const device::HangRecord &record) {
-  // The device wrote every field before `written` (with system fences): plain volatile reads.
-  const volatile device::HangRecord &r = record;
-  char call[sizeof record.call + 1] = {};
-  for (std::size_t i = 0; i < sizeof record.call && r.call[i] != '\0'; ++i) call[i] = r.call[i];
-  char slot[48] = "";
-  if (r.slots > 1) std::snprintf(slot, sizeof slot, " (slot %d of %d)", r.slot, r.slots);
-  std::fprintf(stderr,
-               "tdist: PE %d: %s: wait passed its deadline of %.3f s: value at symmetric offset 0x%zx of PE "
-               "%d%s, waiting for %s %" PRId64 ", observed %" PRId64 ", block (%u,%u,%u) thread (%u,%u,%u)\n",
-               r.pe, call, timeoutSeconds(state), static_cast<std::size_t>(r.offset), r.owner_pe, slot,
-               cmpName(r.predicate), static_cast<std::int64_t>(r.expected), static_cast<std::int64_t>(r.observed),
-               r.block[0], r.block[1], r.block[2], r.thread[0], r.thread[1], r.thread[2]);
+// A copy of a description the device writes into host-mapped memory (volatile: byte by byte).
+WaitDescription copyOf(const volatile WaitDescription &wait) {
+  WaitDescription copy;
+  const volatile unsigned char *from = reinterpret_cast<const volatile unsigned char *>(&wait);
+  unsigned char *to = reinterpret_cast<unsigned char *>(&copy);
+  for (std::size_t i = 0; i < sizeof copy; ++i) to[i] = from[i];
+  copy.call[sizeof copy.call - 1] = copy.predicate[sizeof copy.predicate - 1] = copy.where[sizeof copy.where - 1] = '\0';
+  return copy;
+}
+
+[[noreturn]] void printDeadline(const runtime::RuntimeState &state, const WaitDescription &wait) {
+  char text[512];
+  wait_format::deadline(wait, timeoutSeconds(state), text, sizeof text);
+  std::fprintf(stderr, "tdist: %s\n", text);
   endJob(kExitWaitTimeout);
+}
+
+// The device wrote every field before `written` (with system fences).
+[[noreturn]] void printHang(const runtime::RuntimeState &state, const device::HangRecord &record) {
+  printDeadline(state, copyOf(record.wait));
 }
 
 bool hangWritten(const device::HangRecord *hang) {
@@ -194,53 +196,33 @@ void Watchdog::forwardDeviceWait() {
     return;
   }
   if (forwarded_ != nullptr && sequence == forwarded_sequence_) {
-    forwarded_->observed.store(note->observed, std::memory_order_relaxed);
+    wait_board::refresh(*forwarded_, note->wait.observed);
     return;
   }
-  device::WaitNote copy;
-  copy.owner_pe = note->owner_pe;
-  copy.predicate = note->predicate;
-  copy.offset = note->offset;
-  copy.expected = note->expected;
-  copy.observed = note->observed;
-  copy.slot = note->slot;
-  copy.slots = note->slots;
-  for (int i = 0; i < 3; ++i) {
-    copy.block[i] = note->block[i];
-    copy.thread[i] = note->thread[i];
-  }
-  for (std::size_t i = 0; i < sizeof copy.call; ++i) copy.call[i] = note->call[i];
-  copy.call[sizeof copy.call - 1] = '\0';
+  WaitDescription copy = copyOf(note->wait);
   std::atomic_thread_fence(std::memory_order_acquire);
   if (note->sequence != sequence) return;  // rewritten meanwhile: the next turn reads it
   if (forwarded_ == nullptr) {
     if (!runtime::claimWaitBoard()) return;
     forwarded_ = runtime::waitBoardRecord();
   }
-  wait_board::Record &record = *forwarded_;
-  wait_board::beginWrite(record);
-  record.observed.store(copy.observed, std::memory_order_relaxed);
-  record.waiting = 1;
-  record.owner_pe = copy.owner_pe;
-  record.slot = copy.slot;
-  record.slots = copy.slots;
-  record.expected = copy.expected;
-  // When the host first saw it: the GPU's timer is not the host's clock.
-  record.since_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        std::chrono::steady_clock::now().time_since_epoch()).count();
-  wait_board::copyText(record.call, copy.call);
-  wait_board::copyText(record.predicate, cmpName(copy.predicate));
-  std::snprintf(record.where, sizeof record.where, "symmetric offset 0x%zx of PE %d, block (%u,%u,%u) thread (%u,%u,%u)",
-                static_cast<std::size_t>(copy.offset), copy.owner_pe, copy.block[0], copy.block[1], copy.block[2],
-                copy.thread[0], copy.thread[1], copy.thread[2]);
-  wait_board::endWrite(record);
+  // Since when the host first saw it: the GPU's timer is not the host's clock.
+  wait_board::publish(*forwarded_, copy,
+                      std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch()).count());
   forwarded_sequence_ = sequence;
 }
 
 // The observed value is read on a stream of its own (the waiting stream is blocked), with a
 // bound: a GPU that cannot serve 8 bytes in a second is reported as such.
 void Watchdog::expire(const StreamWait &wait) {
-  char observed[64] = "(unreadable)";
+  WaitDescription description;
+  description.pe = description.owner_pe = state_.my_pe;
+  description.offset = static_cast<std::uint64_t>(static_cast<const std::byte *>(wait.word) - state_.heap.base());
+  description.expected = wait.expected;
+  description.observed_unreadable = 1;
+  copyWaitText(description.call, wait.call);
+  copyWaitText(description.predicate, waitPredicateName(wait.predicate));
   cudaStream_t reader = nullptr;
   std::uint64_t *word = nullptr;
   if (cudaStreamCreateWithFlags(&reader, cudaStreamNonBlocking) == cudaSuccess &&
@@ -253,19 +235,13 @@ void Watchdog::expire(const StreamWait &wait) {
         std::this_thread::sleep_for(kPeriod);
       }
       if (status == cudaSuccess) {
-        std::int64_t value = wait.bytes == 4 ? static_cast<std::int32_t>(*word) : static_cast<std::int64_t>(*word);
-        std::snprintf(observed, sizeof observed, "%" PRId64, value);
+        description.observed =
+            wait.bytes == 4 ? static_cast<std::int32_t>(*word) : static_cast<std::int64_t>(*word);
+        description.observed_unreadable = 0;
       }
     }
   }
-  const std::byte *local = state_.heap.base();
-  const auto offset = static_cast<std::size_t>(static_cast<const std::byte *>(wait.word) - local);
-  std::fprintf(stderr,
-               "tdist: PE %d: %s: wait passed its deadline of %.3f s: value at symmetric offset 0x%zx of PE %d, "
-               "waiting for %s %" PRId64 ", observed %s\n",
-               state_.my_pe, wait.call, timeoutSeconds(state_), offset, state_.my_pe, wait.predicate,
-               wait.expected, observed);
-  endJob(kExitWaitTimeout);
+  printDeadline(state_, description);
 }
 
 }  // namespace tdist::cuda

@@ -38,7 +38,7 @@ struct StreamWait {
   const char *call = "";  // a string literal: the API function
   const void *word = nullptr;  // on this PE's heap, device memory
   unsigned bytes = 4;
-  const char *predicate = "EQ";
+  std::int32_t predicate = 0;  // shmem::Cmp
   std::int64_t expected = 0;
 };
 

@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "kernels/bodies.h"
+#include "kernels/cpu/bodies.h"
 #include "kernels/cpu/bfloat16.h"
 #include "tdist/dl.h"
 #include "tdist/launch.h"
@@ -75,12 +75,8 @@ Rounds planRounds(const char *kernel, const Context &ctx, std::int64_t block, st
     }
     rounds.chunk = std::min(rounds.chunk, scratch_per_block);
   }
+  // At least 1: the entry point checked the slots of one chunk (the table's slots, backend.cpp).
   const std::int64_t by_slots = ctx.maxSignals() / slots_per_chunk;
-  if (by_slots == 0) {
-    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the context has " +
-                                             std::to_string(ctx.maxSignals()) + " signal slots; it needs at least " +
-                                             std::to_string(slots_per_chunk));
-  }
   const std::int64_t by_scratch = scratch_per_block >= 0 ? scratch_per_block / rounds.chunk : by_slots;
   const std::int64_t needed = (block + rounds.chunk - 1) / rounds.chunk;
   rounds.chunks_per_round = std::max<std::int64_t>(1, std::min({by_slots, by_scratch, needed}));
@@ -101,7 +97,7 @@ void inRounds(Context &ctx, const Rounds &rounds, std::uint64_t epoch, Round &&r
   for (std::int64_t r = 0; r < rounds.count; ++r) {
     if (r > 0) {
       shmem::barrier_all();
-      epoch = ctx.nextEpoch();
+      epoch = nextEpoch(ctx);
     }
     round(r, epoch);
   }
@@ -396,15 +392,17 @@ void ringAllReduce(Context &ctx, const T *in, T *out, std::int64_t numel, const 
 
 }  // namespace
 
-void allGather(Context &ctx, const Tensor &input, Tensor &output, const AllGatherConfig &config,
-               std::uint64_t epoch) {
-  trace::Span call(trace::Category::Call, "all_gather");
+void allGather(Context &ctx, const AllGatherCall &call) {
+  const auto &[input, output, config] = call;
+  const std::uint64_t epoch = nextEpoch(ctx);
+  trace::Span span(trace::Category::Call, "all_gather");
   byDtype(input.dtype, [&](auto type) { allGatherTyped<decltype(type)>(ctx, input, output, config, epoch); });
 }
 
-void reduceScatter(Context &ctx, const Tensor &input, Tensor &output, const ReduceScatterConfig &config,
-                   std::uint64_t epoch) {
-  trace::Span call(trace::Category::Call, "reduce_scatter");
+void reduceScatter(Context &ctx, const ReduceScatterCall &call) {
+  const auto &[input, output, config] = call;
+  const std::uint64_t epoch = nextEpoch(ctx);
+  trace::Span span(trace::Category::Call, "reduce_scatter");
   byDtype(input.dtype, [&](auto type) {
     using T = decltype(type);
     const std::int64_t block = output.numel();
@@ -418,9 +416,10 @@ void reduceScatter(Context &ctx, const Tensor &input, Tensor &output, const Redu
   });
 }
 
-void allReduce(Context &ctx, const Tensor &input, Tensor &output, AllReduceAlgorithm algorithm,
-               const AllReduceConfig &config, std::uint64_t epoch) {
-  trace::Span call(trace::Category::Call, "all_reduce");
+void allReduce(Context &ctx, const AllReduceCall &call) {
+  const auto &[input, output, config, algorithm] = call;
+  const std::uint64_t epoch = nextEpoch(ctx);
+  trace::Span span(trace::Category::Call, "all_reduce");
   byDtype(input.dtype, [&](auto type) {
     using T = decltype(type);
     const std::int64_t numel = input.numel();

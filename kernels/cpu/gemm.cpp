@@ -22,7 +22,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/bodies.h"
+#include "kernels/cpu/bodies.h"
 #include "kernels/cpu/bfloat16.h"
 #include "tdist/dl.h"
 #include "tdist/launch.h"
@@ -201,9 +201,10 @@ void allGatherGemmTyped(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
 
 }  // namespace
 
-void allGatherGemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor &gathered,
-                   const AllGatherGemmConfig &config, std::uint64_t epoch) {
-  tdist::trace::Span call(tdist::trace::Category::Call, "all_gather_gemm");
+void allGatherGemm(Context &ctx, const AllGatherGemmCall &call) {
+  const auto &[a, b, c, gathered, config] = call;
+  const std::uint64_t epoch = nextEpoch(ctx);
+  tdist::trace::Span span(tdist::trace::Category::Call, "all_gather_gemm");
   byGemmDtype(a.dtype, [&](auto type) {
     allGatherGemmTyped<decltype(type)>(ctx, a, b, c, gathered, config, epoch);
   });
@@ -346,9 +347,10 @@ void gemmReduceScatterTyped(Context &ctx, const Tensor &a, const Tensor &b, Tens
 
 }  // namespace
 
-void gemmReduceScatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
-                       const GemmReduceScatterConfig &config, std::uint64_t epoch) {
-  tdist::trace::Span call(tdist::trace::Category::Call, "gemm_reduce_scatter");
+void gemmReduceScatter(Context &ctx, const GemmReduceScatterCall &call) {
+  const auto &[a, b, c, config] = call;
+  const std::uint64_t epoch = nextEpoch(ctx);
+  tdist::trace::Span span(tdist::trace::Category::Call, "gemm_reduce_scatter");
   byGemmDtype(a.dtype, [&](auto type) { gemmReduceScatterTyped<decltype(type)>(ctx, a, b, c, config, epoch); });
 }
 

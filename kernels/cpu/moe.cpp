@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/bodies.h"
+#include "kernels/cpu/bodies.h"
 #include "kernels/checks.h"
 #include "kernels/cpu/bfloat16.h"
 #include "tdist/dl.h"
@@ -60,11 +60,10 @@ struct Counts {
 Counts exchangeCounts(Context &ctx, const char *kernel, const Tensor &topk_ids, int experts, std::uint64_t epoch) {
   const int me = shmem::my_pe(), n = shmem::n_pes();
   const std::size_t row = static_cast<std::size_t>(experts) + 1;  // the counts, then the bad ids
-  if (ctx.scratchBytes() < n * row * sizeof(std::int64_t) || ctx.maxSignals() < 2 * n) {
-    throw Error(ErrorCode::InvalidParam,
-                std::string(kernel) + ": the context has " + std::to_string(ctx.scratchBytes()) +
-                    " bytes of scratch and " + std::to_string(ctx.maxSignals()) + " signal slots; it needs " +
-                    std::to_string(n * row * sizeof(std::int64_t)) + " bytes and " + std::to_string(2 * n));
+  if (ctx.scratchBytes() < n * row * sizeof(std::int64_t)) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the context has " +
+                                             std::to_string(ctx.scratchBytes()) + " bytes of scratch; it needs " +
+                                             std::to_string(n * row * sizeof(std::int64_t)));
   }
   std::vector<std::int64_t> mine(row, 0);
   const auto *ids = topk_ids.as<const std::int32_t>();
@@ -198,7 +197,7 @@ void combineTyped(Context &ctx, const Tensor &expert_out, const DispatchLayout &
   }
   if (!error.empty()) code = static_cast<int>(ErrorCode::InvalidParam);
   // Every PE learns whether some PE's layout is off (and has finished reading the counts).
-  detail::agree(ctx, kName, detail::CallSignature{}, code, error);
+  detail::agreeInBand(ctx, kName, detail::CallSignature{}, code, error);
 
   const std::int64_t hidden = out.shape[1];
   const std::int64_t tokens = out.shape[0];
@@ -235,15 +234,17 @@ void combineTyped(Context &ctx, const Tensor &expert_out, const DispatchLayout &
 
 }  // namespace
 
-DispatchLayout moeDispatch(Context &ctx, const Tensor &x, const Tensor &topk_ids, Tensor &recv,
-                           const MoeConfig &config, std::uint64_t epoch) {
+DispatchLayout moeDispatch(Context &ctx, const MoeDispatchCall &call) {
+  const auto &[x, topk_ids, recv, config] = call;
+  const std::uint64_t epoch = nextEpoch(ctx);
   return byDtype(x.dtype, [&](auto type) {
     return dispatchTyped<decltype(type)>(ctx, x, topk_ids, recv, config, epoch);
   });
 }
 
-void moeCombine(Context &ctx, const Tensor &expert_out, const DispatchLayout &layout, const Tensor &topk_ids,
-                const Tensor &topk_weights, Tensor &out, const MoeConfig &config, std::uint64_t epoch) {
+void moeCombine(Context &ctx, const MoeCombineCall &call) {
+  const auto &[expert_out, layout, topk_ids, topk_weights, out, config] = call;
+  const std::uint64_t epoch = nextEpoch(ctx);
   byDtype(out.dtype, [&](auto type) {
     combineTyped<decltype(type)>(ctx, expert_out, layout, topk_ids, topk_weights, out, config, epoch);
   });

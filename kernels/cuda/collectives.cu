@@ -7,7 +7,7 @@
 // replayed all_reduce at 2 PEs on one H200 measured 2-8 % slower with the hooks present and off
 // than with them compiled out (docs/BENCHMARKS.md, "Cost of tracing"). So the collectives are
 // compiled twice, and a job that is not traced runs the build without hooks.
-#include "kernels/bodies.h"
+#include "kernels/cuda/bodies.h"
 #include "kernels/cuda/collectives_flavors.h"
 #include "tdist/cuda.h"
 #include "tdist/trace.h"
@@ -24,31 +24,28 @@ struct CallSpan : tdist::cuda::StreamSpan {
 
 }  // namespace
 
-void allGather(Context &ctx, const Tensor &input, Tensor &output, const AllGatherConfig &config,
-               std::uint64_t epoch) {
+void allGather(Context &ctx, const AllGatherCall &call) {
   if (tdist::trace::active()) {
-    CallSpan call(ctx, "all_gather");
-    return traced::allGather(ctx, input, output, config, epoch);
+    CallSpan span(ctx, "all_gather");
+    return traced::allGather(ctx, call);
   }
-  untraced::allGather(ctx, input, output, config, epoch);
+  untraced::allGather(ctx, call);
 }
 
-void reduceScatter(Context &ctx, const Tensor &input, Tensor &output, const ReduceScatterConfig &config,
-                   std::uint64_t epoch) {
+void reduceScatter(Context &ctx, const ReduceScatterCall &call) {
   if (tdist::trace::active()) {
-    CallSpan call(ctx, "reduce_scatter");
-    return traced::reduceScatter(ctx, input, output, config, epoch);
+    CallSpan span(ctx, "reduce_scatter");
+    return traced::reduceScatter(ctx, call);
   }
-  untraced::reduceScatter(ctx, input, output, config, epoch);
+  untraced::reduceScatter(ctx, call);
 }
 
-void allReduce(Context &ctx, const Tensor &input, Tensor &output, AllReduceAlgorithm algorithm,
-               const AllReduceConfig &config, std::uint64_t epoch) {
+void allReduce(Context &ctx, const AllReduceCall &call) {
   if (tdist::trace::active()) {
-    CallSpan call(ctx, "all_reduce");
-    return traced::allReduce(ctx, input, output, algorithm, config, epoch);
+    CallSpan span(ctx, "all_reduce");
+    return traced::allReduce(ctx, call);
   }
-  untraced::allReduce(ctx, input, output, algorithm, config, epoch);
+  untraced::allReduce(ctx, call);
 }
 
 }  // namespace tdist::kernels::cuda

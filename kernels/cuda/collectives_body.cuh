@@ -68,7 +68,7 @@
 #include <algorithm>
 #include <string>
 
-#include "kernels/bodies.h"
+#include "kernels/backend.h"
 #include "kernels/checks.h"
 #include "kernels/cuda/collectives_flavors.h"
 #include "kernels/cuda/common.cuh"
@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(detail::kThreads)
   Span slice = detail::piece(block_numel, gridDim.x, blockIdx.x, Acc<T>::kN);
   const T *mine = input + static_cast<std::int64_t>(me) * block_numel + slice.lo;
   T *out = output + slice.lo;
-  detail::reduce_span<T>(
+  detail::reduce_span<T, T>(
       slice.size(), n, vectorized, [&](int pe) { return dev::symm_at(mine, pe); },
       [&](std::int64_t i, uint4 raw) { store_vec(out, i, raw, me); },
       [&](std::int64_t i, T v) { store_one(out, i, v, me); });
@@ -201,7 +201,7 @@ __global__ void __launch_bounds__(detail::kThreads)
   const int me = dev::rank();
   Span slice = detail::piece(count, gridDim.x, blockIdx.x, Acc<T>::kN);
   T *out = output + slice.lo;
-  detail::reduce_span<T>(
+  detail::reduce_span<T, T>(
       slice.size(), dev::num_ranks(), vectorized,
       [&](int pe) { return (pe == me ? own : staging + pe * row_stride) + slice.lo; },
       [&](std::int64_t i, uint4 raw) { store_vec(out, i, raw, me); },
@@ -234,7 +234,7 @@ __global__ void __launch_bounds__(detail::kThreads)
   wait_sources(slot0, map, epoch);
   // reduce_slice in PE order: this PE's own input, the others' buffers.
   T *out = output + slice.lo;
-  detail::reduce_span<T>(
+  detail::reduce_span<T, T>(
       slice.size(), n, true, [&](int pe) { return (pe == me ? input : buffer(pe)) + slice.lo; },
       [&](std::int64_t i, uint4 raw) { store_vec(out, i, raw, me); },
       [&](std::int64_t i, T v) { store_one(out, i, v, me); });
@@ -259,7 +259,7 @@ __global__ void __launch_bounds__(detail::kThreads)
   const std::int64_t first = part.lo + slice.lo;
   const T *in = input + first;
   T *out = output + first;
-  detail::reduce_span<T>(
+  detail::reduce_span<T, T>(
       slice.size(), n, true, [&](int pe) { return dev::symm_at(in, pe); },
       [&](std::int64_t i, uint4 raw) {
         for (int k = 0; k < n; ++k) store_vec(out, i, raw, (me + k) % n);
@@ -338,23 +338,20 @@ bool copyEngineFor(int engine_value, std::size_t bytes, std::size_t from) {
 
 void launchReduceStaged(DType dtype, const void *own, const void *staging, std::int64_t row_stride, void *output,
                         std::int64_t count, bool vectorized, int blocks, cudaStream_t stream) {
-  host::withElement(dtype, "reduce_scatter", [&](auto *tag) {
+  host::withElement(dtype, "tdist::kernels::reduce_scatter", [&](auto *tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     reduce_staged<T><<<blocks, detail::kThreads, 0, stream>>>(static_cast<const T *>(own),
                                                              static_cast<const T *>(staging), row_stride,
                                                              static_cast<T *>(output), count, vectorized);
   });
-  host::checkLaunch("reduce_scatter");
+  host::checkLaunch("tdist::kernels::reduce_scatter");
 }
 
-// Rounds of a call: `count` pieces of at most `piece` elements; round r > 0 takes the context's
-// next epoch on the host as the device's epoch advances (every PE alike).
+// Rounds of a call: `count` pieces of at most `piece` elements, each a kernel, so each with the
+// device's next epoch (every PE alike).
 template <class Round>
-void inRounds(Context &ctx, std::int64_t numel, std::int64_t piece, Round &&round) {
-  for (std::int64_t first = 0; first < numel; first += piece) {
-    if (first > 0) ctx.nextEpoch();
-    round(first, numel - first < piece ? numel - first : piece);
-  }
+void inRounds(std::int64_t numel, std::int64_t piece, Round &&round) {
+  for (std::int64_t first = 0; first < numel; first += piece) round(first, numel - first < piece ? numel - first : piece);
 }
 
 std::size_t oneShotBufferBytes(const detail::ScratchMap &scratch, int n) {
@@ -365,7 +362,7 @@ std::size_t oneShotBufferBytes(const detail::ScratchMap &scratch, int n) {
 template <class T>
 void oneShot(Context &ctx, const T *in, T *out, std::int64_t numel, const AllReduceConfig &config, SlotMap map,
              cudaStream_t stream) {
-  constexpr const char *kernel = "all_reduce";
+  constexpr const char *kernel = "tdist::kernels::all_reduce";
   detail::ScratchMap scratch{static_cast<std::byte *>(ctx.scratch()), ctx.scratchBytes()};
   const std::size_t buffer_bytes = oneShotBufferBytes(scratch, map.n);
   if (buffer_bytes < 256) {
@@ -375,7 +372,7 @@ void oneShot(Context &ctx, const T *in, T *out, std::int64_t numel, const AllRed
                                              std::to_string(ctx.scratchBytes()) + " (ContextOptions.scratch_bytes)");
   }
   const auto buffer_numel = static_cast<std::int64_t>(buffer_bytes / sizeof(T));
-  inRounds(ctx, numel, buffer_numel, [&](std::int64_t first, std::int64_t count) {
+  inRounds(numel, buffer_numel, [&](std::int64_t first, std::int64_t count) {
     const int blocks = host::blocksFor(config.programs, static_cast<std::size_t>(count) * sizeof(T),
                                        kAllReduceBytesPerBlock, kernel, map.blocks);
     all_reduce_one_shot<T><<<blocks, detail::kThreads, 0, stream>>>(
@@ -387,16 +384,15 @@ void oneShot(Context &ctx, const T *in, T *out, std::int64_t numel, const AllRed
 template <class T>
 void ring(Context &ctx, const T *in, T *out, std::int64_t numel, const AllReduceConfig &config, SlotMap map,
           cudaStream_t stream) {
-  constexpr const char *kernel = "all_reduce";
+  constexpr const char *kernel = "tdist::kernels::all_reduce";
   detail::ScratchMap scratch{static_cast<std::byte *>(ctx.scratch()), ctx.scratchBytes()};
   // Chunks of whole 16-byte vectors of T; a round is as many chunks as the f32 partials of the
-  // peer-written half of the scratch and two data slots per chunk allow.
+  // peer-written half of the scratch and two data slots per chunk allow (map.blocks >= 2: the
+  // entry point checked the ring's slots, backend.cpp).
   const std::int64_t region = static_cast<std::int64_t>(scratch.oneShotBytes() / sizeof(float)) & ~std::int64_t{7};
-  if (region < 8 || map.blocks < 2) {
+  if (region < 8) {
     throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the ring needs " + std::to_string(2 * 8 * 4) +
-                                             " bytes of scratch and " + std::to_string(detail::fewestSlotsForRing(map.n)) +
-                                             " signal slots at least on " + std::to_string(map.n) +
-                                             " PEs (ContextOptions.scratch_bytes, max_signals; minSignals())");
+                                             " bytes of scratch at least (ContextOptions.scratch_bytes)");
   }
   std::int64_t chunk = static_cast<std::int64_t>(config.chunk_bytes / sizeof(T)) & ~std::int64_t{7};
   if (chunk > region) chunk = region;
@@ -404,7 +400,7 @@ void ring(Context &ctx, const T *in, T *out, std::int64_t numel, const AllReduce
   // A block a chunk, every block waiting on its predecessor: at most this PE's share of the GPU.
   std::int64_t per_round = std::min<std::int64_t>({map.blocks / 2, region / chunk, chunks, host::smShare()});
   if (config.programs != 0 && config.programs < per_round) per_round = config.programs;
-  inRounds(ctx, numel, per_round * chunk, [&](std::int64_t first, std::int64_t count) {
+  inRounds(numel, per_round * chunk, [&](std::int64_t first, std::int64_t count) {
     const auto blocks = static_cast<int>((count + chunk - 1) / chunk);
     all_reduce_ring<T><<<blocks, detail::kThreads, 0, stream>>>(
         in + first, out + first, count, chunk, reinterpret_cast<float *>(scratch.oneShot()), ctx.slot(0), map);
@@ -414,9 +410,9 @@ void ring(Context &ctx, const T *in, T *out, std::int64_t numel, const AllReduce
 
 }  // namespace
 
-void allGather(Context &ctx, const Tensor &input, Tensor &output, const AllGatherConfig &config,
-               std::uint64_t /*epoch: the device's, common.cuh*/) {
-  constexpr const char *kernel = "all_gather";
+void allGather(Context &ctx, const AllGatherCall &call) {
+  const auto &[input, output, config] = call;
+  constexpr const char *kernel = "tdist::kernels::all_gather";
   const int n = nPes();
   const int me = myPe();
   const std::size_t bytes = input.nbytes();
@@ -447,9 +443,9 @@ void allGather(Context &ctx, const Tensor &input, Tensor &output, const AllGathe
   host::checkLaunch(kernel);
 }
 
-void reduceScatter(Context &ctx, const Tensor &input, Tensor &output, const ReduceScatterConfig &config,
-                   std::uint64_t /*epoch*/) {
-  constexpr const char *kernel = "reduce_scatter";
+void reduceScatter(Context &ctx, const ReduceScatterCall &call) {
+  const auto &[input, output, config] = call;
+  constexpr const char *kernel = "tdist::kernels::reduce_scatter";
   const int n = nPes();
   const int me = myPe();
   const std::int64_t block_numel = output.numel();
@@ -507,9 +503,9 @@ void reduceScatter(Context &ctx, const Tensor &input, Tensor &output, const Redu
   host::checkLaunch(kernel);
 }
 
-void allReduce(Context &ctx, const Tensor &input, Tensor &output, AllReduceAlgorithm algorithm,
-               const AllReduceConfig &config, std::uint64_t /*epoch*/) {
-  constexpr const char *kernel = "all_reduce";
+void allReduce(Context &ctx, const AllReduceCall &call) {
+  const auto &[input, output, config, algorithm] = call;
+  constexpr const char *kernel = "tdist::kernels::all_reduce";
   const int n = nPes();
   const std::int64_t numel = input.numel();
   const std::size_t bytes = input.nbytes();

@@ -48,7 +48,7 @@
 //   moe_counts[src]  : src's expert histogram has arrived (moe.cu);
 //   moe_done[src]    : src has finished reading this PE's expert_out (moe_combine);
 //   moe_rows[src][local expert] : src's rows for that expert have arrived (moe_dispatch).
-// The GEMM bodies (gemm.cu) use entry[] and, counted from the top of the slots, their arrivals.
+// The GEMM bodies (ag_gemm.cu, gemm_rs.cu) use entry[] and, counted from the top of the slots, their arrivals.
 //
 // THE SCRATCH MAP (ctx.scratch(), S bytes):
 //   [0, S/2)          written by peers: the one-shot buffers (2 parities x n sources) and the
@@ -70,6 +70,7 @@
 #include <type_traits>
 
 #include "kernels/checks.h"
+#include "kernels/context_state.h"
 #include "kernels/cuda/slot_map.h"
 #include "tdist/cuda.h"
 #include "tdist/device/shmem.cuh"
@@ -81,7 +82,7 @@ namespace tdist::kernels::cuda::detail {
 // ---- the slot map (slot_map.h) -----------------------------------------------------------------
 
 constexpr int kThreads = 512;   // threads of a collective block
-constexpr std::size_t kSlotWords = 64 / sizeof(std::uint64_t);
+constexpr std::size_t kSlotWords = kSlotBytes / sizeof(std::uint64_t);
 
 // A slot of this PE (peers' copies through symm_at / signal_op's pe argument).
 __host__ __device__ inline std::uint64_t *slotAt(std::uint64_t *slot0, int index) {
@@ -217,10 +218,16 @@ struct Acc {
   float v[kN];
 };
 
+// Every element of a to `start`.
+template <class T>
+__device__ __forceinline__ void acc_fill(Acc<T> &a, float start) {
+#pragma unroll
+  for (int i = 0; i < Acc<T>::kN; ++i) a.v[i] = start;
+}
+
 template <class T>
 __device__ __forceinline__ void acc_zero(Acc<T> &a) {
-#pragma unroll
-  for (int i = 0; i < Acc<T>::kN; ++i) a.v[i] = 0.0f;
+  acc_fill(a, 0.0f);
 }
 
 // a += the vector raw (16 bytes of T), scaled.
@@ -249,6 +256,25 @@ __device__ __forceinline__ uint4 acc_pack(const Acc<T> &a) {
   return raw;
 }
 
+// The kN results of an Acc<In> as Out, in one vector store: 16 bytes (uint4) when Out is In,
+// else kN * sizeof(Out) bytes (f32 partials to bf16: 8).
+template <class T, int kN>
+struct alignas(kN * sizeof(T)) Pack {
+  T e[kN];
+};
+
+template <class Out, class In>
+__device__ __forceinline__ auto acc_pack_as(const Acc<In> &a) {
+  if constexpr (std::is_same_v<Out, In>) {
+    return acc_pack(a);
+  } else {
+    Pack<Out, Acc<In>::kN> packed;
+#pragma unroll
+    for (int i = 0; i < Acc<In>::kN; ++i) packed.e[i] = from_f32<Out>(a.v[i]);
+    return packed;
+  }
+}
+
 // Elements [lo, hi) of a range of `count` cut into `parts` pieces at multiples of `align`.
 struct Span {
   std::int64_t lo = 0;
@@ -265,24 +291,35 @@ __host__ __device__ inline Span piece(std::int64_t count, int parts, int index, 
   return Span{lo, hi};
 }
 
-// Sums `count` elements of n sources, in PE order 0, 1, ..., n-1, in f32, and hands each result
-// to store(index, raw16) for a vector of Acc<T>::kN elements or store_one(index, value) for the
-// tail. source(pe) is the first element of PE pe's range. vectorized: every source and every
-// destination is 16-byte aligned at element 0.
+// THE DETERMINISTIC REDUCTION of the library's cuda bodies (the collectives, GEMM +
+// ReduceScatter's partials): `vectors` vectors of Acc<In>::kN elements of n sources, each summed
+// in PE order 0, 1, ..., n-1 in f32 from `start`, rounded once to Out, and handed to
+// store(offset, packed) (acc_pack_as<Out>). Vector v of source pe is the kN elements at
+// source(pe) + offset_of(v) (16-byte aligned); its result goes to `offset_of(v)` of the output.
+// This block's threads take vectors threadIdx.x, + blockDim.x, ...
 //
 // A reduction is bound by memory, and one load of 16 bytes in flight per thread keeps too few
 // bytes in flight for the 32 blocks of a PE to fill HBM or NVLink (docs/BENCHMARKS.md). So a
 // thread loads kLoadsInFlight vectors before it adds any: for 2, 4 and 8 PEs (a compile-time
 // count) 16 / n vectors of every source; for other counts 4 vectors of two sources at a time.
 // Every element is still summed in PE order.
+//
+// `start`: 0 for the collectives, as their host references; -0.0f, the identity of IEEE addition
+// (+0 is not: +0 + -0 = +0), for a sum that equals PE 0's value plus the others, bit for bit.
 constexpr int kLoadsInFlight = 16;
 
-template <class T, int kSources, class SourceOf, class Store>
-__device__ __forceinline__ std::int64_t reduce_vectors_of(std::int64_t vectors, SourceOf &&source, Store &&store) {
-  constexpr int kN = Acc<T>::kN;
+// The vectors' offsets of a contiguous range: vector v is elements kN v ...
+template <class In>
+struct Contiguous {
+  __device__ __forceinline__ std::int64_t operator()(std::int64_t v) const { return v * Acc<In>::kN; }
+};
+
+template <class In, class Out, int kSources, class SourceOf, class OffsetOf, class Store>
+__device__ __forceinline__ std::int64_t reduce_vectors_of(std::int64_t vectors, SourceOf &&source,
+                                                          OffsetOf &&offset_of, Store &&store, float start) {
   constexpr int kU = kLoadsInFlight / kSources;
   const std::int64_t step = blockDim.x;
-  const T *from[kSources];
+  const In *from[kSources];
 #pragma unroll
   for (int pe = 0; pe < kSources; ++pe) from[pe] = source(pe);
   std::int64_t i = threadIdx.x;
@@ -290,78 +327,90 @@ __device__ __forceinline__ std::int64_t reduce_vectors_of(std::int64_t vectors, 
     uint4 x[kU][kSources];
 #pragma unroll
     for (int u = 0; u < kU; ++u) {
+      const std::int64_t at = offset_of(i + u * step);
 #pragma unroll
-      for (int pe = 0; pe < kSources; ++pe) x[u][pe] = *reinterpret_cast<const uint4 *>(from[pe] + (i + u * step) * kN);
+      for (int pe = 0; pe < kSources; ++pe) x[u][pe] = *reinterpret_cast<const uint4 *>(from[pe] + at);
     }
 #pragma unroll
     for (int u = 0; u < kU; ++u) {
-      Acc<T> a;
-      acc_zero(a);
+      Acc<In> a;
+      acc_fill(a, start);
 #pragma unroll
-      for (int pe = 0; pe < kSources; ++pe) acc_add_raw<T>(a, x[u][pe]);
-      store((i + u * step) * kN, acc_pack(a));
+      for (int pe = 0; pe < kSources; ++pe) acc_add_raw<In>(a, x[u][pe]);
+      store(offset_of(i + u * step), acc_pack_as<Out>(a));
     }
   }
   return i;
 }
 
-template <class T, class SourceOf, class Store>
+template <class In, class Out, class SourceOf, class OffsetOf, class Store>
 __device__ __forceinline__ std::int64_t reduce_vectors_of_any(std::int64_t vectors, int n, SourceOf &&source,
-                                                              Store &&store) {
-  constexpr int kN = Acc<T>::kN;
+                                                              OffsetOf &&offset_of, Store &&store, float start) {
   constexpr int kU = 4;
   const std::int64_t step = blockDim.x;
   std::int64_t i = threadIdx.x;
   for (; i + (kU - 1) * step < vectors; i += kU * step) {
-    Acc<T> a[kU];
+    Acc<In> a[kU];
 #pragma unroll
-    for (int u = 0; u < kU; ++u) acc_zero(a[u]);
+    for (int u = 0; u < kU; ++u) acc_fill(a[u], start);
     for (int pe = 0; pe < n; pe += 2) {
       const bool pair = pe + 1 < n;
-      const T *first = source(pe);
-      const T *second = pair ? source(pe + 1) : first;
+      const In *first = source(pe);
+      const In *second = pair ? source(pe + 1) : first;
       uint4 x[kU], y[kU];
 #pragma unroll
       for (int u = 0; u < kU; ++u) {
-        x[u] = *reinterpret_cast<const uint4 *>(first + (i + u * step) * kN);
-        if (pair) y[u] = *reinterpret_cast<const uint4 *>(second + (i + u * step) * kN);
+        const std::int64_t at = offset_of(i + u * step);
+        x[u] = *reinterpret_cast<const uint4 *>(first + at);
+        if (pair) y[u] = *reinterpret_cast<const uint4 *>(second + at);
       }
 #pragma unroll
       for (int u = 0; u < kU; ++u) {
-        acc_add_raw<T>(a[u], x[u]);
-        if (pair) acc_add_raw<T>(a[u], y[u]);
+        acc_add_raw<In>(a[u], x[u]);
+        if (pair) acc_add_raw<In>(a[u], y[u]);
       }
     }
 #pragma unroll
-    for (int u = 0; u < kU; ++u) store((i + u * step) * kN, acc_pack(a[u]));
+    for (int u = 0; u < kU; ++u) store(offset_of(i + u * step), acc_pack_as<Out>(a[u]));
   }
   return i;
 }
 
-template <class T, class SourceOf, class Store, class StoreOne>
-__device__ __forceinline__ void reduce_span(std::int64_t count, int n, bool vectorized, SourceOf &&source,
-                                            Store &&store, StoreOne &&store_one) {
-  constexpr int kN = Acc<T>::kN;
-  const std::int64_t vectors = vectorized ? count / kN : 0;
+// All of this block's vectors: the unrolled loops above, then what they left, a vector at a time.
+template <class In, class Out, class SourceOf, class OffsetOf, class Store>
+__device__ __forceinline__ void reduce_vectors(std::int64_t vectors, int n, SourceOf &&source, OffsetOf &&offset_of,
+                                               Store &&store, float start) {
   const std::int64_t step = blockDim.x;
   // i: this thread's first vector that the unrolled loops left.
   std::int64_t i = 0;
   switch (n) {
-    case 2: i = reduce_vectors_of<T, 2>(vectors, source, store); break;
-    case 4: i = reduce_vectors_of<T, 4>(vectors, source, store); break;
-    case 8: i = reduce_vectors_of<T, 8>(vectors, source, store); break;
-    default: i = reduce_vectors_of_any<T>(vectors, n, source, store); break;
+    case 2: i = reduce_vectors_of<In, Out, 2>(vectors, source, offset_of, store, start); break;
+    case 4: i = reduce_vectors_of<In, Out, 4>(vectors, source, offset_of, store, start); break;
+    case 8: i = reduce_vectors_of<In, Out, 8>(vectors, source, offset_of, store, start); break;
+    default: i = reduce_vectors_of_any<In, Out>(vectors, n, source, offset_of, store, start); break;
   }
   for (; i < vectors; i += step) {
-    Acc<T> a;
-    acc_zero(a);
-    for (int pe = 0; pe < n; ++pe) acc_add<T>(a, source(pe) + i * kN);
-    store(i * kN, acc_pack(a));
+    const std::int64_t at = offset_of(i);
+    Acc<In> a;
+    acc_fill(a, start);
+    for (int pe = 0; pe < n; ++pe) acc_add<In>(a, source(pe) + at);
+    store(at, acc_pack_as<Out>(a));
   }
-  for (std::int64_t j = vectors * kN + threadIdx.x; j < count; j += step) {
-    float a = 0.0f;
-    for (int pe = 0; pe < n; ++pe) a += to_f32(source(pe)[j]);
-    store_one(j, from_f32<T>(a));
+}
+
+// Sums `count` elements of n sources (source(pe): the first element of PE pe's range) with
+// reduce_vectors, the vectors whole when `vectorized` (every source and every destination 16-byte
+// aligned at element 0), then the tail an element at a time: store_one(index, value).
+template <class In, class Out, class SourceOf, class Store, class StoreOne>
+__device__ __forceinline__ void reduce_span(std::int64_t count, int n, bool vectorized, SourceOf &&source,
+                                            Store &&store, StoreOne &&store_one, float start = 0.0f) {
+  constexpr int kN = Acc<In>::kN;
+  const std::int64_t vectors = vectorized ? count / kN : 0;
+  reduce_vectors<In, Out>(vectors, n, source, Contiguous<In>{}, store, start);
+  for (std::int64_t j = vectors * kN + threadIdx.x; j < count; j += blockDim.x) {
+    float a = start;
+    for (int pe = 0; pe < n; ++pe) a = __fadd_rn(a, to_f32(source(pe)[j]));
+    store_one(j, from_f32<Out>(a));
   }
 }
 
@@ -390,18 +439,6 @@ inline void checkCuda(cudaError_t status, const char *kernel, const char *what) 
   }
 }
 
-// The context has the slots the kernel needs, and the slots are 64 bytes apart as slotAt assumes.
-inline void requireSlots(const Context &ctx, int needed, const char *kernel) {
-  if (ctx.maxSignals() < needed) {
-    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the context has " +
-                                             std::to_string(ctx.maxSignals()) + " signal slots, the cuda body needs " +
-                                             std::to_string(needed) + " (ContextOptions.max_signals)");
-  }
-  if (needed > 1 && reinterpret_cast<std::byte *>(ctx.slot(1)) - reinterpret_cast<std::byte *>(ctx.slot(0)) != 64) {
-    throw Error(ErrorCode::Internal, std::string(kernel) + ": the context's slots are not 64 bytes apart");
-  }
-}
-
 inline void requireAligned16(const void *p, const char *kernel, const char *what) {
   if ((reinterpret_cast<std::uintptr_t>(p) & 15) != 0) {
     throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": " + what +
@@ -411,18 +448,10 @@ inline void requireAligned16(const void *p, const char *kernel, const char *what
 
 // The slot map of a context on n PEs: as many data slots per source as the context's slots leave
 // (at most kMaxBlocks), a function of (max_signals, n) only, so every call on the context sees
-// the same map. Fewer slots give collective kernels fewer blocks, never a wrong result.
+// the same map. Fewer slots give collective kernels fewer blocks, never a wrong result; one block
+// at least, as the entry point checked the body's slots (kernels/cuda/backend.cpp).
 inline detail::SlotMap slotMapFor(const Context &ctx, int n, const char *kernel) {
-  const int blocks = detail::dataBlocksFor(ctx.maxSignals(), n);
-  if (blocks < 1) {
-    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the context has " +
-                                             std::to_string(ctx.maxSignals()) + " signal slots, the cuda body needs " +
-                                             std::to_string(detail::fewestSlotsForCollectives(n)) +
-                                             " at least on " + std::to_string(n) +
-                                             " PEs (ContextOptions.max_signals; minSignals())");
-  }
-  const detail::SlotMap map{n, blocks};
-  requireSlots(ctx, map.collectiveSlots(), kernel);  // and 64 bytes apart
+  const detail::SlotMap map{n, detail::dataBlocksFor(ctx.maxSignals(), n)};
   detail::checkDisjoint(detail::slotRangesOf(detail::CallKind::Collective, ctx.maxSignals(), n, 0), ctx.maxSignals(),
                         kernel);
   return map;
@@ -436,10 +465,15 @@ inline detail::SlotMap slotMapFor(const Context &ctx, int n, const char *kernel)
 // take every SM and leave none for a late PE's kernel, which they wait for. A block needs at most
 // one SM, so grids within their shares are all resident at once.
 constexpr int kCopySms = 4;
-inline int smShare(int reserve = kCopySms) {
+// The SMs of this PE's GPU.
+inline int smCount() {
   int sms = 0;
-  checkCuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, tdist::cuda::device()), "smShare",
+  checkCuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, tdist::cuda::device()), "smCount",
             "cudaDeviceGetAttribute");
+  return sms;
+}
+inline int smShare(int reserve = kCopySms) {
+  const int sms = smCount();
   const int pes = tdist::cuda::pes_on_device() > 1 ? tdist::cuda::pes_on_device() : 1;
   const int share = (sms - (pes > 1 ? reserve : 0)) / pes;
   return share > 1 ? share : 1;

@@ -49,7 +49,7 @@ __attribute__((visibility("default"))) void gemmBf16(const void *a, const void *
                                                      const RowWaits &waits, int max_ctas, cudaStream_t stream,
                                                      const char *kernel);
 
-// GEMM + ReduceScatter's side (fused_gemm.cu, gemm.cu): the tiles of one owner's block of rows
+// GEMM + ReduceScatter's side (fused_gemm.cu, gemm_rs.cu): the tiles of one owner's block of rows
 // are a batch; the scheduler hands out the batches from owner `first_owner` on (the PE after this
 // one, so that this PE's own block comes last), and after the epilogue's stores of a tile have
 // landed (the TMA stores' bulk group complete, then fence.proxy.async), one thread of the

@@ -39,7 +39,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/bodies.h"
+#include "kernels/cuda/bodies.h"
 #include "kernels/checks.h"
 #include "kernels/cuda/common.cuh"
 #include "tdist/cuda.h"
@@ -289,7 +289,6 @@ Setup setUp(Context &ctx, const Tensor &topk_ids, const MoeConfig &config, const
   kernels::detail::requireRange(kernel, "experts (cuda)", config.experts, n, kMaxExperts);
   kernels::detail::requireRange(kernel, "programs (cuda: blocks)", config.programs, 0, kMaxPrograms);
   s.map = host::slotMapFor(ctx, n, kernel);
-  host::requireSlots(ctx, s.map.moeSlots(config.experts), kernel);
   detail::checkDisjoint(detail::slotRangesOf(detail::CallKind::Moe, ctx.maxSignals(), n, config.experts),
                         ctx.maxSignals(), kernel);
   s.slot0 = ctx.slot(0);
@@ -314,9 +313,9 @@ Setup setUp(Context &ctx, const Tensor &topk_ids, const MoeConfig &config, const
 
 }  // namespace
 
-DispatchLayout moeDispatch(Context &ctx, const Tensor &x, const Tensor &topk_ids, Tensor &recv,
-                           const MoeConfig &config, std::uint64_t /*epoch: the device's, common.cuh*/) {
-  constexpr const char *kernel = "moe_dispatch";
+DispatchLayout moeDispatch(Context &ctx, const MoeDispatchCall &call) {
+  const auto &[x, topk_ids, recv, config] = call;
+  constexpr const char *kernel = "tdist::kernels::moe_dispatch";
   const int n = nPes();
   const int me = myPe();
   Setup s = setUp(ctx, topk_ids, config, kernel);
@@ -374,10 +373,11 @@ DispatchLayout moeDispatch(Context &ctx, const Tensor &x, const Tensor &topk_ids
   return layout;
 }
 
-void moeCombine(Context &ctx, const Tensor &expert_out, const DispatchLayout & /*layout: see the top*/,
-                const Tensor &topk_ids, const Tensor &topk_weights, Tensor &out, const MoeConfig &config,
-                std::uint64_t /*epoch*/) {
-  constexpr const char *kernel = "moe_combine";
+void moeCombine(Context &ctx, const MoeCombineCall &call) {
+  // The layout is not needed: the count matrix of the dispatch is still in the scratch (the top).
+  const auto &[expert_out, layout, topk_ids, topk_weights, out, config] = call;
+  (void)layout;
+  constexpr const char *kernel = "tdist::kernels::moe_combine";
   Setup s = setUp(ctx, topk_ids, config, kernel);
   const std::int64_t hidden = out.shape.size() == 2 ? out.shape[1] : 0;
   const auto *ids = static_cast<const std::int32_t *>(topk_ids.data);

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "tdist/wait_description.h"
 #include "tdist/cuda.h"
 #include "tdist/device/shmem.cuh"
 #include "tdist/runtime.h"
@@ -206,10 +207,7 @@ __host__ __device__ inline bool holds(sh::Cmp cmp, T value, T operand) {
   return false;
 }
 
-inline const char *cmpName(sh::Cmp cmp) {
-  static const char *const names[] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
-  return names[static_cast<int>(cmp)];
-}
+inline const char *cmpName(sh::Cmp cmp) { return tdist::waitPredicateName(static_cast<std::int32_t>(cmp)); }
 
 constexpr sh::Cmp kAllCmps[] = {sh::Cmp::EQ, sh::Cmp::NE, sh::Cmp::GT,
                                 sh::Cmp::GE, sh::Cmp::LT, sh::Cmp::LE};

@@ -256,6 +256,32 @@ TEST(KernelErrors, AContextOfTooFewSignalsIsRefusedOnEveryPe) {
   expectContextStillWorks(ctx);
 }
 
+// A call whose body takes more signal slots than the context has is one error, on every PE, from
+// the entry point (before any PE's body runs): it names the kernel, what the context's backend
+// needs and what the context has. The same call then runs on a context with the slots it needs.
+TEST(KernelErrors, ACallNeedingMoreSlotsThanTheContextHasIsOneErrorOnEveryPe) {
+  ContextOptions options = smallContext();
+  options.max_signals = minSignals();
+  Context few(options);
+  HeapTensor a({64, 8}, DType::F32), b({8, 8}, DType::F32), c({64 * nPes(), 8}, DType::F32);
+  writeTensor(*a, std::vector<float>(64 * 8, 1.0f));
+  writeTensor(*b, std::vector<float>(8 * 8, 1.0f));
+  AllGatherGemmConfig config;
+  config.chunks_per_pe = 64;  // an arrival signal per (PE, chunk) on every backend: more than minSignals()
+  const std::string message =
+      errorOf([&] { all_gather_gemm(few, *a, *b, *c, nullptr, config); }, ErrorCode::InvalidParam);
+  EXPECT_NE(message.find("tdist::kernels::all_gather_gemm: needs "), std::string::npos) << message;
+  EXPECT_NE(message.find(" signals on the " + std::string(backendName()) + " backend, the context has " +
+                         std::to_string(minSignals()) + " (ContextOptions::max_signals)"),
+            std::string::npos)
+      << message;
+  expectContextStillWorks(few);
+  options.max_signals = 4096;
+  Context enough(options);
+  all_gather_gemm(enough, *a, *b, *c, nullptr, config);
+  EXPECT_EQ(readTensor<float>(enough, *c), std::vector<float>(64 * nPes() * 8, 8.0f));
+}
+
 // A Context that does not fit the heap says which options to change, and leaves the heap as it was.
 TEST(KernelErrors, AContextLargerThanTheHeapNamesItsOptions) {
   ContextOptions options = smallContext();

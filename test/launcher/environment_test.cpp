@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 
+#include "common/wait_board.h"
 #include "launcher_harness.h"
 
 namespace tdist::launcher::test {
@@ -92,8 +93,9 @@ TEST(Environment, EveryPeInheritsTheWaitBoardUnlessTheHangCheckIsOff) {
   ASSERT_EQ(on.exit_status, 0) << on.err;
   std::vector<std::string> on_lines = splitLines(on.out);
   std::set<std::string> lines(on_lines.begin(), on_lines.end());
-  EXPECT_EQ(lines, (std::set<std::string>{"pe=0 board=/memfd:tdist-wait-board bytes=512",
-                                          "pe=1 board=/memfd:tdist-wait-board bytes=512"}))
+  const std::string bytes = std::to_string(2 * wait_board::kRecordBytes);  // a record per PE
+  EXPECT_EQ(lines, (std::set<std::string>{"pe=0 board=/memfd:tdist-wait-board bytes=" + bytes,
+                                          "pe=1 board=/memfd:tdist-wait-board bytes=" + bytes}))
       << on.out;
 
   LauncherResult off = runLauncher(shellJob(2, kInspectWaitBoard, {"--hang-check", "0"}));

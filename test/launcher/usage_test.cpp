@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "bad_command_line.h"
 #include "launcher_harness.h"
 
 namespace tdist::launcher::test {
@@ -9,17 +10,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-struct BadUsage {
-  std::string name;  // of the test: BadCommandLines/UsageTest.ExitsTwoWithAMessage/<name>
-  std::vector<std::string> args;
-  std::string message;
-};
-
-// What a failure prints as the parameter: the command line.
-void PrintTo(const BadUsage &usage, std::ostream *out) {
-  *out << "tdist-run";
-  for (const std::string &arg : usage.args) *out << " '" << arg << "'";
-}
+using BadUsage = ::tdist::test::BadCommandLine;
 
 class UsageTest : public ::testing::TestWithParam<BadUsage> {};
 
@@ -102,7 +93,7 @@ INSTANTIATE_TEST_SUITE_P(
         // An address of the documentation range, which no host has: binding it fails.
         BadUsage{"HostWithoutThisAddress", {"-n", "2", "--host", "192.0.2.1", "--", "/bin/true"},
                  "--host: cannot listen on '192.0.2.1': Cannot assign requested address"}),
-    [](const ::testing::TestParamInfo<BadUsage> &info) { return info.param.name; });
+    ::tdist::test::badCommandLineName);
 
 TEST(Usage, HelpGoesToStdoutAndExitsZero) {
   LauncherResult result = runLauncher({"--help"});

@@ -183,6 +183,8 @@ TEST_F(InitializedPe, HeapExhaustionIsAnErrorThatLosesNothing) {
   } catch (const Error &error) {
     EXPECT_EQ(error.code(), ErrorCode::HeapExhausted);
     EXPECT_NE(std::string(error.what()).find("786432"), std::string::npos) << error.what();
+    // It names the knobs that make the heap larger.
+    EXPECT_NE(std::string(error.what()).find("tdist-run --heap, TDIST_HEAP_SIZE"), std::string::npos) << error.what();
   }
   EXPECT_EQ(aclshmem_malloc(1 << 30), nullptr);
   EXPECT_EQ(static_cast<unsigned char *>(keep)[512 * 1024 - 1], 0x5a);

@@ -58,7 +58,7 @@ std::size_t kernelHeapBytesNeeded(const Options &options, int n_pes);
 // PE 0 alone: one bf16 cuBLASLt GEMM of each shape (M 4096, 8192 x N 8192, 14336 x K 8192) against
 // the same product as 2, 4 and 8 GEMMs of row chunks, column chunks and a 2-D grid, with the
 // heuristic's algorithm or the fastest of its first few per chunk shape; efficiency = the whole
-// GEMM's time over the chunks', per repeat. What decomposed overlap (kernels/cuda/gemm.cu) pays.
+// GEMM's time over the chunks', per repeat. What decomposed overlap (kernels/cuda/ag_gemm.cu, gemm_rs.cu) pays.
 void runCudaGemmChunks(const Options &options, Reporter &reporter);
 
 // The kernel library's all_reduce (one-shot, two-shot, auto) on the cuda backend, graph-replayed:
@@ -71,6 +71,11 @@ void runCudaAllReduceGraph(const Options &options, Reporter &reporter);
 // bf16 CUTLASS GEMM against cuBLASLt on M 4096, 8192 x N 8192, 14336 x K 8192, outputs compared
 // exactly, then timed alternately; ratio = CUTLASS's throughput over cuBLASLt's, per repeat.
 void runCudaGemmCutlass(const Options &options, Reporter &reporter);
+
+// PE 0 alone: GEMM + ReduceScatter's sum of 2, 4 and 8 f32 partials (1M, 4M, 16M elements) into
+// bf16 and f32, the library's reduction (kernels/cuda/gemm_rs_reduce.cuh) against the one it
+// replaced, checked bit-equal and timed alternately; ratio = new / old, per repeat.
+void runCudaGemmRsReduce(const Options &options, Reporter &reporter);
 
 // Symmetric heap bytes that the cases of options allocate on n_pes PEs, with room to spare.
 std::size_t heapBytesNeeded(const Options &options, int n_pes);

@@ -46,6 +46,7 @@ void runCases(const Options &options) {
       case Case::CudaPutBw: runCudaPutBandwidth(options, reporter); break;
       case Case::CudaGemmChunks: runCudaGemmChunks(options, reporter); break;
       case Case::CudaAllReduceGraph: runCudaAllReduceGraph(options, reporter); break;
+      case Case::CudaGemmRsReduce: runCudaGemmRsReduce(options, reporter); break;
 #if defined(TDIST_BENCH_HAVE_CUTLASS)
       case Case::CudaGemmCutlass: runCudaGemmCutlass(options, reporter); break;
 #else
@@ -58,6 +59,7 @@ void runCases(const Options &options) {
       case Case::CudaPutBw:
       case Case::CudaGemmChunks:
       case Case::CudaAllReduceGraph:
+      case Case::CudaGemmRsReduce:
       case Case::CudaGemmCutlass: break;
 #endif
       case Case::AllReduce:

@@ -16,6 +16,9 @@ enum class Case {
   CudaAllReduceGraph,
   // One bf16 GEMM on CUTLASS against cuBLASLt (tools/tdist-bench/cuda/cutlass_gemm.cu).
   CudaGemmCutlass,
+  // GEMM + ReduceScatter's sum of the partials, the library's against the replaced one
+  // (tools/tdist-bench/cuda/gemm_rs_reduce.cu).
+  CudaGemmRsReduce,
   // The kernel library (tdist::kernels, kernel_cases.cpp), on the backend the job runs on.
   AllReduce, AllGather, ReduceScatter, AgGemm, GemmRs,
 };

@@ -1,140 +1,32 @@
-// tools/tdist-jit/runner_options.cpp - tdist-jit's command line.
+// tools/tdist-jit/runner_options.cpp - tdist-jit's command line, on CLI11 and the value parser
+// like tdist-run's and tdist-bench's (common/command_line.h): one grammar for every number a
+// user types, one form of message ("--grid: expected an integer from 1 to 1048576, got '0'").
 #include "tools/tdist-jit/runner_options.h"
 
-#include <charconv>
-#include <cstring>
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "common/command_line.h"
 
 namespace tdist::jit {
 
 namespace {
 
-long parseInteger(const std::string &option, const std::string &text, long min, long max) {
-  long value = 0;
-  const char *end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc() || ptr != end || value < min || value > max) {
-    throw UsageError(option + ": expected an integer in " + std::to_string(min) + ".." +
-                     std::to_string(max) + ", got '" + text + "'");
-  }
-  return value;
-}
+constexpr long long kMaxPrograms = 1 << 20;
 
-double parseReal(const std::string &option, const std::string &text) {
-  char *end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(value >= 0)) {
-    throw UsageError(option + ": expected a non-negative number, got '" + text + "'");
-  }
-  return value;
-}
+constexpr const char *kUsageLines =
+    "Usage: tdist-jit --entry NAME [options] kernel.mlir [--] ARG... [options]\n"
+    "Runs one PE's share of an MLIR kernel; started by tdist-run on every PE:\n"
+    "  tdist-run -n N --entry NAME [--grid G] kernel.mlir -- ARG... [--check K=REF]...\n";
 
-}  // namespace
-
-Grid parseGrid(const std::string &text) {
-  int sizes[3] = {1, 1, 1};
-  std::size_t start = 0;
-  for (int axis = 0;; ++axis) {
-    const std::size_t comma = text.find(',', start);
-    if (axis == 3) throw UsageError("--grid: at most 3 axes (X,Y,Z), got '" + text + "'");
-    sizes[axis] = static_cast<int>(
-        parseInteger("--grid", text.substr(start, comma - start), 1, 1 << 20));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  const long long total = static_cast<long long>(sizes[0]) * sizes[1] * sizes[2];
-  if (total > (1 << 20)) throw UsageError("--grid: " + text + " is more than 1048576 programs");
-  return Grid{sizes[0], sizes[1], sizes[2]};
-}
-
-RunnerOptions parseRunnerOptions(int argc, char **argv) {
-  RunnerOptions options;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--") continue;
-    if (arg.size() < 2 || arg[0] != '-') {
-      if (options.kernel_path.empty()) {
-        options.kernel_path = arg;
-      } else {
-        options.arguments.push_back(arg);
-      }
-      continue;
-    }
-    std::string value;
-    bool has_inline = false;
-    if (auto eq = arg.find('='); arg.starts_with("--") && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      has_inline = true;
-    }
-    auto next = [&]() -> std::string {
-      if (has_inline) return value;
-      if (i + 1 >= argc) throw UsageError("option " + arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "-h" || arg == "--help") {
-      options.help = true;
-    } else if (arg == "--entry") {
-      options.entry = next();
-      if (options.entry.empty()) throw UsageError("--entry: expected a function name");
-    } else if (arg == "--grid") {
-      options.grid = parseGrid(next());
-    } else if (arg == "--check") {
-      options.checks.push_back(next());
-    } else if (arg == "--print") {
-      options.prints.push_back(static_cast<int>(parseInteger("--print", next(), 0, 1 << 16)));
-    } else if (arg == "--tolerance") {
-      const std::string text = next();
-      const std::size_t comma = text.find(',');
-      options.rtol = parseReal("--tolerance", text.substr(0, comma));
-      if (comma != std::string::npos) options.atol = parseReal("--tolerance", text.substr(comma + 1));
-    } else if (arg == "--repeat") {
-      options.repeat = static_cast<int>(parseInteger("--repeat", next(), 1, 1000000));
-    } else if (arg == "-v" || arg == "--verbose") {
-      options.verbose = true;
-    } else if (arg == "--inject-barrier-all") {
-      if (has_inline) throw UsageError("option --inject-barrier-all takes no value");
-      options.inject_barrier_all = true;
-    } else if (arg == "--no-trace-spans") {
-      if (has_inline) throw UsageError("option --no-trace-spans takes no value");
-      options.trace_spans = false;
-    } else if (arg.size() == 3 && arg.starts_with("-O") && arg[2] >= '0' && arg[2] <= '3') {
-      options.opt_level = arg[2] - '0';
-    } else {
-      throw UsageError("unknown option '" + arg + "' (tdist-jit --help lists them)");
-    }
-  }
-  if (options.help) return options;
-  if (options.kernel_path.empty()) throw UsageError("missing the kernel file (a .mlir module)");
-  if (options.entry.empty()) throw UsageError("missing --entry NAME, the kernel function to run");
-  return options;
-}
-
-std::string runnerUsage() {
-  return R"(Usage: tdist-jit --entry NAME [options] kernel.mlir [--] ARG... [options]
-Runs one PE's share of an MLIR kernel; started by tdist-run on every PE:
-  tdist-run -n N --entry NAME [--grid G] kernel.mlir -- ARG... [--check K=REF]...
-
-Each PE parses and lowers the module (tdist-cpu-pipeline), JIT-compiles it, allocates the
+constexpr const char *kDescription =
+    R"(Each PE parses and lowers the module (tdist-cpu-pipeline), JIT-compiles it, allocates the
 kernel's buffer arguments on the symmetric heap, launches the grid, and checks the results.
+Options may come before or after the kernel and its arguments; "--" only separates.)";
 
-Options:
-  --entry NAME          the kernel function (required)
-  --grid X[,Y[,Z]]      programs per PE (default 1); kernels read their coordinates with
-                        distributed.extern_call "tdist_program_id" / "tdist_num_programs"
-  --check K=REF         after the run, compare buffer argument K with the reference REF
-  --print K             after the run, print buffer argument K on every PE, in PE order
-  --tolerance R[,A]     relative (and absolute) tolerance of floating-point checks
-  --repeat N            run the kernel N times, each from the initial values, and report the
-                        median and minimum time (barrier to barrier, on PE 0); checks and
-                        prints see the last run
-  --inject-barrier-all  surround communication with barrier_all (debugging switch)
-  --no-trace-spans      under tdist-run --trace, leave out the spans of the kernel's linalg
-                        ops and of the ops marked tdist.span (docs/TRACING.md)
-  -O0 .. -O3            LLVM optimization level (default -O2)
-  -v, --verbose         PE 0 reports how long parsing, lowering and JIT compilation took
-  -h, --help            show this help
-
-ARG, one per kernel parameter, in order:
+constexpr const char *kFooter =
+    R"(ARG, one per kernel parameter, in order:
   DTYPE=EXPR            a scalar, e.g. i32=1, index=1024/npes
   DTYPE[DIMS][=INIT]    a buffer on the symmetric heap, e.g. f32[npes*256]=iota,
                         i32[64] (zeros), f32[64,32]=random:7, f32[8]=rank*100+i
@@ -146,8 +38,165 @@ REF: arg(J), sum(X) over PEs, gather(X) along dim 0 over PEs, shard(X) this PE's
 
 Exit status: 0 when the kernel ran and every check passed on this PE; 2 for usage and
 argument errors; 3 when the kernel does not compile; 4 when a check failed; 97 when a wait
-passed its deadline; 98 for a runtime error inside the kernel; 1 otherwise.
-)";
+passed its deadline; 98 for a runtime error inside the kernel; 1 otherwise.)";
+
+values::Parsed<double> parseTolerance(std::string_view text) {
+  char *end = nullptr;
+  const std::string copy(text);
+  const double value = std::strtod(copy.c_str(), &end);
+  if (copy.empty() || *end != '\0' || !(value >= 0) || value > 1e300) {
+    return {.value = std::nullopt, .error = "expected a non-negative number, got '" + copy + "'"};
+  }
+  return {.value = value, .error = {}};
+}
+
+// "R[,A]": relative, then optionally absolute tolerance.
+values::Parsed<std::pair<double, std::optional<double>>> parseTolerances(std::string_view text) {
+  const std::size_t comma = text.find(',');
+  values::Parsed<double> relative = parseTolerance(text.substr(0, comma));
+  if (!relative) return {.value = std::nullopt, .error = relative.error};
+  if (comma == std::string_view::npos) return {.value = std::pair{*relative.value, std::nullopt}, .error = {}};
+  values::Parsed<double> absolute = parseTolerance(text.substr(comma + 1));
+  if (!absolute) return {.value = std::nullopt, .error = absolute.error};
+  return {.value = std::pair{*relative.value, absolute.value}, .error = {}};
+}
+
+values::Parsed<long long> parseRepeat(std::string_view text) {
+  return values::parseInteger(text, {.min = 1, .max = 1000000});
+}
+
+values::Parsed<long long> parseOptLevel(std::string_view text) {
+  return values::parseInteger(text, {.min = 0, .max = 3});
+}
+
+CLI::Validator nonEmpty(const std::string &expected) {
+  return CLI::Validator([expected](std::string &text) { return text.empty() ? expected : ""; }, "");
+}
+
+// The command line's values before they are checked against each other.
+struct Parsed {
+  RunnerOptions options;
+  std::vector<std::string> words;   // the kernel, then its arguments
+  std::vector<std::string> prints;  // --print's values, read after the parse
+  std::pair<double, std::optional<double>> tolerance;
+  long long repeat = 1;
+  long long opt_level = 2;
+  bool no_trace_spans = false;
+};
+
+// Every option, described once for parsing and for --help.
+void describeCommandLine(CLI::App &app, Parsed &parsed) {
+  using command_line::addFlag;
+  using command_line::addParsedOption;
+  RunnerOptions &options = parsed.options;
+  app.set_help_flag();  // a flag of ours: main prints the help
+  app.description(kDescription);
+  app.footer(kFooter);
+  auto formatter = std::make_shared<command_line::UsageFirstFormatter>(kUsageLines);
+  formatter->column_width(24);
+  app.formatter(formatter);
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.allow_extras();  // unknown options are reported below, in tdist-run's words
+
+  app.add_option("--entry", options.entry, "the kernel function (required)")
+      ->type_name("NAME")
+      ->check(nonEmpty("expected a function name"));
+  addParsedOption(app, "--grid", "X[,Y[,Z]]", options.grid, parseGrid,
+                  "programs per PE (default 1); a kernel reads its coordinates with\n"
+                  "distributed.extern_call \"tdist_program_id\" / \"tdist_num_programs\"");
+  app.add_option("--check", options.checks, "after the run, compare buffer argument K with the reference REF")
+      ->type_name("K=REF")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--print", parsed.prints, "after the run, print buffer argument K on every PE, in PE order")
+      ->type_name("K")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  addParsedOption(app, "--tolerance", "R[,A]", parsed.tolerance, parseTolerances,
+                  "relative (and absolute) tolerance of floating-point checks");
+  addParsedOption(app, "--repeat", "N", parsed.repeat, parseRepeat,
+                  "run the kernel N times, each from the initial values; PE 0 reports the median\n"
+                  "and minimum time, barrier to barrier; checks and prints see the last run");
+  addFlag(app, "--inject-barrier-all", options.inject_barrier_all,
+          "surround communication with barrier_all (debugging switch)");
+  addFlag(app, "--no-trace-spans", parsed.no_trace_spans,
+          "under tdist-run --trace, leave out the spans of the kernel's linalg ops\n"
+          "and of the ops marked tdist.span (docs/TRACING.md)");
+  addParsedOption(app, "-O", "0..3", parsed.opt_level, parseOptLevel,
+                  "LLVM optimization level, -O0 .. -O3 (default -O2)");
+  addFlag(app, "-v,--verbose", options.verbose,
+          "PE 0 reports how long parsing, lowering and JIT compilation took");
+  addFlag(app, "-h,--help", options.help, "show this help");
+  app.add_option("ARG", parsed.words, "the kernel (a .mlir module), then one ARG per kernel parameter")
+      ->type_name("");
+}
+
+}  // namespace
+
+values::Parsed<Grid> parseGrid(std::string_view text) {
+  int sizes[3] = {1, 1, 1};
+  std::size_t start = 0;
+  for (int axis = 0;; ++axis) {
+    if (axis == 3) return {.value = std::nullopt, .error = "at most 3 axes (X,Y,Z), got '" + std::string(text) + "'"};
+    const std::size_t comma = text.find(',', start);
+    values::Parsed<long long> size = values::parseInteger(text.substr(start, comma - start), {.min = 1, .max = kMaxPrograms});
+    if (!size) return {.value = std::nullopt, .error = size.error};
+    sizes[axis] = static_cast<int>(*size.value);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  const long long total = static_cast<long long>(sizes[0]) * sizes[1] * sizes[2];
+  if (total > kMaxPrograms) {
+    return {.value = std::nullopt,
+            .error = std::string(text) + " is " + std::to_string(total) + " programs, more than " +
+                     std::to_string(kMaxPrograms)};
+  }
+  return {.value = Grid{sizes[0], sizes[1], sizes[2]}, .error = {}};
+}
+
+RunnerOptions parseRunnerOptions(int argc, char **argv) {
+  // "--" only separates for readability: options may follow the kernel's arguments.
+  std::vector<std::string> args;
+  for (int i = argc - 1; i >= 1; --i) {
+    if (std::string_view(argv[i]) != "--") args.emplace_back(argv[i]);
+  }
+  Parsed parsed;
+  CLI::App app;
+  describeCommandLine(app, parsed);
+  try {
+    app.parse(args);  // CLI11 takes the words in reverse order
+  } catch (const CLI::ParseError &error) {
+    throw UsageError(error.what());
+  }
+  RunnerOptions &options = parsed.options;
+  if (options.help) return options;
+  for (const std::string &word : app.remaining()) {
+    if (word.starts_with('-')) throw UsageError("unknown option '" + word.substr(0, word.find('=')) + "'");
+  }
+  for (const std::string &text : parsed.prints) {
+    values::Parsed<long long> index = values::parseInteger(text, {.min = 0, .max = 1 << 16});
+    if (!index) throw UsageError("--print: " + index.error);
+    options.prints.push_back(static_cast<int>(*index.value));
+  }
+  if (app.count("--tolerance") != 0) {
+    options.rtol = parsed.tolerance.first;
+    options.atol = parsed.tolerance.second;
+  }
+  options.trace_spans = !parsed.no_trace_spans;
+  options.repeat = static_cast<int>(parsed.repeat);
+  options.opt_level = static_cast<int>(parsed.opt_level);
+  if (parsed.words.empty()) throw UsageError("missing the kernel file (a .mlir module)");
+  options.kernel_path = parsed.words.front();
+  options.arguments.assign(parsed.words.begin() + 1, parsed.words.end());
+  if (options.entry.empty()) throw UsageError("missing --entry NAME, the kernel function to run");
+  return options;
+}
+
+std::string runnerUsage() {
+  Parsed unused;
+  CLI::App app;
+  describeCommandLine(app, unused);
+  return app.help();
 }
 
 }  // namespace tdist::jit

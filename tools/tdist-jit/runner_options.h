@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/value_parser.h"
 #include "tdist/launch.h"
 
 namespace tdist::jit {
@@ -31,9 +32,10 @@ struct RunnerOptions {
   bool help = false;
 };
 
-// Options may come before or after the kernel path; "--" only separates for readability.
+// Options may come before or after the kernel path; "--" only separates for readability. Throws
+// UsageError with the message a user gets ("--repeat: expected an integer from 1 to 1000000, ...").
 RunnerOptions parseRunnerOptions(int argc, char **argv);
-Grid parseGrid(const std::string &text);   // "X[,Y[,Z]]", each >= 1
+values::Parsed<Grid> parseGrid(std::string_view text);  // "X[,Y[,Z]]", each >= 1, 2^20 in all
 std::string runnerUsage();
 
 }  // namespace tdist::jit

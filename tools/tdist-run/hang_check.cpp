@@ -7,6 +7,8 @@
 #include <system_error>
 #include <unistd.h>
 
+#include "common/wait_format.h"
+
 namespace tdist::launcher {
 
 WaitBoard::WaitBoard(int n_pes) : bytes_(static_cast<std::size_t>(n_pes) * wait_board::kRecordBytes) {
@@ -45,7 +47,7 @@ std::optional<std::string> HangCheck::look(const std::vector<int> &running, Cloc
     }
     wait_board::Snapshot &last = last_[static_cast<std::size_t>(pe)];
     if (!seen.waiting) stuck = false;
-    if (seen.sequence != last.sequence || seen.observed != last.observed) moved = true;
+    if (seen.sequence != last.sequence || seen.wait.observed != last.wait.observed) moved = true;
     last = seen;
   }
   if (!stuck || moved) {
@@ -67,21 +69,13 @@ std::string HangCheck::diagnosis(const std::vector<int> &running, Clock::time_po
                 std::chrono::duration<double>(now - quiet_since_).count());
   std::string text = line;
   for (int pe : running) {
-    const wait_board::Snapshot &wait = last_[static_cast<std::size_t>(pe)];
-    const double waited = static_cast<double>(now_ns - wait.since_ns) / 1e9;
-    char slot[48] = "";
-    if (wait.slots > 1) std::snprintf(slot, sizeof slot, " (slot %d of %d)", wait.slot, wait.slots);
-    if (wait.predicate[0] == '\0') {
-      std::snprintf(line, sizeof line, "tdist-run:   PE %d: %s: waiting for %s, for %.1f s\n", pe,
-                    wait.call, wait.where, waited);
-    } else {
-      std::snprintf(line, sizeof line,
-                    "tdist-run:   PE %d: %s: waiting for %s %" PRId64 " at %s%s, observed %" PRId64
-                    ", for %.1f s\n",
-                    pe, wait.call, wait.predicate, wait.expected, wait.where, slot, wait.observed,
-                    waited);
-    }
+    const wait_board::Snapshot &seen = last_[static_cast<std::size_t>(pe)];
+    WaitDescription wait = seen.wait;
+    wait.pe = pe;  // the record's place on the board says whose it is
+    wait_format::boardLine(wait, static_cast<double>(now_ns - seen.since_ns) / 1e9, line, sizeof line);
+    text += "tdist-run:   ";
     text += line;
+    text += "\n";
   }
   text += "tdist-run: ending the job\n";
   return text;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/trace_format.h"
+#include "tdist/wait_description.h"
 
 namespace tdist::trace_merge {
 namespace {
@@ -110,11 +111,6 @@ const char *transferName(std::uint16_t what) {
     case trace_format::Transfer::PutSignal: return "put_signal";
   }
   return "transfer";
-}
-
-const char *cmpName(std::int32_t cmp) {
-  static const char *names[] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
-  return cmp >= 0 && cmp < 6 ? names[cmp] : "?";
 }
 
 // A slice of the merged trace: an X event, from a begin and its end.
@@ -276,7 +272,7 @@ MergeCounts mergeTrace(const std::string &dir, const std::string &out_path) {
         category = "wait";
         args = "\"call\":" + eventName(e) + ",\"slot\":" + slotText(e.pe, e.offset) + ",\"owner_pe\":" +
                std::to_string(e.pe) + ",\"offset\":" + std::to_string(e.offset == trace_format::kNoOffset ? -1 : static_cast<long long>(e.offset)) +
-               ",\"cmp\":\"" + cmpName(e.aux) + "\",\"expected\":" + std::to_string(e.value);
+               ",\"cmp\":\"" + waitPredicateName(e.aux) + "\",\"expected\":" + std::to_string(e.value);
         if (!slice.unfinished) args += ",\"observed\":" + std::to_string(slice.last.value);
         break;
       case Kind::TransferBegin:

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tdist/wait_description.h"
+
 namespace tdist::device {
 
 // One signal slot per 64-byte line, as on every backend (DESIGN §4).
@@ -27,38 +29,19 @@ struct TeamState {
 // Written once, by the first device wait of this PE whose deadline passed, into host-mapped
 // memory; the PE's watchdog prints it and ends the job with the wait status (97).
 struct HangRecord {
-  std::uint32_t written = 0;      // 0, then 1 once every other field is set
-  std::int32_t pe = -1;           // this PE
-  std::int32_t owner_pe = -1;     // whose heap holds the word
-  std::int32_t predicate = 0;     // tdist::shmem::Cmp
-  std::uint64_t offset = 0;       // symmetric offset of the word on owner_pe
-  std::int64_t expected = 0;
-  std::int64_t observed = 0;
-  std::uint32_t block[3] = {0, 0, 0};
-  std::uint32_t thread[3] = {0, 0, 0};
-  std::int32_t slot = 0;          // multi-slot waits: the slot that was not ready
-  std::int32_t slots = 1;
-  char call[48] = {};             // the device function that waited
+  std::uint32_t written = 0;      // 0, then 1 once `wait` is written
+  WaitDescription wait;           // on_device, with the symmetric offset of the word
 };
 
 // The device wait this PE's GPU is blocked in, in host-mapped memory: the first wait that has
-// lasted a millisecond claims it (the word after hang_claim) and writes it, refreshes `observed`
-// while it waits, and clears `waiting` when it ends. The PE's watchdog forwards it to the PE's
-// record on the job's wait board (common/wait_board.h) unless a host wait holds the record, so
-// that tdist-run's hang check sees device waits as it sees host ones.
+// lasted a millisecond claims it (the word after hang_claim) and writes it, refreshes
+// wait.observed and wait.slot while it waits, and clears `waiting` when it ends. The PE's watchdog
+// forwards it to the PE's record on the job's wait board (common/wait_board.h) unless a host wait
+// holds the record, so that tdist-run's hang check sees device waits as it sees host ones.
 struct WaitNote {
-  std::uint32_t sequence = 0;     // odd while the fields below (but observed and slot) are written
+  std::uint32_t sequence = 0;     // odd while `wait` (but observed and slot) is written
   std::uint32_t waiting = 0;      // 1 while a device wait is noted
-  std::int32_t owner_pe = -1;
-  std::int32_t predicate = 0;     // tdist::shmem::Cmp
-  std::uint64_t offset = 0;       // symmetric offset of the word on owner_pe
-  std::int64_t expected = 0;
-  std::int64_t observed = 0;      // refreshed while the wait lasts
-  std::int32_t slot = 0;
-  std::int32_t slots = 1;
-  std::uint32_t block[3] = {0, 0, 0};
-  std::uint32_t thread[3] = {0, 0, 0};
-  char call[48] = {};
+  WaitDescription wait;
 };
 
 // Where a PE's internal words live: after the user heap in its own VMM segment, so that a peer

@@ -64,30 +64,28 @@ struct WaitSite {
   int slots;              // how many words the call waits on
 };
 
-// The fields the hang record and the wait note share: the wait, its word, and where it runs.
+// The description the hang record and the wait note carry: the wait, its word, and where it runs.
 // Volatile: the host reads these bytes while the kernel is still alive.
-template <class Record>
-__device__ __forceinline__ void describe_wait(volatile Record *record, const WaitSite &site, const void *address,
-                                              std::int64_t observed, int slot) {
+__device__ __forceinline__ void describe_wait(volatile WaitDescription *wait, const WaitSite &site,
+                                              const void *address, std::int64_t observed, int slot) {
   HeapLocation where = locate(address);
-  record->owner_pe = where.owner_pe;
-  record->predicate = static_cast<std::int32_t>(site.predicate);
-  record->offset = where.offset;
-  record->expected = site.expected;
-  record->observed = observed;
-  record->block[0] = blockIdx.x;
-  record->block[1] = blockIdx.y;
-  record->block[2] = blockIdx.z;
-  record->thread[0] = threadIdx.x;
-  record->thread[1] = threadIdx.y;
-  record->thread[2] = threadIdx.z;
-  record->slot = slot;
-  record->slots = site.slots;
-  std::size_t i = 0;
-  for (; site.call != nullptr && site.call[i] != '\0' && i + 1 < sizeof(record->call); ++i) {
-    record->call[i] = site.call[i];
-  }
-  record->call[i] = '\0';
+  wait->pe = state().my_pe;
+  wait->owner_pe = where.owner_pe;
+  wait->offset = where.offset;
+  wait->expected = site.expected;
+  wait->observed = observed;
+  wait->on_device = 1;
+  wait->block[0] = blockIdx.x;
+  wait->block[1] = blockIdx.y;
+  wait->block[2] = blockIdx.z;
+  wait->thread[0] = threadIdx.x;
+  wait->thread[1] = threadIdx.y;
+  wait->thread[2] = threadIdx.z;
+  wait->slot = slot;
+  wait->slots = site.slots;
+  copyWaitText(wait->call, site.call);
+  copyWaitText(wait->predicate, waitPredicateName(static_cast<std::int32_t>(site.predicate)));
+  wait->where[0] = '\0';  // the place is the symmetric offset
 }
 
 // Fills the PE's hang record (if this wait wins the claim) and ends the kernel. Kept out of line:
@@ -102,8 +100,7 @@ __device__ __forceinline__ void describe_wait(volatile Record *record, const Wai
     auto *claim = reinterpret_cast<std::uint32_t *>(own_segment() + s.internal.hang_claim);
     if (ptx::atomic_compare_exchange<std::uint32_t>(claim, 0u, 1u) == 0u) {
       volatile HangRecord *record = s.hang;
-      record->pe = s.my_pe;
-      describe_wait(record, site, address, observed, slot);
+      describe_wait(&record->wait, site, address, observed, slot);
       // Every field before `written`, and `written` before the trap tears the context down.
       __threadfence_system();
       record->written = 1;
@@ -125,7 +122,7 @@ inline __device__ __noinline__ bool note_wait(WaitSite site, const void *address
   note->sequence = note->sequence + 1;
   __threadfence_system();
   note->waiting = 1;
-  describe_wait(note, site, address, observed, slot);
+  describe_wait(&note->wait, site, address, observed, slot);
   __threadfence_system();
   note->sequence = note->sequence + 1;
   __threadfence_system();
@@ -179,8 +176,8 @@ class WaitLoop {
     if (sleep_ns_ == 0 && waited >= WaitPolicy::kSpinNs) sleep_ns_ = WaitPolicy::kFirstSleepNs;
     if (noted_) {
       volatile WaitNote *note = s.wait_note;
-      note->observed = observed;
-      note->slot = slot;
+      note->wait.observed = observed;
+      note->wait.slot = slot;
     } else if (!note_tried_ && waited >= WaitPolicy::kNoteAfterNs) {
       note_tried_ = true;
       noted_ = note_wait(site, address, observed, slot);

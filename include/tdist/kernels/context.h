@@ -54,9 +54,6 @@ class Context {
   Context(const Context &) = delete;
   Context &operator=(const Context &) = delete;
 
-  // The epoch of the next call: incremented by every kernel call on every PE alike.
-  std::uint64_t nextEpoch();
-
   // Symmetric signal slots (uint64, 64 bytes apart): slot(i) is the same offset on every PE.
   std::uint64_t *slot(int index) const;
   int maxSignals() const;

@@ -1,8 +1,9 @@
 // tdist/kernels/gemm.h - the seeds' overlap patterns: AllGather + GEMM and GEMM + ReduceScatter.
 //
-// Row-major, C = A x B. f32 on cpu (OpenBLAS); bf16 (f32 accumulation, bf16 output) and f32 on
-// cuda (cuBLASLt). Every PE starts on its own rows (the seeds' swizzle), so the first tiles need
-// no communication and later ones overlap the transfers.
+// Row-major, C = A x B, with A, B and C all f32 or all bf16, on every backend: products accumulate
+// in f32 and every element of C is rounded to its dtype once (cpu: OpenBLAS tile GEMMs; cuda:
+// cuBLASLt, or the fused strategy's own GEMM, bf16 only). Every PE starts on its own rows (the
+// seeds' swizzle), so the first tiles need no communication and later ones overlap the transfers.
 #pragma once
 
 #include "tdist/kernels/context.h"

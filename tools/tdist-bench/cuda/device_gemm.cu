@@ -12,7 +12,7 @@
 namespace tdist::bench {
 namespace {
 
-constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;  // as kernels/cuda/gemm.cu
+constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;  // as kernels/cuda/cublaslt_plan.h
 
 void checkLt(cublasStatus_t status, const char *what) {
   if (status != CUBLAS_STATUS_SUCCESS)

@@ -1,6 +1,6 @@
 // device_gemm.h - one cuBLASLt GEMM of a whole shape on the GPU, for the kernel cases' "GEMM
-// alone" and "sequential" rows on cuda (what the decomposed overlap of kernels/cuda/gemm.cu is
-// measured against). Host-only interface: kernel_cases.cpp includes it in a build with the cuda
+// alone" and "sequential" rows on cuda (what the decomposed overlap of kernels/cuda/ag_gemm.cu and
+// gemm_rs.cu is measured against). Host-only interface: kernel_cases.cpp includes it in a build with the cuda
 // backend (TDIST_BENCH_HAVE_CUDA).
 #pragma once
 

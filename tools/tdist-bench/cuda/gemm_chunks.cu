@@ -1,9 +1,10 @@
 // cuda-gemm-chunks: what splitting one bf16 GEMM into chunks costs on one GPU, the price of the
-// decomposed overlap of kernels/cuda/gemm.cu. One cuBLASLt GEMM of the whole shape against the same
+// decomposed overlap of kernels/cuda/ag_gemm.cu and gemm_rs.cu, planned as they plan theirs
+// (kernels/cuda/cublaslt_plan.h, chunk_bounds.h). One cuBLASLt GEMM of the whole shape against the same
 // product as 2, 4 and 8 GEMMs of row chunks (as AllGather+GEMM and GEMM+ReduceScatter issue them),
 // of column chunks, and of a 2-D grid; each with cuBLASLt's first heuristic choice or with the
 // fastest of its first few algorithms for that chunk shape; and row chunks on two streams in turn
-// (split=rows-2s, rows-tuned-2s), as kernels/cuda/gemm.cu issues AllGather+GEMM's chunks, so that
+// (split=rows-2s, rows-tuned-2s), as kernels/cuda/ag_gemm.cu issues AllGather+GEMM's chunks, so that
 // one GEMM's last wave overlaps the next one's first.
 //
 // RESULT lines: case=cuda-gemm-chunks m= n= k= chunks= split= efficiency= ... median_us=: the time
@@ -17,6 +18,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -24,6 +26,8 @@
 
 #include "cases.h"
 #include "cuda/gpu.cuh"
+#include "kernels/cuda/chunk_bounds.h"
+#include "kernels/cuda/cublaslt_plan.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
 
@@ -31,27 +35,14 @@ namespace tdist::bench {
 namespace {
 
 namespace shmem = tdist::shmem;
+namespace lt = tdist::kernels::cuda::lt;  // the bodies' cuBLASLt plans: the same descriptors and workspace
 
-constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;  // as kernels/cuda/gemm.cu
-constexpr int kCandidates = 8;                                   // algorithms tried per chunk shape
+constexpr int kCandidates = 8;  // algorithms tried per chunk shape
 constexpr long kDefaultIters = 10;
 constexpr std::int64_t kK = 8192;
 constexpr std::int64_t kMs[] = {4096, 8192};
 constexpr std::int64_t kNs[] = {8192, 14336};
 constexpr int kChunkCounts[] = {2, 4, 8};
-
-void checkLt(cublasStatus_t status, const char *what) {
-  if (status != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string(what) + ": cuBLASLt status " + std::to_string(int(status)) + " (" +
-                             cublasLtGetStatusString(status) + ")");
-}
-
-unsigned alignmentOf(const void *p) {
-  const auto address = reinterpret_cast<std::uintptr_t>(p);
-  unsigned align = 256;
-  while (align > 1 && address % align != 0) align /= 2;
-  return align;
-}
 
 // Values in [-1, 1) from a hash of the index: no two rows alike, nothing that a GEMM could skip.
 __global__ void fillKernel(__nv_bfloat16 *data, std::size_t count, std::uint32_t seed) {
@@ -71,27 +62,19 @@ struct Piece {
   std::int64_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
 };
 
-// cuBLASLt's algorithm type is an unnamed struct, whose destructor in a std::vector nvcc 13.0's
-// front end fails on (an internal error): a named wrapper avoids it.
-struct Algo {
-  cublasLtMatmulAlgo_t algo;
-};
-
-// A chunk shape's cuBLASLt descriptors and its first kCandidates algorithms, best first by the
-// heuristic; `fastest` is the index of the one that timed fastest on its own.
+// A chunk shape's plan (lt::Plan: descriptors and the heuristic's first kCandidates algorithms,
+// best first) and `fastest`, the index of the candidate that timed fastest on its own.
 struct Matmul {
-  cublasLtMatmulDesc_t op = nullptr;
-  cublasLtMatrixLayout_t layout_b = nullptr, layout_a = nullptr, layout_c = nullptr;
-  std::vector<Algo> algos;
+  std::unique_ptr<lt::Plan> plan;
   int fastest = 0;
 };
 
 class GemmChunks {
  public:
   GemmChunks(std::int64_t max_m, std::int64_t max_n, std::int64_t k)
-      : k_(k), a_(max_m * k), b_(k * max_n), c_(max_m * max_n), workspace_(kWorkspaceBytes),
-        alt_workspace_(kWorkspaceBytes) {
-    checkLt(cublasLtCreate(&handle_), "cublasLtCreate");
+      : k_(k), a_(max_m * k), b_(k * max_n), c_(max_m * max_n), workspace_(lt::kWorkspaceBytes),
+        alt_workspace_(lt::kWorkspaceBytes) {
+    lt::checkLt(cublasLtCreate(&handle_), "cublasLtCreate");
     gpu::check(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreateWithFlags");
     gpu::check(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming), "cudaEventCreateWithFlags");
     fillKernel<<<1024, 256, 0, stream_.get()>>>(a_.get(), max_m * k, 0x1234u);
@@ -101,13 +84,7 @@ class GemmChunks {
     stream_.synchronize();
   }
   ~GemmChunks() {
-    for (auto &entry : matmuls_) {
-      Matmul &matmul = entry.second;
-      cublasLtMatrixLayoutDestroy(matmul.layout_b);
-      cublasLtMatrixLayoutDestroy(matmul.layout_a);
-      cublasLtMatrixLayoutDestroy(matmul.layout_c);
-      cublasLtMatmulDescDestroy(matmul.op);
-    }
+    matmuls_.clear();  // the plans before their handle
     cublasLtDestroy(handle_);
     cudaEventDestroy(fork_);
     cudaEventDestroy(join_);
@@ -117,25 +94,23 @@ class GemmChunks {
 
   // The shape's descriptors and candidates, tuned on first use (n = the row length of B and C).
   Matmul &matmul(const Piece &piece, std::int64_t n) {
-    const auto key = std::make_tuple(piece.r1 - piece.r0, piece.c1 - piece.c0, n, alignmentOf(aOf(piece)),
-                                     alignmentOf(bOf(piece)), alignmentOf(cOf(piece, n)));
-    auto found = matmuls_.find(key);
+    const lt::GemmShape shape{.ab = CUDA_R_16BF, .cd = CUDA_R_16BF, .rows = piece.r1 - piece.r0,
+                              .n = piece.c1 - piece.c0, .k = k_, .lda = k_, .ldb = n, .ldc = n,
+                              .align_a = lt::alignmentOf(aOf(piece)), .align_b = lt::alignmentOf(bOf(piece)),
+                              .align_c = lt::alignmentOf(cOf(piece, n))};
+    auto found = matmuls_.find(shape);
     if (found != matmuls_.end()) return found->second;
-    Matmul &m = matmuls_[key];
-    create(m, piece, n);
+    Matmul &m = matmuls_[shape];
+    m.plan = lt::makePlan(handle_, shape, kCandidates);
     tune(m, piece, n);
     return m;
   }
 
   // On the main stream, or (alt) on the second one, each with its own workspace.
   void run(const Matmul &m, int algo, const Piece &piece, std::int64_t n, bool alt = false) {
-    const float alpha = 1.0f, beta = 0.0f;
-    void *c = cOf(piece, n);
-    checkLt(cublasLtMatmul(handle_, m.op, &alpha, bOf(piece), m.layout_b, aOf(piece), m.layout_a, &beta, c,
-                           m.layout_c, c, m.layout_c, &m.algos[algo].algo,
-                           alt ? alt_workspace_.get() : workspace_.get(), kWorkspaceBytes,
-                           alt ? alt_.get() : stream_.get()),
-            "cublasLtMatmul");
+    lt::checkLt(lt::matmul(handle_, *m.plan, m.plan->candidates[algo].algo, aOf(piece), bOf(piece), cOf(piece, n),
+                           alt ? alt_workspace_.get() : workspace_.get(), alt ? alt_.get() : stream_.get()),
+                "cublasLtMatmul");
   }
   // The second stream starts after everything on the main one, and the main one goes on after it.
   void fork() {
@@ -154,50 +129,10 @@ class GemmChunks {
   const __nv_bfloat16 *bOf(const Piece &p) const { return b_.get() + p.c0; }
   __nv_bfloat16 *cOf(const Piece &p, std::int64_t n) const { return c_.get() + p.r0 * n + p.c0; }
 
-  void create(Matmul &m, const Piece &piece, std::int64_t n) {
-    const std::int64_t rows = piece.r1 - piece.r0, cols = piece.c1 - piece.c0;
-    checkLt(cublasLtMatmulDescCreate(&m.op, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
-    checkLt(cublasLtMatrixLayoutCreate(&m.layout_b, CUDA_R_16BF, cols, k_, n), "cublasLtMatrixLayoutCreate");
-    checkLt(cublasLtMatrixLayoutCreate(&m.layout_a, CUDA_R_16BF, k_, rows, k_), "cublasLtMatrixLayoutCreate");
-    checkLt(cublasLtMatrixLayoutCreate(&m.layout_c, CUDA_R_16BF, cols, rows, n), "cublasLtMatrixLayoutCreate");
-    cublasLtMatmulPreference_t preference = nullptr;
-    checkLt(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
-    const std::uint64_t workspace = kWorkspaceBytes;
-    const std::uint32_t align_b = alignmentOf(bOf(piece)), align_a = alignmentOf(aOf(piece)),
-                        align_c = alignmentOf(cOf(piece, n));
-    checkLt(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
-                                                 sizeof workspace),
-            "cublasLtMatmulPreferenceSetAttribute");
-    checkLt(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_b,
-                                                 sizeof align_b),
-            "cublasLtMatmulPreferenceSetAttribute");
-    checkLt(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_a,
-                                                 sizeof align_a),
-            "cublasLtMatmulPreferenceSetAttribute");
-    checkLt(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c,
-                                                 sizeof align_c),
-            "cublasLtMatmulPreferenceSetAttribute");
-    checkLt(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c,
-                                                 sizeof align_c),
-            "cublasLtMatmulPreferenceSetAttribute");
-    cublasLtMatmulHeuristicResult_t results[kCandidates] = {};
-    int found = 0;
-    checkLt(cublasLtMatmulAlgoGetHeuristic(handle_, m.op, m.layout_b, m.layout_a, m.layout_c, m.layout_c,
-                                           preference, kCandidates, results, &found),
-            "cublasLtMatmulAlgoGetHeuristic");
-    cublasLtMatmulPreferenceDestroy(preference);
-    for (int i = 0; i < found; ++i)
-      if (results[i].state == CUBLAS_STATUS_SUCCESS && results[i].workspaceSize <= kWorkspaceBytes)
-        m.algos.push_back(Algo{results[i].algo});
-    if (m.algos.empty())
-      throw std::runtime_error("cuda-gemm-chunks: cuBLASLt has no algorithm for " + std::to_string(rows) + "x" +
-                               std::to_string(cols) + "x" + std::to_string(k_));
-  }
-
   // Each candidate alone: 2 untimed runs, then the best of 3 timings of 3 runs each.
   void tune(Matmul &m, const Piece &piece, std::int64_t n) {
     double best = 0;
-    for (int i = 0; i < static_cast<int>(m.algos.size()); ++i) {
+    for (int i = 0; i < static_cast<int>(m.plan->candidates.size()); ++i) {
       for (int w = 0; w < 2; ++w) run(m, i, piece, n);
       double fastest = 0;
       for (int t = 0; t < 3; ++t) {
@@ -221,19 +156,8 @@ class GemmChunks {
   cudaEvent_t fork_ = nullptr, join_ = nullptr;
   gpu::EventTimer timer_;
   cublasLtHandle_t handle_ = nullptr;
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, unsigned, unsigned, unsigned>, Matmul> matmuls_;
+  std::map<lt::GemmShape, Matmul> matmuls_;
 };
-
-// Balanced bounds on multiples of 128 (a GEMM tile) where every part can have that many, as
-// kernels/cuda/gemm.cu splits its row chunks.
-std::vector<std::int64_t> bounds(std::int64_t size, int parts) {
-  const std::int64_t unit = size >= 128 * std::int64_t{parts} ? 128 : 1;
-  const std::int64_t units = (size + unit - 1) / unit;
-  std::vector<std::int64_t> bound(parts + 1);
-  for (int p = 0; p <= parts; ++p) bound[p] = std::min(size, p * units / parts * unit);
-  bound[parts] = size;
-  return bound;
-}
 
 // A way to compute the product: its pieces, and whether each uses its shape's fastest candidate or
 // the heuristic's first.
@@ -247,7 +171,8 @@ struct Variant {
 
 Variant grid(const std::string &split, int row_parts, int col_parts, bool tuned, std::int64_t m, std::int64_t n) {
   Variant v{.split = split, .chunks = row_parts * col_parts, .tuned = tuned, .pieces = {}};
-  const auto rows = bounds(m, row_parts), cols = bounds(n, col_parts);
+  // Cut as the bodies cut their row chunks (kernels/cuda/chunk_bounds.h), columns alike.
+  const auto rows = kernels::cuda::chunkBounds(m, row_parts), cols = kernels::cuda::chunkBounds(n, col_parts);
   for (int r = 0; r < row_parts; ++r)
     for (int c = 0; c < col_parts; ++c) v.pieces.push_back({rows[r], rows[r + 1], cols[c], cols[c + 1]});
   return v;
