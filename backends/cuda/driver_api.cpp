@@ -96,8 +96,7 @@ std::string driverMessage(const char *what, CUresult result) {
   return std::string(what) + ": CUresult " + std::to_string(static_cast<int>(result)) + " (" + text + ")";
 }
 
-void check(cudaError_t error, const char *what, ErrorCode code) {
-  if (error == cudaSuccess) [[likely]] return;
+void throw_cuda_error(cudaError_t error, const char *what, ErrorCode code) {
   reportRecordedHang();
   throw Error(code, cudaMessage(what, error));
 }

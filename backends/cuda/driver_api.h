@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "tdist/cuda.h"
 #include "tdist/error.h"
 
 namespace tdist::cuda {
@@ -48,10 +49,7 @@ const DriverApi *tryDriver(std::string *why);
 std::string cudaMessage(const char *what, cudaError_t error);
 std::string driverMessage(const char *what, CUresult result);
 
-// Throws Error(code) naming what, unless the call succeeded. Before throwing, a failure that
-// follows a device wait's trap is reported as that wait's diagnostic (the job then ends with the
-// wait status): the trap is the cause, the sticky error only its echo.
-void check(cudaError_t error, const char *what, ErrorCode code = ErrorCode::Internal);
+// check(cudaError_t) is tdist/cuda.h's; this is its twin for the driver's results.
 void check(CUresult result, const char *what, ErrorCode code = ErrorCode::Internal);
 
 }  // namespace tdist::cuda

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "tdist/device/state.h"
+#include "tdist/error.h"
 #include "tdist/shmem.h"
 #include "tdist/trace.h"
 
@@ -34,6 +35,19 @@ int device();
 int pes_on_device();
 // The PE's own stream, on which the runtime carries host-initiated transfers.
 cudaStream_t stream();
+
+// A CUDA status, checked the one way tdist checks them: nothing when it is cudaSuccess, else
+// tdist::Error(code) "<what>: <CUDA's error name> (<CUDA's message>)". A failure that follows a
+// device wait's trap is first reported as that wait's diagnostic (the job then ends with the wait
+// status): the trap is the cause, the sticky error only its echo. The backend, the kernel library
+// and tdist-bench check their CUDA calls with it; kernels of one's own can too.
+[[noreturn]] void throw_cuda_error(cudaError_t status, const char *what, ErrorCode code);
+inline void check(cudaError_t status, const char *what, ErrorCode code = ErrorCode::Internal) {
+  if (status != cudaSuccess) [[unlikely]] throw_cuda_error(status, what, code);
+}
+// After a kernel launch: a bad launch configuration shows here, a fault in the kernel only at the
+// next synchronisation.
+inline void check_launch(const char *kernel) { check(cudaGetLastError(), kernel); }
 
 // Bytes to pe's copy of dest (put) or from pe's copy of source (get), ordered on stream s.
 void putmem_on_stream(void *dest, const void *source, std::size_t nbytes, int pe, cudaStream_t s);

@@ -134,7 +134,7 @@ void allGatherGemmFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
   std::uint64_t *stage = stageWord(ctx);
 
   enter_and_stage<<<1, 32, 0, streams.main>>>(ctx.slot(0), detail::SlotMap{n_pes}, stage);
-  launched("enter_and_stage");
+  check_launch("enter_and_stage");
   check(cudaEventRecord(l.entry, streams.main), "cudaEventRecord");
   check(cudaStreamWaitEvent(l.side, l.entry, 0), "cudaStreamWaitEvent");
   // Our own rows on the main stream, before the GEMM (a copy within one GPU needs SMs, above);
@@ -153,7 +153,7 @@ void allGatherGemmFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
     for (int ch = 0; ch <= chunks; ++ch) plan.bounds[ch] = static_cast<std::int32_t>(bound[ch]);
     tc::StreamSpan span(l.side, Step::Move, "push_chunks_sm");
     push_chunks<<<producers, 512, 0, l.side>>>(ctx.slot(0), plan);
-    launched("push_chunks");
+    check_launch("push_chunks");
   }
   for (int s = 0; s < (producers > 0 ? 1 : n_pes); ++s) {
     const int q = (me - s + n_pes) % n_pes;

@@ -65,10 +65,8 @@ void open(Context &ctx, const ContextOptions &options) {
 }
 
 void synchronize(Context &ctx) {
-  const cudaError_t status = cudaStreamSynchronize(static_cast<cudaStream_t>(ctx.stream()));
-  if (status != cudaSuccess) {
-    throw Error(ErrorCode::Internal, std::string("tdist::kernels::Context::synchronize: ") + cudaGetErrorString(status));
-  }
+  tdist::cuda::check(cudaStreamSynchronize(static_cast<cudaStream_t>(ctx.stream())),
+                     "tdist::kernels::Context::synchronize");
 }
 
 }  // namespace

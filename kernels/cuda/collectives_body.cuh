@@ -344,7 +344,7 @@ void launchReduceStaged(DType dtype, const void *own, const void *staging, std::
                                                              static_cast<const T *>(staging), row_stride,
                                                              static_cast<T *>(output), count, vectorized);
   });
-  host::checkLaunch("tdist::kernels::reduce_scatter");
+  tdist::cuda::check_launch("tdist::kernels::reduce_scatter");
 }
 
 // Rounds of a call: `count` pieces of at most `piece` elements, each a kernel, so each with the
@@ -377,7 +377,7 @@ void oneShot(Context &ctx, const T *in, T *out, std::int64_t numel, const AllRed
                                        kAllReduceBytesPerBlock, kernel, map.blocks);
     all_reduce_one_shot<T><<<blocks, detail::kThreads, 0, stream>>>(
         in + first, out + first, count, reinterpret_cast<T *>(scratch.oneShot()), buffer_numel, ctx.slot(0), map);
-    host::checkLaunch(kernel);
+    tdist::cuda::check_launch(kernel);
   });
 }
 
@@ -404,7 +404,7 @@ void ring(Context &ctx, const T *in, T *out, std::int64_t numel, const AllReduce
     const auto blocks = static_cast<int>((count + chunk - 1) / chunk);
     all_reduce_ring<T><<<blocks, detail::kThreads, 0, stream>>>(
         in + first, out + first, count, chunk, reinterpret_cast<float *>(scratch.oneShot()), ctx.slot(0), map);
-    host::checkLaunch(kernel);
+    tdist::cuda::check_launch(kernel);
   });
 }
 
@@ -424,11 +424,11 @@ void allGather(Context &ctx, const AllGatherCall &call) {
     int blocks = host::blocksFor(config.programs, bytes, kMoveBytesPerBlock, kernel, map.blocks);
     all_gather_sm<<<blocks, detail::kThreads, 0, stream>>>(static_cast<const std::byte *>(input.data),
                                                           static_cast<std::byte *>(output.data), bytes, slot0, map);
-    host::checkLaunch(kernel);
+    tdist::cuda::check_launch(kernel);
     return;
   }
   ce_enter<<<1, 32, 0, stream>>>(slot0, map);
-  host::checkLaunch(kernel);
+  tdist::cuda::check_launch(kernel);
   auto *out = static_cast<std::byte *>(output.data) + static_cast<std::size_t>(me) * bytes;
   const auto *in = static_cast<const std::byte *>(input.data);
   const std::size_t piece = config.chunk_bytes > kCopyEngineMinPiece ? config.chunk_bytes : kCopyEngineMinPiece;
@@ -440,7 +440,7 @@ void allGather(Context &ctx, const AllGatherCall &call) {
     }
   }
   ce_leave<<<1, 32, 0, stream>>>(slot0, map);
-  host::checkLaunch(kernel);
+  tdist::cuda::check_launch(kernel);
 }
 
 void reduceScatter(Context &ctx, const ReduceScatterCall &call) {
@@ -465,7 +465,7 @@ void reduceScatter(Context &ctx, const ReduceScatterCall &call) {
       reduce_scatter_sm<T><<<blocks, detail::kThreads, 0, stream>>>(
           static_cast<const T *>(input.data), static_cast<T *>(output.data), block_numel, vectorized, slot0, map);
     });
-    host::checkLaunch(kernel);
+    tdist::cuda::check_launch(kernel);
     return;
   }
   // Rounds of `round` elements: n staging rows of them fit this PE's local staging (written only
@@ -482,7 +482,7 @@ void reduceScatter(Context &ctx, const ReduceScatterCall &call) {
   const std::int64_t round = static_cast<std::int64_t>(row_bytes / element);
   const std::int64_t row_stride = round;
   ce_enter<<<1, 32, 0, stream>>>(slot0, map);
-  host::checkLaunch(kernel);
+  tdist::cuda::check_launch(kernel);
   const auto *in = static_cast<const std::byte *>(input.data);
   auto *out = static_cast<std::byte *>(output.data);
   const std::size_t mine = static_cast<std::size_t>(me) * block_bytes;
@@ -500,7 +500,7 @@ void reduceScatter(Context &ctx, const ReduceScatterCall &call) {
                        vectorized, round_blocks, stream);
   }
   ce_leave<<<1, 32, 0, stream>>>(slot0, map);  // notify_done, wait for every peer's
-  host::checkLaunch(kernel);
+  tdist::cuda::check_launch(kernel);
 }
 
 void allReduce(Context &ctx, const AllReduceCall &call) {
@@ -525,7 +525,7 @@ void allReduce(Context &ctx, const AllReduceCall &call) {
       case AllReduceAlgorithm::TwoShot: {
         const int blocks = host::blocksFor(config.programs, bytes, kAllReduceBytesPerBlock, kernel, map.blocks);
         all_reduce_two_shot<T><<<blocks, detail::kThreads, 0, stream>>>(in, out, numel, ctx.slot(0), map);
-        host::checkLaunch(kernel);
+        tdist::cuda::check_launch(kernel);
         return;
       }
     }

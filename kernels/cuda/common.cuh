@@ -425,20 +425,6 @@ inline cudaStream_t streamOf(Context &ctx) {
   return s != nullptr ? s : tdist::cuda::stream();
 }
 
-inline void checkLaunch(const char *kernel) {
-  cudaError_t status = cudaGetLastError();
-  if (status != cudaSuccess) {
-    throw Error(ErrorCode::Internal, std::string(kernel) + ": launching a cuda kernel failed: " +
-                                         cudaGetErrorString(status));
-  }
-}
-
-inline void checkCuda(cudaError_t status, const char *kernel, const char *what) {
-  if (status != cudaSuccess) {
-    throw Error(ErrorCode::Internal, std::string(kernel) + ": " + what + " failed: " + cudaGetErrorString(status));
-  }
-}
-
 inline void requireAligned16(const void *p, const char *kernel, const char *what) {
   if ((reinterpret_cast<std::uintptr_t>(p) & 15) != 0) {
     throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": " + what +
@@ -468,8 +454,8 @@ constexpr int kCopySms = 4;
 // The SMs of this PE's GPU.
 inline int smCount() {
   int sms = 0;
-  checkCuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, tdist::cuda::device()), "smCount",
-            "cudaDeviceGetAttribute");
+  tdist::cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, tdist::cuda::device()),
+                     "cudaDeviceGetAttribute(cudaDevAttrMultiProcessorCount)");
   return sms;
 }
 inline int smShare(int reserve = kCopySms) {

@@ -124,7 +124,7 @@ void gemmReduceScatterFused(Context &ctx, const Tensor &a, const Tensor &b, Tens
   const Streams streams = streamsFor(ctx);
   tc::StreamSpan call_span(streams.main, Step::Call, "gemm_reduce_scatter");
   enter_and_reset<<<1, 256, 0, streams.main>>>(ctx.slot(0), detail::SlotMap{n_pes}, flags, n_pes * tiles);
-  launched("enter_and_reset");
+  check_launch("enter_and_reset");
   if (block > 0 && n > 0) {
     fused::TileNotify notify;
     notify.flags = flags;
@@ -143,7 +143,7 @@ void gemmReduceScatterFused(Context &ctx, const Tensor &a, const Tensor &b, Tens
     reduce_tiles<<<std::min(tiles, fusedCtas(0)), kReduceTileThreads, 0, streams.main>>>(
         static_cast<__nv_bfloat16 *>(c.data), reinterpret_cast<const float *>(receive),
         static_cast<std::size_t>(block) * n, flags, ctx.slot(0), n_pes, me, block, n, tiles_n, tiles);
-    launched("reduce_tiles");
+    check_launch("reduce_tiles");
   }
   finish(ctx, streams.main);
 }

@@ -56,7 +56,7 @@ void reducePartials(Out *out, const float *partial, std::size_t slot_stride, int
   const auto blocks = static_cast<unsigned>(std::min(most, (count + per_block - 1) / per_block));
   reduce_partials<<<blocks, kReducePartialsThreads, 0, s>>>(out, partial, slot_stride, n_pes,
                                                             static_cast<std::int64_t>(count), vectorized);
-  host::checkLaunch("tdist::kernels::gemm_reduce_scatter: reduce_partials");
+  tdist::cuda::check_launch("tdist::kernels::gemm_reduce_scatter: reduce_partials");
 }
 
 // One tile of a [rows, n] block from the partials into out, by this block: rows [r0, r0 +

@@ -51,13 +51,6 @@ __global__ void finish_gemm(std::uint64_t *slot0) { detail::finish_call(slot0, d
 
 }  // namespace
 
-void check(cudaError_t status, const char *what) {
-  if (status != cudaSuccess)
-    throw Error(ErrorCode::Internal, std::string(what) + ": " + cudaGetErrorString(status));
-}
-
-void launched(const char *kernel) { host::checkLaunch(kernel); }
-
 cudaDataType_t cudaType(DType dtype) { return dtype == DType::BF16 ? CUDA_R_16BF : CUDA_R_32F; }
 
 std::size_t alignUp(std::size_t bytes) { return (bytes + kBufferAlign - 1) / kBufferAlign * kBufferAlign; }
@@ -95,13 +88,13 @@ void forkAndAnnounceReady(Context &ctx, const Streams &streams, int n_pes) {
   check(cudaEventRecord(l.entry, streams.main), "cudaEventRecord");
   check(cudaStreamWaitEvent(l.side, l.entry, 0), "cudaStreamWaitEvent");
   announce_entry<<<1, 32, 0, l.side>>>(ctx.slot(0), detail::SlotMap{n_pes});
-  launched("announce_entry");
+  check_launch("announce_entry");
 }
 
 void waitReady(Context &ctx, const Streams &streams, int q) {
   tc::StreamSpan span(streams.lane->side, Step::Wait, "wait_ready", q);
   wait_slots<<<1, 32, 0, streams.lane->side>>>(ctx.slot(0), ctx.slot(detail::SlotMap{1}.entry(q)), 0, 1, -1);
-  launched("wait_slots");
+  check_launch("wait_slots");
 }
 
 void waitArrivals(Context &ctx, cudaStream_t s, int chunks, int src, int ch, int count, int skip) {
@@ -109,7 +102,7 @@ void waitArrivals(Context &ctx, cudaStream_t s, int chunks, int src, int ch, int
   wait_slots<<<1, 32, 0, s>>>(ctx.slot(0), arrivalSlot(ctx, chunks, src, ch),
                               -static_cast<std::ptrdiff_t>(chunks) * static_cast<std::ptrdiff_t>(detail::kSlotWords),
                               count, skip);
-  launched("wait_slots");
+  check_launch("wait_slots");
 }
 
 void pushWithSignal(Context &ctx, const Streams &streams, void *dest, const void *source, std::size_t bytes,
@@ -118,7 +111,7 @@ void pushWithSignal(Context &ctx, const Streams &streams, void *dest, const void
   // A PE without rows (m_local = 0) has no block to send, only the signal that it sent it.
   if (bytes != 0) tc::putmem_on_stream(dest, source, bytes, q, streams.lane->side);
   signal_slot<<<1, 1, 0, streams.lane->side>>>(ctx.slot(0), arrivalSlot(ctx, chunks, me, ch), q);
-  launched("signal_slot");
+  check_launch("signal_slot");
 }
 
 void join(Context &ctx, const Streams &streams) {
@@ -129,7 +122,7 @@ void join(Context &ctx, const Streams &streams) {
 
 void finish(Context &ctx, cudaStream_t s) {
   finish_gemm<<<1, 32, 0, s>>>(ctx.slot(0));
-  launched("finish_gemm");
+  check_launch("finish_gemm");
 }
 
 bool runsFused(GemmStrategy strategy, const char *kernel, const char *k_name, const Tensor &a, const Tensor &b,

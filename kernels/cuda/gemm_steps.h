@@ -35,10 +35,8 @@ namespace tdist::kernels::cuda::gemm {
 namespace tc = tdist::cuda;
 using Step = tdist::trace::Category;  // of the stream spans (tc::StreamSpan) each step is
 
-// Throws Error(Internal) "<what>: <cuda error>" unless status is success.
-void check(cudaError_t status, const char *what);
-// The last launch on this thread succeeded (else Error(Internal) naming `kernel`).
-void launched(const char *kernel);
+using tc::check;         // tdist/cuda.h's: every CUDA status of the steps
+using tc::check_launch;  // after each launch
 
 cudaDataType_t cudaType(DType dtype);  // f32 or bf16 (what the entry point accepts)
 // Offsets of the buffers a body cuts from the scratch: multiples of 256 bytes.

@@ -323,21 +323,21 @@ DispatchLayout moeDispatch(Context &ctx, const MoeDispatchCall &call) {
   const auto *ids = static_cast<const std::int32_t *>(topk_ids.data);
 
   dispatch_plan<<<1, kPlanThreads, s.plan_shared, s.stream>>>(ids, s.shape, s.counts, s.plan, s.slot0, s.map);
-  host::checkLaunch(kernel);
+  tdist::cuda::check_launch(kernel);
   const int blocks = config.programs != 0 ? config.programs : (config.experts < kMaxPrograms ? config.experts : kMaxPrograms);
   dispatch_scatter<<<blocks, kRowThreads, 0, s.stream>>>(static_cast<const std::byte *>(x.data), ids, s.shape, row_bytes,
                                                          s.plan, static_cast<std::byte *>(recv.data), s.slot0, s.map);
-  host::checkLaunch(kernel);
+  tdist::cuda::check_launch(kernel);
   dispatch_arrive<<<1, kRowThreads, 0, s.stream>>>(s.shape, s.slot0, s.map);
-  host::checkLaunch(kernel);
+  tdist::cuda::check_launch(kernel);
 
   // The layout is a host value: the count matrix comes back, and the stream is synchronised once.
   const std::size_t row = static_cast<std::size_t>(config.experts) + 1;
   std::vector<std::int32_t> matrix(static_cast<std::size_t>(n) * row);
-  host::checkCuda(cudaMemcpyAsync(matrix.data(), s.counts, matrix.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost,
-                                  s.stream),
-                  kernel, "copying the count matrix back");
-  host::checkCuda(cudaStreamSynchronize(s.stream), kernel, "synchronising the stream");
+  tdist::cuda::check(cudaMemcpyAsync(matrix.data(), s.counts, matrix.size() * sizeof(std::int32_t),
+                                     cudaMemcpyDeviceToHost, s.stream),
+                     "tdist::kernels::moe_dispatch: copying the count matrix back");
+  tdist::cuda::check(cudaStreamSynchronize(s.stream), "tdist::kernels::moe_dispatch: synchronising the stream");
 
   // Every PE holds the same matrix, so every PE throws the same error.
   for (int src = 0; src < n; ++src) {
@@ -386,7 +386,7 @@ void moeCombine(Context &ctx, const MoeCombineCall &call) {
   const bool vectorized = (static_cast<std::size_t>(hidden) * dtypeSize(out.dtype)) % 16 == 0;
 
   combine_plan<<<1, kPlanThreads, s.plan_shared, s.stream>>>(ids, s.shape, s.counts, s.plan, s.slot0, s.map);
-  host::checkLaunch(kernel);
+  tdist::cuda::check_launch(kernel);
   const std::int64_t warps_per_block = kRowThreads / 32;
   std::int64_t wanted = (s.shape.tokens + warps_per_block - 1) / warps_per_block;
   if (wanted < 1) wanted = 1;
@@ -398,9 +398,9 @@ void moeCombine(Context &ctx, const MoeCombineCall &call) {
         static_cast<const T *>(expert_out.data), ids, static_cast<const float *>(topk_weights.data), s.shape, hidden,
         vectorized, s.plan, static_cast<T *>(out.data));
   });
-  host::checkLaunch(kernel);
+  tdist::cuda::check_launch(kernel);
   combine_leave<<<1, 32, 0, s.stream>>>(s.slot0, s.map);
-  host::checkLaunch(kernel);
+  tdist::cuda::check_launch(kernel);
 }
 
 }  // namespace tdist::kernels::cuda

@@ -16,9 +16,7 @@
 namespace tdist::kernels::cuda {
 namespace {
 
-void check(cudaError_t status, const char *what) {
-  if (status != cudaSuccess) throw Error(ErrorCode::Internal, std::string(what) + ": " + cudaGetErrorString(status));
-}
+using tdist::cuda::check;
 
 std::mutex lanes_mutex;
 // device -> call stream -> lane; kept for the process (emptied by releaseLanes).

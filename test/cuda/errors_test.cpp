@@ -124,5 +124,25 @@ TEST_F(CudaErrors, HeapExhaustionIsAnErrorOnEveryPe) {
   deallocate(words);
 }
 
+// The one check of CUDA statuses: a failure names the call and CUDA's error, with the code asked
+// for; a launch check reports the last error of the thread; the PE goes on working.
+TEST_F(CudaErrors, CudaStatusesBecomeErrorsNamingTheCall) {
+  auto *words = static_cast<std::uint64_t *>(allocateZeroed(16, sizeof(std::uint64_t)));
+  EXPECT_NO_THROW(cu::check(cudaSuccess, "nothing"));
+  expectError([] { cu::check(cudaErrorInvalidValue, "cudaMemcpy(the test's buffer)"); }, ErrorCode::Internal,
+              "cudaMemcpy(the test's buffer): cudaErrorInvalidValue (");
+  expectError([] { cu::check(cudaErrorInvalidValue, "asked", ErrorCode::InvalidParam); }, ErrorCode::InvalidParam,
+              "asked: cudaErrorInvalidValue");
+  // An allocation that cannot succeed leaves its error as the thread's last one, which the launch
+  // check after it reports, and clears.
+  void *huge = nullptr;
+  ASSERT_NE(cudaMalloc(&huge, std::size_t{1} << 60), cudaSuccess);
+  expectError([] { cu::check_launch("the_test_kernel"); }, ErrorCode::Internal,
+              "the_test_kernel: cudaErrorMemoryAllocation");
+  EXPECT_NO_THROW(cu::check_launch("the_test_kernel"));
+  expectStillWorking(words);
+  deallocate(words);
+}
+
 }  // namespace
 }  // namespace tdist

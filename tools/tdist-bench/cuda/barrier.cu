@@ -43,7 +43,7 @@ class BarrierTimer {
   template <DeviceBarrier kind>
   double kernelBarriers(long lead_in, long iters) {
     barrierKernel<kind><<<1, 1, 0, stream_.get()>>>(lead_in, iters, elapsed_.get());
-    gpu::checkLaunch("barrierKernel");
+    gpu::check_launch("barrierKernel");
     stream_.synchronize();
     return iters > 0 ? static_cast<double>(elapsed_.read()) / 1e3 / static_cast<double>(iters) : 0;
   }

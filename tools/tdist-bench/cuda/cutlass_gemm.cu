@@ -122,7 +122,7 @@ void runCudaGemmCutlass(const Options &options, Reporter &reporter) {
                "cudaMemcpy(arrivals)");
     fillSmallIntegers<<<1024, 256, 0, stream.get()>>>(a.get(), most_a, 0x1234u);
     fillSmallIntegers<<<1024, 256, 0, stream.get()>>>(b.get(), most_b, 0x9876u);
-    gpu::checkLaunch("fillSmallIntegers");
+    gpu::check_launch("fillSmallIntegers");
     gpu::EventTimer timer;
     for (long m : kMs) {
       for (long n : kNs) {
@@ -156,7 +156,7 @@ void runCudaGemmCutlass(const Options &options, Reporter &reporter) {
                                                               static_cast<std::size_t>(m * n), wrong.get());
         countNotEqual<<<64, 256, 0, stream.get()>>>(flags, static_cast<std::size_t>(fused::tilesOf(m, n)), 1,
                                                     wrong.get());
-        gpu::checkLaunch("countDifferentRounded");
+        gpu::check_launch("countDifferentRounded");
         stream.synchronize();
         if (const unsigned long long bad = wrong.read(); bad != 0)
           throw std::runtime_error("cuda-gemm-cutlass: m=" + std::to_string(m) + " n=" + std::to_string(n) + ": " +
@@ -165,7 +165,7 @@ void runCudaGemmCutlass(const Options &options, Reporter &reporter) {
         for (Element *c : {c_ours.get(), c_preset.get()}) {
           gpu::check(cudaMemsetAsync(wrong.get(), 0, sizeof(unsigned long long), stream.get()), "cudaMemsetAsync");
           countDifferent<<<1024, 256, 0, stream.get()>>>(c, c_cublas.get(), static_cast<std::size_t>(m * n), wrong.get());
-          gpu::checkLaunch("countDifferent");
+          gpu::check_launch("countDifferent");
           stream.synchronize();
           if (const unsigned long long bad = wrong.read(); bad != 0)
             throw std::runtime_error("cuda-gemm-cutlass: m=" + std::to_string(m) + " n=" + std::to_string(n) + ": " +

@@ -78,9 +78,9 @@ class GemmChunks {
     gpu::check(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreateWithFlags");
     gpu::check(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming), "cudaEventCreateWithFlags");
     fillKernel<<<1024, 256, 0, stream_.get()>>>(a_.get(), max_m * k, 0x1234u);
-    gpu::checkLaunch("fillKernel");
+    gpu::check_launch("fillKernel");
     fillKernel<<<1024, 256, 0, stream_.get()>>>(b_.get(), k * max_n, 0x9876u);
-    gpu::checkLaunch("fillKernel");
+    gpu::check_launch("fillKernel");
     stream_.synchronize();
   }
   ~GemmChunks() {

@@ -66,7 +66,7 @@ void oldReduce(Out *out, const float *partial, std::size_t slot_stride, int n_pe
   const std::size_t items = count / 4;
   const auto blocks = static_cast<unsigned>(std::min(kMaxBlocks, (items + kThreads - 1) / kThreads));
   oldReduce4<<<blocks, kThreads, 0, s>>>(out, reinterpret_cast<const float4 *>(partial), slot_stride / 4, n_pes, items);
-  gpu::checkLaunch("oldReduce4");
+  gpu::check_launch("oldReduce4");
 }
 
 // Partial j of element i: a different value for every (i, j), some of them -0, so that every
@@ -84,7 +84,7 @@ void runOne(const Options &options, Reporter &reporter, int sources, std::size_t
   gpu::DeviceBuffer<float> partials(static_cast<std::size_t>(sources) * count);
   gpu::DeviceBuffer<Out> old_out(count), new_out(count);
   fillPartials<<<1024, 256, 0, stream.get()>>>(partials.get(), static_cast<std::size_t>(sources) * count);
-  gpu::checkLaunch("fillPartials");
+  gpu::check_launch("fillPartials");
   auto runOld = [&] { oldReduce(old_out.get(), partials.get(), count, sources, count, stream.get()); };
   auto runNew = [&] {
     kernels::cuda::reducePartials(new_out.get(), partials.get(), count, sources, count, stream.get());

@@ -1,4 +1,4 @@
-// gpu.cuh - what the cuda cases of tdist-bench share: CUDA error checks, the GPU's clock, and
+// gpu.cuh - what the cuda cases of tdist-bench share: the CUDA error checks, the GPU's clock, and
 // owners of the streams, events and device buffers the cases use.
 #pragma once
 
@@ -13,13 +13,9 @@
 
 namespace tdist::bench::gpu {
 
-inline void check(cudaError_t status, const char *what) {
-  if (status != cudaSuccess)
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-}
-
-// After a kernel launch: a bad configuration shows only here, a fault only at the next sync.
-inline void checkLaunch(const char *kernel) { check(cudaGetLastError(), kernel); }
+// tdist/cuda.h's checks: every CUDA status, and each launch.
+using tdist::cuda::check;
+using tdist::cuda::check_launch;
 
 // Nanoseconds of the GPU's global timer: one clock for every SM, unlike clock64().
 __device__ __forceinline__ std::uint64_t globalTimer() {

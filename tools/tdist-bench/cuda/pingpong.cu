@@ -63,7 +63,7 @@ class PingPong {
   double kernelRoundTrips(long lead_in, long iters) {
     pingPongKernel<<<1, 1, 0, stream_.get()>>>(slot_, partner_, first_, sequence_, lead_in, iters,
                                               elapsed_.get());
-    gpu::checkLaunch("pingPongKernel");
+    gpu::check_launch("pingPongKernel");
     sequence_ += static_cast<Slot>(lead_in + iters);
     stream_.synchronize();
     return iters > 0 ? static_cast<double>(elapsed_.read()) / 1e3 / static_cast<double>(iters) : 0;

@@ -95,7 +95,7 @@ class PutBandwidth {
       : dest_(dest), source_(max_size), reference_(max_size), mismatches_(1), blocks_(blocks),
         threads_(threads) {
     fillPatternKernel<<<kHelperBlocks, kHelperThreads, 0, stream_.get()>>>(source_.get(), max_size);
-    gpu::checkLaunch("fillPatternKernel");
+    gpu::check_launch("fillPatternKernel");
     stream_.synchronize();
   }
 
@@ -110,7 +110,7 @@ class PutBandwidth {
         const std::size_t chunk = chunkBytes(size, blocks_, threads_);
         const auto grid = static_cast<unsigned>((size + chunk - 1) / chunk);
         putBlocksKernel<<<grid, threads_, 0, stream_.get()>>>(dest_, source_.get(), size, chunk, kTarget);
-        gpu::checkLaunch("putBlocksKernel");
+        gpu::check_launch("putBlocksKernel");
         break;
       }
       case Path::CopyEngine:
@@ -124,13 +124,13 @@ class PutBandwidth {
     std::byte *target = path == Path::Memcpy ? reference_.get() : dest_;
     const int pe = path == Path::Memcpy ? -1 : kTarget;
     poisonKernel<<<kHelperBlocks, kHelperThreads, 0, stream_.get()>>>(target, size, pe);
-    gpu::checkLaunch("poisonKernel");
+    gpu::check_launch("poisonKernel");
     enqueue(path, size);
     gpu::check(cudaMemsetAsync(mismatches_.get(), 0, sizeof(unsigned long long), stream_.get()),
                "cudaMemsetAsync");
     countMismatchesKernel<<<kHelperBlocks, kHelperThreads, 0, stream_.get()>>>(target, size, pe,
                                                                               mismatches_.get());
-    gpu::checkLaunch("countMismatchesKernel");
+    gpu::check_launch("countMismatchesKernel");
     stream_.synchronize();
     if (unsigned long long wrong = mismatches_.read(); wrong != 0)
       throw std::runtime_error(std::string("cuda-put-bw ") + pathVariant(path) + ": " +
