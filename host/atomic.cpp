@@ -6,6 +6,7 @@
 #include "host/host_access.h"
 #include "runtime/call_checks.h"
 #include "runtime/runtime_state.h"
+#include "shmem.h"
 #include "tdist/shmem.h"
 
 namespace tdist::host {
@@ -182,36 +183,31 @@ T atomic_fetch_inc(T *dest, int pe) {
 // Qualified explicit instantiations, from the namespace that encloses both.
 namespace tdist {
 
-#define TDIST_INSTANTIATE_EXTENDED(T)                                      \
-  template T shmem::atomic_fetch<T>(const T *, int);                       \
-  template void shmem::atomic_set<T>(T *, T, int);                         \
-  template T shmem::atomic_swap<T>(T *, T, int);                           \
-  template T host::atomicFetch<T>(const T *, int, const char *);         \
-  template void host::atomicSet<T>(T *, T, int, const char *);           \
+#define TDIST_INSTANTIATE_EXTENDED(NAME, T, A)                   \
+  template T shmem::atomic_fetch<T>(const T *, int);             \
+  template void shmem::atomic_set<T>(T *, T, int);               \
+  template T shmem::atomic_swap<T>(T *, T, int);                 \
+  template T host::atomicFetch<T>(const T *, int, const char *); \
+  template void host::atomicSet<T>(T *, T, int, const char *);   \
   template T host::atomicSwap<T>(T *, T, int, const char *);
-#define TDIST_INSTANTIATE_STANDARD(T)                                      \
-  TDIST_INSTANTIATE_EXTENDED(T)                                            \
-  template T shmem::atomic_compare_swap<T>(T *, T, T, int);                \
-  template void shmem::atomic_add<T>(T *, T, int);                         \
-  template void shmem::atomic_inc<T>(T *, int);                            \
-  template T shmem::atomic_fetch_add<T>(T *, T, int);                      \
-  template T shmem::atomic_fetch_inc<T>(T *, int);                         \
-  template T host::atomicCompareSwap<T>(T *, T, T, int, const char *);   \
-  template void host::atomicAdd<T>(T *, T, int, const char *);           \
-  template void host::atomicInc<T>(T *, int, const char *);             \
-  template T host::atomicFetchAdd<T>(T *, T, int, const char *);         \
-  template T host::atomicFetchInc<T>(T *, int, const char *);         \
-  template T host::atomicFetchAnd<T>(T *, T, int, const char *);         \
-  template T host::atomicFetchOr<T>(T *, T, int, const char *);          \
+#define TDIST_INSTANTIATE_STANDARD(NAME, T, A)                         \
+  template T shmem::atomic_compare_swap<T>(T *, T, T, int);            \
+  template void shmem::atomic_add<T>(T *, T, int);                     \
+  template void shmem::atomic_inc<T>(T *, int);                        \
+  template T shmem::atomic_fetch_add<T>(T *, T, int);                  \
+  template T shmem::atomic_fetch_inc<T>(T *, int);                     \
+  template T host::atomicCompareSwap<T>(T *, T, T, int, const char *); \
+  template void host::atomicAdd<T>(T *, T, int, const char *);         \
+  template void host::atomicInc<T>(T *, int, const char *);            \
+  template T host::atomicFetchAdd<T>(T *, T, int, const char *);       \
+  template T host::atomicFetchInc<T>(T *, int, const char *);          \
+  template T host::atomicFetchAnd<T>(T *, T, int, const char *);       \
+  template T host::atomicFetchOr<T>(T *, T, int, const char *);        \
   template T host::atomicFetchXor<T>(T *, T, int, const char *);
-TDIST_INSTANTIATE_STANDARD(int)
-TDIST_INSTANTIATE_STANDARD(long)
-TDIST_INSTANTIATE_STANDARD(long long)
-TDIST_INSTANTIATE_STANDARD(unsigned int)
-TDIST_INSTANTIATE_STANDARD(unsigned long)
-TDIST_INSTANTIATE_STANDARD(unsigned long long)
-TDIST_INSTANTIATE_EXTENDED(float)
-TDIST_INSTANTIATE_EXTENDED(double)
+// OpenSHMEM's AMO types, each C type once: fetch, set and swap for the extended ones, the rest
+// for the standard ones.
+TDIST_SHMEM_GENERIC_EXTENDED_AMO_TYPES(TDIST_INSTANTIATE_EXTENDED, _)
+TDIST_SHMEM_GENERIC_AMO_TYPES(TDIST_INSTANTIATE_STANDARD, _)
 #undef TDIST_INSTANTIATE_STANDARD
 #undef TDIST_INSTANTIATE_EXTENDED
 

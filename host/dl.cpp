@@ -6,6 +6,7 @@
 #include <string>
 
 #include "host/calls.h"
+#include "host/type_lists.h"
 #include "host/wait_slots.h"
 #include "host/wait_value.h"
 #include "runtime/call_checks.h"
@@ -105,12 +106,10 @@ Token wait(S *sig, int n, S value, MemScope scope, MemSemantic semantic) {
   return detail::waitSlots(sig, n, value, "dl.wait");
 }
 
-#define TDIST_INSTANTIATE_DL(S)                                            \
-  template void notify<S>(S *, int, S, SignalOp, CommScope);               \
+#define TDIST_INSTANTIATE_DL(NAME, S, A)                      \
+  template void notify<S>(S *, int, S, SignalOp, CommScope);  \
   template Token wait<S>(S *, int, S, MemScope, MemSemantic);
-TDIST_INSTANTIATE_DL(std::int32_t)
-TDIST_INSTANTIATE_DL(std::int64_t)
-TDIST_INSTANTIATE_DL(std::uint64_t)
+TDIST_HOST_SIGNAL_TYPES(TDIST_INSTANTIATE_DL, _)
 #undef TDIST_INSTANTIATE_DL
 
 // The template library waits on every integer width and on float and double.

@@ -8,6 +8,7 @@
 #include "host/calls.h"
 #include "host/host_access.h"
 #include "host/transfer.h"
+#include "host/type_lists.h"
 #include "runtime/call_checks.h"
 #include "runtime/runtime_state.h"
 #include "tdist/runtime.h"
@@ -113,24 +114,12 @@ T g(const T *source, int pe) {
 // Qualified explicit instantiations, from the namespace that encloses both.
 namespace tdist {
 
-#define TDIST_INSTANTIATE_POINT(T)                              \
-  template void shmem::p<T>(T *, T, int);                       \
-  template T shmem::g<T>(const T *, int);                       \
+#define TDIST_INSTANTIATE_POINT(NAME, T, A)                   \
+  template void shmem::p<T>(T *, T, int);                     \
+  template T shmem::g<T>(const T *, int);                     \
   template void host::pointPut<T>(T *, T, int, const char *); \
   template T host::pointGet<T>(const T *, int, const char *);
-TDIST_INSTANTIATE_POINT(char)
-TDIST_INSTANTIATE_POINT(int)
-TDIST_INSTANTIATE_POINT(long)
-TDIST_INSTANTIATE_POINT(long long)
-TDIST_INSTANTIATE_POINT(unsigned int)
-TDIST_INSTANTIATE_POINT(unsigned long)
-TDIST_INSTANTIATE_POINT(unsigned long long)
-TDIST_INSTANTIATE_POINT(signed char)
-TDIST_INSTANTIATE_POINT(unsigned char)
-TDIST_INSTANTIATE_POINT(short)
-TDIST_INSTANTIATE_POINT(unsigned short)
-TDIST_INSTANTIATE_POINT(float)
-TDIST_INSTANTIATE_POINT(double)
+TDIST_HOST_POINT_TYPES(TDIST_INSTANTIATE_POINT, _)
 #undef TDIST_INSTANTIATE_POINT
 
 }  // namespace tdist

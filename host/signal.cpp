@@ -10,9 +10,11 @@
 #include "host/calls.h"
 #include "host/host_access.h"
 #include "host/transfer.h"
+#include "host/type_lists.h"
 #include "host/wait_value.h"
 #include "runtime/call_checks.h"
 #include "runtime/runtime_state.h"
+#include "shmem.h"
 #include "tdist/shmem.h"
 
 namespace tdist::host {
@@ -131,33 +133,25 @@ namespace tdist {
 using shmem::Cmp;
 using shmem::SignalOp;
 
-#define TDIST_INSTANTIATE_SIGNAL(S)                                                                   \
-  template void shmem::signal_op<S>(S *, S, SignalOp, int);                                           \
-  template void shmem::putmem_signal<S>(void *, const void *, std::size_t, S *, S, SignalOp, int);    \
+#define TDIST_INSTANTIATE_SIGNAL(NAME, S, A)                                                           \
+  template void shmem::signal_op<S>(S *, S, SignalOp, int);                                            \
+  template void shmem::putmem_signal<S>(void *, const void *, std::size_t, S *, S, SignalOp, int);     \
   template void shmem::putmem_signal_nbi<S>(void *, const void *, std::size_t, S *, S, SignalOp, int); \
-  template S shmem::signal_wait_until<S>(S *, Cmp, S);                                                \
-  template void host::signalOp<S>(S *, S, SignalOp, int, const char *);                             \
-  template void host::signalledPut<S>(void *, const void *, std::size_t, S *, S, SignalOp, int, bool, \
-                                        const char *);                                                \
+  template S shmem::signal_wait_until<S>(S *, Cmp, S);                                                 \
+  template void host::signalOp<S>(S *, S, SignalOp, int, const char *);                                \
+  template void host::signalledPut<S>(void *, const void *, std::size_t, S *, S, SignalOp, int, bool,  \
+                                        const char *);                                                 \
   template S host::signalWaitUntil<S>(S *, Cmp, S, const char *);
-TDIST_INSTANTIATE_SIGNAL(std::int32_t)
-TDIST_INSTANTIATE_SIGNAL(std::int64_t)
-TDIST_INSTANTIATE_SIGNAL(std::uint64_t)
+TDIST_HOST_SIGNAL_TYPES(TDIST_INSTANTIATE_SIGNAL, _)
 #undef TDIST_INSTANTIATE_SIGNAL
 
-#define TDIST_INSTANTIATE_WAIT(T)                                \
-  template void shmem::wait_until<T>(T *, Cmp, T);               \
-  template bool shmem::test<T>(T *, Cmp, T);                     \
+#define TDIST_INSTANTIATE_WAIT(NAME, T, A)                     \
+  template void shmem::wait_until<T>(T *, Cmp, T);             \
+  template bool shmem::test<T>(T *, Cmp, T);                   \
   template void host::waitUntil<T>(T *, Cmp, T, const char *); \
   template bool host::test<T>(T *, Cmp, T, const char *);
-TDIST_INSTANTIATE_WAIT(short)
-TDIST_INSTANTIATE_WAIT(unsigned short)
-TDIST_INSTANTIATE_WAIT(int)
-TDIST_INSTANTIATE_WAIT(long)
-TDIST_INSTANTIATE_WAIT(long long)
-TDIST_INSTANTIATE_WAIT(unsigned int)
-TDIST_INSTANTIATE_WAIT(unsigned long)
-TDIST_INSTANTIATE_WAIT(unsigned long long)
+// The point-to-point synchronization types, each C type once.
+TDIST_SHMEM_GENERIC_P2P_TYPES(TDIST_INSTANTIATE_WAIT, _)
 #undef TDIST_INSTANTIATE_WAIT
 
 }  // namespace tdist

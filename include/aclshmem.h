@@ -168,14 +168,14 @@ void aclshmem_longlong_p(long long *dest, long long value, int pe);
 void aclshmem_uint_p(unsigned int *dest, unsigned int value, int pe);
 void aclshmem_ulong_p(unsigned long *dest, unsigned long value, int pe);
 void aclshmem_ulonglong_p(unsigned long long *dest, unsigned long long value, int pe);
+void aclshmem_float_p(float *dest, float value, int pe);
+void aclshmem_double_p(double *dest, double value, int pe);
 void aclshmem_int32_p(int32_t *dest, int32_t value, int pe);
 void aclshmem_int64_p(int64_t *dest, int64_t value, int pe);
 void aclshmem_uint32_p(uint32_t *dest, uint32_t value, int pe);
 void aclshmem_uint64_p(uint64_t *dest, uint64_t value, int pe);
 void aclshmem_size_p(size_t *dest, size_t value, int pe);
 void aclshmem_ptrdiff_p(ptrdiff_t *dest, ptrdiff_t value, int pe);
-void aclshmem_float_p(float *dest, float value, int pe);
-void aclshmem_double_p(double *dest, double value, int pe);
 
 /* Point get: an acquire load of source on pe. */
 int aclshmem_int_g(const int *source, int pe);
@@ -184,14 +184,14 @@ long long aclshmem_longlong_g(const long long *source, int pe);
 unsigned int aclshmem_uint_g(const unsigned int *source, int pe);
 unsigned long aclshmem_ulong_g(const unsigned long *source, int pe);
 unsigned long long aclshmem_ulonglong_g(const unsigned long long *source, int pe);
+float aclshmem_float_g(const float *source, int pe);
+double aclshmem_double_g(const double *source, int pe);
 int32_t aclshmem_int32_g(const int32_t *source, int pe);
 int64_t aclshmem_int64_g(const int64_t *source, int pe);
 uint32_t aclshmem_uint32_g(const uint32_t *source, int pe);
 uint64_t aclshmem_uint64_g(const uint64_t *source, int pe);
 size_t aclshmem_size_g(const size_t *source, int pe);
 ptrdiff_t aclshmem_ptrdiff_g(const ptrdiff_t *source, int pe);
-float aclshmem_float_g(const float *source, int pe);
-double aclshmem_double_g(const double *source, int pe);
 
 /* Waits until this PE's *ivar satisfies cmp (ACLSHMEM_CMP_*) value, within the wait deadline. */
 void aclshmem_int_wait_until(int *ivar, int cmp, int value);
@@ -228,14 +228,14 @@ long long aclshmem_longlong_atomic_fetch(const long long *source, int pe);
 unsigned int aclshmem_uint_atomic_fetch(const unsigned int *source, int pe);
 unsigned long aclshmem_ulong_atomic_fetch(const unsigned long *source, int pe);
 unsigned long long aclshmem_ulonglong_atomic_fetch(const unsigned long long *source, int pe);
+float aclshmem_float_atomic_fetch(const float *source, int pe);
+double aclshmem_double_atomic_fetch(const double *source, int pe);
 int32_t aclshmem_int32_atomic_fetch(const int32_t *source, int pe);
 int64_t aclshmem_int64_atomic_fetch(const int64_t *source, int pe);
 uint32_t aclshmem_uint32_atomic_fetch(const uint32_t *source, int pe);
 uint64_t aclshmem_uint64_atomic_fetch(const uint64_t *source, int pe);
 size_t aclshmem_size_atomic_fetch(const size_t *source, int pe);
 ptrdiff_t aclshmem_ptrdiff_atomic_fetch(const ptrdiff_t *source, int pe);
-float aclshmem_float_atomic_fetch(const float *source, int pe);
-double aclshmem_double_atomic_fetch(const double *source, int pe);
 
 /* Atomic store (release) of value to dest on pe. */
 void aclshmem_int_atomic_set(int *dest, int value, int pe);
@@ -244,14 +244,14 @@ void aclshmem_longlong_atomic_set(long long *dest, long long value, int pe);
 void aclshmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe);
 void aclshmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe);
 void aclshmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe);
+void aclshmem_float_atomic_set(float *dest, float value, int pe);
+void aclshmem_double_atomic_set(double *dest, double value, int pe);
 void aclshmem_int32_atomic_set(int32_t *dest, int32_t value, int pe);
 void aclshmem_int64_atomic_set(int64_t *dest, int64_t value, int pe);
 void aclshmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe);
 void aclshmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe);
 void aclshmem_size_atomic_set(size_t *dest, size_t value, int pe);
 void aclshmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe);
-void aclshmem_float_atomic_set(float *dest, float value, int pe);
-void aclshmem_double_atomic_set(double *dest, double value, int pe);
 
 /* Stores value to dest on pe; returns the old value. */
 int aclshmem_int_atomic_swap(int *dest, int value, int pe);
@@ -260,14 +260,14 @@ long long aclshmem_longlong_atomic_swap(long long *dest, long long value, int pe
 unsigned int aclshmem_uint_atomic_swap(unsigned int *dest, unsigned int value, int pe);
 unsigned long aclshmem_ulong_atomic_swap(unsigned long *dest, unsigned long value, int pe);
 unsigned long long aclshmem_ulonglong_atomic_swap(unsigned long long *dest, unsigned long long value, int pe);
+float aclshmem_float_atomic_swap(float *dest, float value, int pe);
+double aclshmem_double_atomic_swap(double *dest, double value, int pe);
 int32_t aclshmem_int32_atomic_swap(int32_t *dest, int32_t value, int pe);
 int64_t aclshmem_int64_atomic_swap(int64_t *dest, int64_t value, int pe);
 uint32_t aclshmem_uint32_atomic_swap(uint32_t *dest, uint32_t value, int pe);
 uint64_t aclshmem_uint64_atomic_swap(uint64_t *dest, uint64_t value, int pe);
 size_t aclshmem_size_atomic_swap(size_t *dest, size_t value, int pe);
 ptrdiff_t aclshmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe);
-float aclshmem_float_atomic_swap(float *dest, float value, int pe);
-double aclshmem_double_atomic_swap(double *dest, double value, int pe);
 
 /* Stores value to dest on pe if it holds cond; returns the old value either way. */
 int aclshmem_int_atomic_compare_swap(int *dest, int cond, int value, int pe);

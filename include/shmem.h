@@ -116,85 +116,100 @@ typedef float _Complex tdist_shmem_complexf;
 typedef double _Complex tdist_shmem_complexd;
 #endif
 
-/* ---- type tables (X(TYPENAME, TYPE, A) for each row; A is passed through) ------------------ */
-
-/* Standard RMA types: those a C11 generic selection can tell apart, then the fixed-width ones. */
+/* ---- type lists (X(TYPENAME, TYPE, A) for each row; A is passed through) ------------------- */
+/* BEGIN type lists: generated from host/type_table.h */
+/* Standard RMA types: those a generic selection tells apart, then the fixed-width ones. */
 #define TDIST_SHMEM_GENERIC_RMA_TYPES(X, A)                                                        \
   X(float, float, A) X(double, double, A) X(longdouble, long double, A) X(char, char, A)           \
   X(schar, signed char, A) X(short, short, A) X(int, int, A) X(long, long, A)                      \
   X(longlong, long long, A) X(uchar, unsigned char, A) X(ushort, unsigned short, A)                \
   X(uint, unsigned int, A) X(ulong, unsigned long, A) X(ulonglong, unsigned long long, A)
 #define TDIST_SHMEM_RMA_TYPES(X, A)                                                                \
-  TDIST_SHMEM_GENERIC_RMA_TYPES(X, A)                                                              \
-  X(int8, int8_t, A) X(int16, int16_t, A) X(int32, int32_t, A) X(int64, int64_t, A)                \
-  X(uint8, uint8_t, A) X(uint16, uint16_t, A) X(uint32, uint32_t, A) X(uint64, uint64_t, A)        \
-  X(size, size_t, A) X(ptrdiff, ptrdiff_t, A)
+  TDIST_SHMEM_GENERIC_RMA_TYPES(X, A) X(int8, int8_t, A) X(int16, int16_t, A) X(int32, int32_t, A) \
+  X(int64, int64_t, A) X(uint8, uint8_t, A) X(uint16, uint16_t, A) X(uint32, uint32_t, A)          \
+  X(uint64, uint64_t, A) X(size, size_t, A) X(ptrdiff, ptrdiff_t, A)
 
-/* Standard AMO types (also the point-to-point synchronization types), extended AMO types
- * (fetch, set, swap) and bitwise AMO types. */
+/* Standard AMO types. */
 #define TDIST_SHMEM_GENERIC_AMO_TYPES(X, A)                                                        \
   X(int, int, A) X(long, long, A) X(longlong, long long, A) X(uint, unsigned int, A)               \
   X(ulong, unsigned long, A) X(ulonglong, unsigned long long, A)
 #define TDIST_SHMEM_AMO_TYPES(X, A)                                                                \
-  TDIST_SHMEM_GENERIC_AMO_TYPES(X, A)                                                              \
-  X(int32, int32_t, A) X(int64, int64_t, A) X(uint32, uint32_t, A) X(uint64, uint64_t, A)          \
-  X(size, size_t, A) X(ptrdiff, ptrdiff_t, A)
+  TDIST_SHMEM_GENERIC_AMO_TYPES(X, A) X(int32, int32_t, A) X(int64, int64_t, A)                    \
+  X(uint32, uint32_t, A) X(uint64, uint64_t, A) X(size, size_t, A) X(ptrdiff, ptrdiff_t, A)
+
+/* Extended AMO types (fetch, set, swap): the standard ones and float, double. */
 #define TDIST_SHMEM_GENERIC_EXTENDED_AMO_TYPES(X, A)                                               \
-  TDIST_SHMEM_GENERIC_AMO_TYPES(X, A) X(float, float, A) X(double, double, A)
+  X(int, int, A) X(long, long, A) X(longlong, long long, A) X(uint, unsigned int, A)               \
+  X(ulong, unsigned long, A) X(ulonglong, unsigned long long, A) X(float, float, A)                \
+  X(double, double, A)
 #define TDIST_SHMEM_EXTENDED_AMO_TYPES(X, A)                                                       \
-  TDIST_SHMEM_AMO_TYPES(X, A) X(float, float, A) X(double, double, A)
-/* A generic selection lists each C type once: the fixed-width types are other names of the
- * basic ones, so a table's generic form keeps a fixed-width row only where its basic type is not
- * a row of its own (int32_t and int64_t among the bitwise types: int and long are not). */
+  TDIST_SHMEM_GENERIC_EXTENDED_AMO_TYPES(X, A) X(int32, int32_t, A) X(int64, int64_t, A)           \
+  X(uint32, uint32_t, A) X(uint64, uint64_t, A) X(size, size_t, A) X(ptrdiff, ptrdiff_t, A)
+
+/* Bitwise AMO types (and, or, xor). */
 #define TDIST_SHMEM_GENERIC_BITWISE_AMO_TYPES(X, A)                                                \
   X(uint, unsigned int, A) X(ulong, unsigned long, A) X(ulonglong, unsigned long long, A)          \
   X(int32, int32_t, A) X(int64, int64_t, A)
 #define TDIST_SHMEM_BITWISE_AMO_TYPES(X, A)                                                        \
-  X(uint, unsigned int, A) X(ulong, unsigned long, A) X(ulonglong, unsigned long long, A)          \
-  X(int32, int32_t, A) X(int64, int64_t, A) X(uint32, uint32_t, A) X(uint64, uint64_t, A)
+  TDIST_SHMEM_GENERIC_BITWISE_AMO_TYPES(X, A) X(uint32, uint32_t, A) X(uint64, uint64_t, A)
 
 /* Point-to-point synchronization types: the standard AMO types, and short and unsigned short
  * (deprecated in 1.5, still part of it). */
 #define TDIST_SHMEM_GENERIC_P2P_TYPES(X, A)                                                        \
-  X(short, short, A) X(ushort, unsigned short, A) TDIST_SHMEM_GENERIC_AMO_TYPES(X, A)
+  X(short, short, A) X(ushort, unsigned short, A) X(int, int, A) X(long, long, A)                  \
+  X(longlong, long long, A) X(uint, unsigned int, A) X(ulong, unsigned long, A)                    \
+  X(ulonglong, unsigned long long, A)
 #define TDIST_SHMEM_P2P_TYPES(X, A)                                                                \
-  X(short, short, A) X(ushort, unsigned short, A) TDIST_SHMEM_AMO_TYPES(X, A)
+  TDIST_SHMEM_GENERIC_P2P_TYPES(X, A) X(int32, int32_t, A) X(int64, int64_t, A)                    \
+  X(uint32, uint32_t, A) X(uint64, uint64_t, A) X(size, size_t, A) X(ptrdiff, ptrdiff_t, A)
 
-/* Reduction types: bitwise (and, or, xor), comparison (max, min), arithmetic (sum, prod). */
+/* Reduction types: bitwise (and, or, xor). */
 #define TDIST_SHMEM_GENERIC_BITWISE_REDUCE_TYPES(X, A)                                             \
   X(uchar, unsigned char, A) X(ushort, unsigned short, A) X(uint, unsigned int, A)                 \
-  X(ulong, unsigned long, A) X(ulonglong, unsigned long long, A)                                   \
-  X(int8, int8_t, A) X(int16, int16_t, A) X(int32, int32_t, A) X(int64, int64_t, A)
+  X(ulong, unsigned long, A) X(ulonglong, unsigned long long, A) X(int8, int8_t, A)                \
+  X(int16, int16_t, A) X(int32, int32_t, A) X(int64, int64_t, A)
 #define TDIST_SHMEM_BITWISE_REDUCE_TYPES(X, A)                                                     \
-  TDIST_SHMEM_GENERIC_BITWISE_REDUCE_TYPES(X, A)                                                   \
-  X(uint8, uint8_t, A) X(uint16, uint16_t, A) X(uint32, uint32_t, A) X(uint64, uint64_t, A)        \
-  X(size, size_t, A)
+  TDIST_SHMEM_GENERIC_BITWISE_REDUCE_TYPES(X, A) X(uint8, uint8_t, A) X(uint16, uint16_t, A)       \
+  X(uint32, uint32_t, A) X(uint64, uint64_t, A) X(size, size_t, A)
+
+/* Reduction types: comparison (max, min). */
 #define TDIST_SHMEM_GENERIC_MINMAX_REDUCE_TYPES(X, A)                                              \
   X(char, char, A) X(schar, signed char, A) X(short, short, A) X(int, int, A) X(long, long, A)     \
   X(longlong, long long, A) X(uchar, unsigned char, A) X(ushort, unsigned short, A)                \
   X(uint, unsigned int, A) X(ulong, unsigned long, A) X(ulonglong, unsigned long long, A)          \
   X(float, float, A) X(double, double, A) X(longdouble, long double, A)
 #define TDIST_SHMEM_MINMAX_REDUCE_TYPES(X, A)                                                      \
-  TDIST_SHMEM_GENERIC_MINMAX_REDUCE_TYPES(X, A)                                                    \
-  X(ptrdiff, ptrdiff_t, A) X(int8, int8_t, A) X(int16, int16_t, A) X(int32, int32_t, A)            \
-  X(int64, int64_t, A) X(uint8, uint8_t, A) X(uint16, uint16_t, A) X(uint32, uint32_t, A)          \
-  X(uint64, uint64_t, A) X(size, size_t, A)
+  TDIST_SHMEM_GENERIC_MINMAX_REDUCE_TYPES(X, A) X(ptrdiff, ptrdiff_t, A) X(int8, int8_t, A)        \
+  X(int16, int16_t, A) X(int32, int32_t, A) X(int64, int64_t, A) X(uint8, uint8_t, A)              \
+  X(uint16, uint16_t, A) X(uint32, uint32_t, A) X(uint64, uint64_t, A) X(size, size_t, A)
+
+/* Reduction types: arithmetic (sum, prod). */
 #define TDIST_SHMEM_GENERIC_ARITH_REDUCE_TYPES(X, A)                                               \
-  TDIST_SHMEM_GENERIC_MINMAX_REDUCE_TYPES(X, A)                                                    \
+  X(char, char, A) X(schar, signed char, A) X(short, short, A) X(int, int, A) X(long, long, A)     \
+  X(longlong, long long, A) X(uchar, unsigned char, A) X(ushort, unsigned short, A)                \
+  X(uint, unsigned int, A) X(ulong, unsigned long, A) X(ulonglong, unsigned long long, A)          \
+  X(float, float, A) X(double, double, A) X(longdouble, long double, A)                            \
   X(complexf, tdist_shmem_complexf, A) X(complexd, tdist_shmem_complexd, A)
 #define TDIST_SHMEM_ARITH_REDUCE_TYPES(X, A)                                                       \
-  TDIST_SHMEM_MINMAX_REDUCE_TYPES(X, A)                                                            \
-  X(complexf, tdist_shmem_complexf, A) X(complexd, tdist_shmem_complexd, A)
+  TDIST_SHMEM_GENERIC_ARITH_REDUCE_TYPES(X, A) X(ptrdiff, ptrdiff_t, A) X(int8, int8_t, A)         \
+  X(int16, int16_t, A) X(int32, int32_t, A) X(int64, int64_t, A) X(uint8, uint8_t, A)              \
+  X(uint16, uint16_t, A) X(uint32, uint32_t, A) X(uint64, uint64_t, A) X(size, size_t, A)
 
-/* The deprecated active-set reductions (*_to_all). */
+/* The deprecated active-set reductions (*_to_all): bitwise. */
 #define TDIST_SHMEM_BITWISE_TO_ALL_TYPES(X, A)                                                     \
   X(short, short, A) X(int, int, A) X(long, long, A) X(longlong, long long, A)
+
+/* The deprecated active-set reductions: comparison. */
 #define TDIST_SHMEM_MINMAX_TO_ALL_TYPES(X, A)                                                      \
-  TDIST_SHMEM_BITWISE_TO_ALL_TYPES(X, A)                                                           \
-  X(float, float, A) X(double, double, A) X(longdouble, long double, A)
+  X(short, short, A) X(int, int, A) X(long, long, A) X(longlong, long long, A) X(float, float, A)  \
+  X(double, double, A) X(longdouble, long double, A)
+
+/* The deprecated active-set reductions: arithmetic. */
 #define TDIST_SHMEM_ARITH_TO_ALL_TYPES(X, A)                                                       \
-  TDIST_SHMEM_MINMAX_TO_ALL_TYPES(X, A)                                                            \
-  X(complexf, tdist_shmem_complexf, A) X(complexd, tdist_shmem_complexd, A)
+  X(short, short, A) X(int, int, A) X(long, long, A) X(longlong, long long, A) X(float, float, A)  \
+  X(double, double, A) X(longdouble, long double, A) X(complexf, tdist_shmem_complexf, A)          \
+  X(complexd, tdist_shmem_complexd, A)
+/* END type lists */
 
 /* Sized RMA: X(BITS, A). */
 #define TDIST_SHMEM_RMA_SIZES(X, A) X(8, A) X(16, A) X(32, A) X(64, A) X(128, A)

@@ -1,17 +1,22 @@
-// host/c_api/generate_c_api.cpp - the typed families of aclshmem.h: the table below is
-// the one list of them. Built and run at build time (host/CMakeLists.txt).
+// host/c_api/generate_c_api.cpp - the typed families of the C headers, from the one type table
+// (host/type_table.h) and the table of aclshmem.h's families below. Built and run at build time
+// (host/CMakeLists.txt).
 //
-//   usage: generate_c_api source OUTPUT.cpp   writes the extern "C" shims
-//          generate_c_api check HEADER        fails unless HEADER declares exactly the table
-//          generate_c_api update HEADER       rewrites HEADER's generated section from the table
+//   usage: generate_c_api source OUTPUT.cpp       writes aclshmem.h's extern "C" shims
+//          generate_c_api lists OUTPUT.h          writes the host layer's instantiation lists
+//          generate_c_api check HEADER...         fails unless each HEADER's generated sections
+//                                                 are exactly what the tables give
+//          generate_c_api update HEADER...        rewrites each HEADER's generated sections
 //
-// The header's declarations are committed, so that a reader and grep find every prototype; the
-// build checks them against the table before it compiles the shims, and the target
-// tdist_update_c_api_header rewrites them after the table changes.
+// A header's generated sections are committed, so that a reader and grep find every prototype
+// and every type list; the build checks them against the tables before it compiles anything that
+// includes them, and the target tdist_update_c_api_header rewrites them after a table changes.
+// aclshmem.h has one section (its typed families), shmem.h one (its type lists,
+// TDIST_SHMEM_*_TYPES, which declare and define OpenSHMEM's typed routines).
 //
-// A family is a name suffix, a C signature and the host call that implements it, for the
-// integer types or for all of them. In the strings, {T} is the C type and {call} the quoted
-// name of the symbol, which the host call puts in its error messages. Each symbol becomes
+// A family of aclshmem.h is a name suffix, a C signature and the host call that implements it,
+// for the integer types or for all of them. In the strings, {T} is the C type and {call} the
+// quoted name of the symbol, which the host call puts in its error messages. Each symbol becomes
 //   R aclshmem_<type>_<suffix>(P...) { return guardedValue<R>(0, [&] { return CALLEE; }); }
 // (guarded(...) when R is void).
 #include <cstdio>
@@ -21,33 +26,15 @@
 #include <string_view>
 #include <vector>
 
+#include "host/type_table.h"
+
 namespace {
 
-struct CType {
-  std::string_view name;  // in the symbol: aclshmem_<name>_p
-  std::string_view c;     // in the signature
-  bool integer;
-};
+namespace tt = tdist::host::type_table;
 
-// OpenSHMEM's standard atomic types, then the extended ones.
-constexpr CType kTypes[] = {
-    {"int", "int", true},
-    {"long", "long", true},
-    {"longlong", "long long", true},
-    {"uint", "unsigned int", true},
-    {"ulong", "unsigned long", true},
-    {"ulonglong", "unsigned long long", true},
-    {"int32", "int32_t", true},
-    {"int64", "int64_t", true},
-    {"uint32", "uint32_t", true},
-    {"uint64", "uint64_t", true},
-    {"size", "size_t", true},
-    {"ptrdiff", "ptrdiff_t", true},
-    {"float", "float", false},
-    {"double", "double", false},
-};
-
+// OpenSHMEM's standard atomic types (Integer), and with them the extended ones (All).
 enum class Types { Integer, All };
+std::vector<const tt::Row *> rowsOf(Types types) { return tt::rows(tt::set(types == Types::Integer ? "AMO" : "EXTENDED_AMO")); }
 
 struct Family {
   std::string_view suffix;
@@ -89,9 +76,12 @@ constexpr Family kFamilies[] = {
      Types::Integer, "Adds 1 to dest on pe; returns the old value."},
 };
 
-constexpr std::string_view kBegin =
-    "/* BEGIN typed families: generated from host/c_api/generate_c_api.cpp */\n";
-constexpr std::string_view kEnd = "/* END typed families */\n";
+// A generated section of a header: its markers and its text.
+struct Section {
+  std::string_view begin;
+  std::string_view end;
+  std::string (*text)();  // between the markers
+};
 
 // ---- expansion ----------------------------------------------------------------------------
 
@@ -102,7 +92,7 @@ struct Symbol {
   std::string callee;
 };
 
-std::string substitute(std::string_view text, const CType &type, const std::string &name) {
+std::string substitute(std::string_view text, const tt::Row &type, const std::string &name) {
   std::string out(text);
   auto replace = [&out](std::string_view key, std::string_view value) {
     for (std::size_t at = out.find(key); at != std::string::npos; at = out.find(key, at + value.size())) {
@@ -116,8 +106,8 @@ std::string substitute(std::string_view text, const CType &type, const std::stri
 
 std::vector<Symbol> expand(const Family &family) {
   std::vector<Symbol> symbols;
-  for (const CType &type : kTypes) {
-    if (family.types == Types::Integer && !type.integer) continue;
+  for (const tt::Row *row : rowsOf(family.types)) {
+    const tt::Row &type = *row;
     std::string name = "aclshmem_" + std::string(type.name) + "_" + std::string(family.suffix);
     symbols.push_back({name, substitute(family.result, type, name), substitute(family.params, type, name),
                        substitute(family.callee, type, name)});
@@ -131,17 +121,105 @@ std::string declaration(const Symbol &symbol) {
 
 // ---- output -------------------------------------------------------------------------------
 
-// The generated section of aclshmem.h, markers included.
-std::string headerSection() {
+// The typed families of aclshmem.h.
+std::string familiesText() {
   std::ostringstream out;
-  out << kBegin;
   for (const Family &family : kFamilies) {
     if (&family != &kFamilies[0]) out << "\n";
     out << "/* " << family.doc << " */\n";
     for (const Symbol &symbol : expand(family)) out << declaration(symbol) << ";\n";
   }
-  out << kEnd;
   return out.str();
+}
+
+// One list: "#define NAME(X, A) ITEMS", wrapped as C macros are, continuation marks in column 100.
+std::string macro(const std::string &name, const std::vector<std::string> &items) {
+  constexpr std::size_t kColumn = 99;
+  std::vector<std::string> lines{"#define " + name + "(X, A)"};
+  std::string current = " ";
+  for (const std::string &item : items) {
+    if (current.size() > 1 && current.size() + 1 + item.size() > kColumn - 1) {
+      lines.push_back(current);
+      current = " ";
+    }
+    current += " " + item;
+  }
+  if (current.size() > 1) lines.push_back(current);
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    out += lines[i];
+    if (i + 1 < lines.size()) out += std::string(lines[i].size() < kColumn ? kColumn - lines[i].size() : 1, ' ') + "\\";
+    out += "\n";
+  }
+  return out;
+}
+
+// A C comment of text, wrapped at 100 columns.
+std::string comment(std::string_view text) {
+  std::string out = "/*";
+  std::size_t line_start = 0;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    if (out.size() - line_start + 1 + word.size() > 96) {
+      out += "\n *";
+      line_start = out.size() - 2;
+    }
+    out += " ";
+    out += word;
+    text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+  }
+  return out + " */\n";
+}
+
+std::vector<std::string> items(const std::vector<const tt::Row *> &rows, bool cpp) {
+  std::vector<std::string> out;
+  for (const tt::Row *row : rows) {
+    out.push_back("X(" + std::string(row->name) + ", " + std::string(cpp ? row->cpp : row->c) + ", A)");
+  }
+  return out;
+}
+
+// The lists of one audience: X(TYPENAME, TYPE, A) for each row, A passed through.
+std::string lists(tt::Audience audience, const std::string &prefix, bool cpp) {
+  std::ostringstream out;
+  bool first = true;
+  for (const tt::Set &set : tt::kSets) {
+    if (set.audience != audience) continue;
+    if (!first) out << "\n";
+    first = false;
+    out << comment(set.doc);
+    const std::string name = prefix + std::string(set.name) + "_TYPES";
+    if (set.generic.empty()) {
+      out << macro(name, items(tt::rows(set.more), cpp));
+      continue;
+    }
+    const std::string generic = prefix + "GENERIC_" + std::string(set.name) + "_TYPES";
+    out << macro(generic, items(tt::rows(set.generic), cpp));
+    std::vector<std::string> full{generic + "(X, A)"};
+    for (const std::string &item : items(tt::rows(set.more), cpp)) full.push_back(item);
+    out << macro(name, full);
+  }
+  return out.str();
+}
+
+std::string shmemListsText() { return lists(tt::Audience::OpenShmem, "TDIST_SHMEM_", false); }
+
+constexpr Section kSections[] = {
+    {"/* BEGIN typed families: generated from host/c_api/generate_c_api.cpp */\n", "/* END typed families */\n",
+     familiesText},
+    {"/* BEGIN type lists: generated from host/type_table.h */\n", "/* END type lists */\n", shmemListsText},
+};
+
+std::string sectionText(const Section &section) {
+  return std::string(section.begin) + section.text() + std::string(section.end);
+}
+
+std::string hostLists() {
+  return "// Generated by host/c_api/generate_c_api.cpp from host/type_table.h: the host layer's\n"
+         "// instantiation lists, X(TYPENAME, TYPE, A) for each row (A is passed through).\n"
+         "#pragma once\n\n" +
+         lists(tt::Audience::Host, "TDIST_HOST_", true);
 }
 
 std::string source() {
@@ -195,12 +273,13 @@ bool writeFile(const char *path, const std::string &text) {
   return static_cast<bool>(file.flush());
 }
 
-// Finds the generated section of header: [begin, end) covers both markers.
-bool findSection(const std::string &header, std::size_t &begin, std::size_t &end) {
-  begin = header.find(kBegin);
-  std::size_t end_marker = header.find(kEnd, begin == std::string::npos ? 0 : begin);
-  if (begin == std::string::npos || end_marker == std::string::npos) return false;
-  end = end_marker + kEnd.size();
+// Finds section in header: [begin, end) covers both markers.
+bool findSection(const std::string &header, const Section &section, std::size_t &begin, std::size_t &end) {
+  begin = header.find(section.begin);
+  if (begin == std::string::npos) return false;
+  const std::size_t end_marker = header.find(section.end, begin);
+  if (end_marker == std::string::npos) return false;
+  end = end_marker + section.end.size();
   return true;
 }
 
@@ -216,36 +295,41 @@ std::string lineAt(const std::string &text, std::size_t offset) {
   return text.substr(start, text.find('\n', start) - start);
 }
 
-int check(const char *path) {
+// Checks (or rewrites) every generated section of the header at path; a header with none is an
+// error.
+int checkHeader(const char *path, bool rewrite) {
   std::string header;
-  std::size_t begin, end;
-  if (!readFile(path, header) || !findSection(header, begin, end)) {
-    std::fprintf(stderr, "generate_c_api: %s has no section between \"%.*s\" and \"%.*s\"\n", path,
-                 static_cast<int>(kBegin.size() - 1), kBegin.data(), static_cast<int>(kEnd.size() - 1), kEnd.data());
+  if (!readFile(path, header)) {
+    std::fprintf(stderr, "generate_c_api: cannot read %s\n", path);
     return 1;
   }
-  const std::string expected = headerSection();
-  const std::string actual = header.substr(begin, end - begin);
-  if (actual == expected) return 0;
-  std::size_t at = 0;
-  while (at < expected.size() && at < actual.size() && expected[at] == actual[at]) ++at;
-  std::fprintf(stderr,
-               "generate_c_api: %s:%d: the typed families differ from the table in "
-               "host/c_api/generate_c_api.cpp\n  header: %s\n  table:  %s\n"
-               "Run `cmake --build <build> --target tdist_update_c_api_header` to rewrite the header.\n",
-               path, line(header, begin + at), lineAt(actual, at).c_str(), lineAt(expected, at).c_str());
-  return 1;
-}
-
-int update(const char *path) {
-  std::string header;
-  std::size_t begin, end;
-  if (!readFile(path, header) || !findSection(header, begin, end)) {
-    std::fprintf(stderr, "generate_c_api: %s has no generated section to rewrite\n", path);
+  const std::string original = header;
+  int found = 0;
+  for (const Section &section : kSections) {
+    std::size_t begin, end;
+    if (!findSection(header, section, begin, end)) continue;
+    ++found;
+    const std::string expected = sectionText(section);
+    const std::string actual = header.substr(begin, end - begin);
+    if (actual == expected) continue;
+    if (rewrite) {
+      header = header.substr(0, begin) + expected + header.substr(end);
+      continue;
+    }
+    std::size_t at = 0;
+    while (at < expected.size() && at < actual.size() && expected[at] == actual[at]) ++at;
+    std::fprintf(stderr,
+                 "generate_c_api: %s:%d: the generated section differs from the tables in host/type_table.h "
+                 "and host/c_api/generate_c_api.cpp\n  header: %s\n  table:  %s\n"
+                 "Run `cmake --build <build> --target tdist_update_c_api_header` to rewrite the headers.\n",
+                 path, line(header, begin + at), lineAt(actual, at).c_str(), lineAt(expected, at).c_str());
     return 1;
   }
-  const std::string updated = header.substr(0, begin) + headerSection() + header.substr(end);
-  if (updated != header && !writeFile(path, updated)) {
+  if (found == 0) {
+    std::fprintf(stderr, "generate_c_api: %s has no generated section (none of the BEGIN markers)\n", path);
+    return 1;
+  }
+  if (rewrite && header != original && !writeFile(path, header)) {
     std::fprintf(stderr, "generate_c_api: cannot write %s\n", path);
     return 1;
   }
@@ -255,14 +339,17 @@ int update(const char *path) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  const std::string_view mode = argc == 3 ? argv[1] : "";
-  if (mode == "source") {
-    if (writeFile(argv[2], source())) return 0;
+  const std::string_view mode = argc >= 3 ? argv[1] : "";
+  if ((mode == "source" || mode == "lists") && argc == 3) {
+    if (writeFile(argv[2], mode == "source" ? source() : hostLists())) return 0;
     std::fprintf(stderr, "generate_c_api: cannot write %s\n", argv[2]);
     return 1;
   }
-  if (mode == "check") return check(argv[2]);
-  if (mode == "update") return update(argv[2]);
-  std::fprintf(stderr, "usage: generate_c_api source OUTPUT.cpp | check HEADER | update HEADER\n");
+  if (mode == "check" || mode == "update") {
+    int status = 0;
+    for (int i = 2; i < argc; ++i) status |= checkHeader(argv[i], mode == "update");
+    return status;
+  }
+  std::fprintf(stderr, "usage: generate_c_api source OUTPUT.cpp | lists OUTPUT.h | check HEADER... | update HEADER...\n");
   return 2;
 }

@@ -1,6 +1,6 @@
 // host/template_library/generate_symbols.cpp - writes the template library's extern "C"
 // entry points and their sorted table: the families below are the one list of what the library
-// exports. Built and run at build time (runtime/CMakeLists.txt).
+// exports, over the element types of the one type table (host/type_table.h, set ELEMENT). Built and run at build time (runtime/CMakeLists.txt).
 //
 //   usage: generate_symbols OUTPUT.cpp
 //
@@ -19,32 +19,12 @@
 #include <string_view>
 #include <vector>
 
+#include "host/type_table.h"
+
 namespace {
 
-struct ElementType {
-  std::string_view name;
-  std::string_view cpp;
-  // How a parameter of this type is received. LLVM passes an i8 or i16 in a register without
-  // extending it, and a callee built by another compiler may assume the caller did: a narrow
-  // integer is taken as 32 bits and truncated, which is right either way.
-  std::string_view argument;
-  bool scalar_abi;  // passed and returned by value portably: not the 16-bit floating types
-};
-
-constexpr ElementType kElementTypes[] = {
-    {"bfloat16", "bfloat16", "bfloat16", false},
-    {"half", "half", "half", false},
-    {"float", "float", "float", true},
-    {"double", "double", "double", true},
-    {"int8", "std::int8_t", "std::int32_t", true},
-    {"int16", "std::int16_t", "std::int32_t", true},
-    {"int32", "std::int32_t", "std::int32_t", true},
-    {"int64", "std::int64_t", "std::int64_t", true},
-    {"uint8", "std::uint8_t", "std::uint32_t", true},
-    {"uint16", "std::uint16_t", "std::uint32_t", true},
-    {"uint32", "std::uint32_t", "std::uint32_t", true},
-    {"uint64", "std::uint64_t", "std::uint64_t", true},
-};
+namespace tt = tdist::host::type_table;
+using ElementType = tt::Row;  // the rows of the type table's ELEMENT set
 
 enum class Types { None, All, ScalarAbi };
 
@@ -185,9 +165,9 @@ std::vector<Symbol> expand() {
   for (const Family &family : kFamilies) {
     std::vector<const ElementType *> types;
     if (family.types == Types::None) types.push_back(nullptr);
-    for (const ElementType &type : kElementTypes) {
-      if (family.types == Types::All || (family.types == Types::ScalarAbi && type.scalar_abi)) {
-        types.push_back(&type);
+    for (const ElementType *type : tt::rows(tt::set("ELEMENT"))) {
+      if (family.types == Types::All || (family.types == Types::ScalarAbi && type->scalar_abi)) {
+        types.push_back(type);
       }
     }
     const std::vector<int> ranks = family.ranks.empty() ? std::vector<int>{-1} : family.ranks;
@@ -232,13 +212,13 @@ std::string render(const std::vector<Symbol> &symbols) {
          "}  // namespace tdist::host::template_library\n"
          "#pragma GCC visibility pop\n\n"
          "// The public table (tdist/template_library.h).\n"
-         "std::span<const tdist::device::TemplateSymbol> tdist::device::templateLibrarySymbols() {\n"
+         "std::span<const tdist::template_library::Symbol> tdist::template_library::symbols() {\n"
          "  using namespace tdist::host::template_library;\n"
-         "  static const TemplateSymbol symbols[] = {\n";
+         "  static const tdist::template_library::Symbol table[] = {\n";
   for (const Symbol &symbol : symbols) {
     out << "      {\"" << symbol.name << "\", reinterpret_cast<void *>(&" << symbol.name << ")},\n";
   }
-  out << "  };\n  return symbols;\n}\n";
+  out << "  };\n  return table;\n}\n";
   return out.str();
 }
 

@@ -3,13 +3,13 @@
 
 #include "tdist/template_library.h"
 
-namespace tdist::device {
+namespace tdist::template_library {
 
-const TemplateSymbol *findTemplateSymbol(std::string_view name) {
-  const std::span<const TemplateSymbol> symbols = templateLibrarySymbols();
-  auto found = std::lower_bound(symbols.begin(), symbols.end(), name,
-                                [](const TemplateSymbol &symbol, std::string_view key) { return symbol.name < key; });
-  return found != symbols.end() && found->name == name ? &*found : nullptr;
+const Symbol *find(std::string_view name) {
+  const std::span<const Symbol> all = symbols();
+  auto found = std::lower_bound(all.begin(), all.end(), name,
+                                [](const Symbol &symbol, std::string_view key) { return symbol.name < key; });
+  return found != all.end() && found->name == name ? &*found : nullptr;
 }
 
-}  // namespace tdist::device
+}  // namespace tdist::template_library

@@ -12,18 +12,18 @@
 // Everything declared here is exported from libtdist_runtime; the rest of it is hidden.
 #pragma GCC visibility push(default)
 
-namespace tdist::device {
+namespace tdist::template_library {
 
-struct TemplateSymbol {
+struct Symbol {
   std::string_view name;
   void *address;
 };
 
 // Every symbol of the template library, sorted by name.
-std::span<const TemplateSymbol> templateLibrarySymbols();
+std::span<const Symbol> symbols();
 // nullptr when the library has no such symbol.
-const TemplateSymbol *findTemplateSymbol(std::string_view name);
+const Symbol *find(std::string_view name);
 
-}  // namespace tdist::device
+}  // namespace tdist::template_library
 
 #pragma GCC visibility pop

@@ -20,7 +20,7 @@ using MemRef = host::template_library::StridedMemRef<T, N>;
 // The library's function `name`, as a function of type F; a missing name throws (a test failure).
 template <class F>
 F *entry(std::string_view name) {
-  const device::TemplateSymbol *symbol = device::findTemplateSymbol(name);
+  const tdist::template_library::Symbol *symbol = tdist::template_library::find(name);
   if (symbol == nullptr) throw std::runtime_error("no template-library symbol " + std::string(name));
   return reinterpret_cast<F *>(symbol->address);
 }

@@ -15,28 +15,27 @@
 namespace tdist {
 namespace {
 
-using device::findTemplateSymbol;
-using device::templateLibrarySymbols;
+namespace tl = tdist::template_library;
 
 TEST(SymbolTable, SortedUniqueAndFound) {
-  auto symbols = templateLibrarySymbols();
+  auto symbols = tl::symbols();
   ASSERT_FALSE(symbols.empty());
   for (std::size_t i = 1; i < symbols.size(); ++i) {
     EXPECT_LT(symbols[i - 1].name, symbols[i].name) << "at " << i;
   }
-  for (const device::TemplateSymbol &symbol : symbols) {
+  for (const tl::Symbol &symbol : symbols) {
     EXPECT_NE(symbol.address, nullptr) << symbol.name;
-    EXPECT_EQ(findTemplateSymbol(symbol.name), &symbol) << symbol.name;
+    EXPECT_EQ(tl::find(symbol.name), &symbol) << symbol.name;
   }
-  EXPECT_EQ(findTemplateSymbol(""), nullptr);
-  EXPECT_EQ(findTemplateSymbol("_mlir_ciface_aclshmem_ptr_float"), nullptr);  // a prefix only
-  EXPECT_EQ(findTemplateSymbol("aclshmem_ptr_float_m1_m1"), nullptr);         // the link name
-  EXPECT_EQ(findTemplateSymbol("_mlir_ciface_aclshmem_zzz"), nullptr);        // past the end
+  EXPECT_EQ(tl::find(""), nullptr);
+  EXPECT_EQ(tl::find("_mlir_ciface_aclshmem_ptr_float"), nullptr);  // a prefix only
+  EXPECT_EQ(tl::find("aclshmem_ptr_float_m1_m1"), nullptr);         // the link name
+  EXPECT_EQ(tl::find("_mlir_ciface_aclshmem_zzz"), nullptr);        // past the end
 }
 
 // The JIT binds these addresses by name; a program linked against the runtime finds the same.
 TEST(SymbolTable, EverySymbolIsExportedUnderItsName) {
-  for (const device::TemplateSymbol &symbol : templateLibrarySymbols()) {
+  for (const tl::Symbol &symbol : tl::symbols()) {
     const std::string name(symbol.name);
     EXPECT_EQ(dlsym(RTLD_DEFAULT, name.c_str()), symbol.address) << name;
   }
@@ -74,7 +73,7 @@ std::string familyOf(const std::string &name) {
 
 TEST(SymbolTable, FamiliesAreComplete) {
   std::map<std::string, int> counts;
-  for (const device::TemplateSymbol &symbol : templateLibrarySymbols()) ++counts[familyOf(std::string(symbol.name))];
+  for (const tl::Symbol &symbol : tl::symbols()) ++counts[familyOf(std::string(symbol.name))];
   const std::map<std::string, int> expected = {
       {"queries", 2},                // my_pe, n_pes
       {"program coordinates", 2},    // program_id, num_programs
@@ -91,7 +90,7 @@ TEST(SymbolTable, FamiliesAreComplete) {
       {"typed put_signal", 48},      // 12 types x (blocking, nbi) x (memref, pointer)
   };
   EXPECT_EQ(counts, expected);
-  EXPECT_EQ(templateLibrarySymbols().size(), 375u);
+  EXPECT_EQ(tl::symbols().size(), 375u);
 }
 
 TEST(SymbolTable, ExactNamesOfEachFamily) {
@@ -114,7 +113,7 @@ TEST(SymbolTable, ExactNamesOfEachFamily) {
       "aclshmem_double_put_signal_nbi_m1_m1_m1", "aclshmem_int16_put", "aclshmem_uint32_get_nbi",
       "aclshmem_float_put_signal", "aclshmem_int8_put_signal_nbi",
   };
-  for (const char *link : present) EXPECT_NE(findTemplateSymbol(testing::ciface(link)), nullptr) << link;
+  for (const char *link : present) EXPECT_NE(tl::find(testing::ciface(link)), nullptr) << link;
   // No scalar ABI for the 16-bit floats; no rank 5; consume_token has no 0d form; no C interface
   // without the prefix.
   const char *absent[] = {
@@ -122,7 +121,7 @@ TEST(SymbolTable, ExactNamesOfEachFamily) {
       "aclshmem_ptr_float_m5_m5", "aclshmem_ptr_float_m1_m2", "aclshmem_consume_token_float_ptr_0d_m0_m0",
       "aclshmem_wait_int32_m2", "aclshmem_float_put_m2_m2", "tdist_trace_end_m1", "tdist_trace_begin_span_m2",
   };
-  for (const char *link : absent) EXPECT_EQ(findTemplateSymbol(testing::ciface(link)), nullptr) << link;
+  for (const char *link : absent) EXPECT_EQ(tl::find(testing::ciface(link)), nullptr) << link;
 }
 
 }  // namespace

@@ -507,7 +507,7 @@ TEST_P(HostPlane, AWaitPastItsDeadlineReportsTheValueItObservedThroughTheBackend
 }
 
 TEST_P(HostPlane, TheTemplateLibraryRunsWhereTheHostLoadsTheHeapOnly) {
-  const auto *symbol = device::findTemplateSymbol("_mlir_ciface_aclshmem_my_pe");
+  const auto *symbol = tdist::template_library::find("_mlir_ciface_aclshmem_my_pe");
   ASSERT_NE(symbol, nullptr);
   auto my_pe = reinterpret_cast<std::int32_t (*)()>(symbol->address);
   if (!hostless()) {

@@ -139,7 +139,7 @@ func::FuncOp findEntry(ModuleOp module, const CompileOptions &options, Diagnosti
 // Whether the JIT can resolve an external function: the device template library, or a library
 // the process has loaded (libc, libm, MLIR's C runner utilities).
 bool resolvable(llvm::StringRef name) {
-  if (device::findTemplateSymbol(std::string_view(name.data(), name.size()))) return true;
+  if (::tdist::template_library::find(std::string_view(name.data(), name.size()))) return true;
   return dlsym(RTLD_DEFAULT, name.str().c_str()) != nullptr;
 }
 
@@ -183,7 +183,7 @@ llvm::orc::SymbolMap librarySymbols(llvm::orc::MangleAndInterner interner) {
     symbols[interner(llvm::StringRef(name.data(), name.size()))] = {
         llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
   };
-  for (const device::TemplateSymbol &symbol : device::templateLibrarySymbols())
+  for (const ::tdist::template_library::Symbol &symbol : ::tdist::template_library::symbols())
     add(symbol.name, symbol.address);
   // memref.copy of non-contiguous views lowers to this C runner utility.
   add("memrefCopy", reinterpret_cast<void *>(&memrefCopy));
