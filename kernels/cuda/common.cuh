@@ -314,10 +314,10 @@ struct Contiguous {
   __device__ __forceinline__ std::int64_t operator()(std::int64_t v) const { return v * Acc<In>::kN; }
 };
 
-template <class In, class Out, int kSources, class SourceOf, class OffsetOf, class Store>
+template <class In, class Out, int kSources, int kLoads, class SourceOf, class OffsetOf, class Store>
 __device__ __forceinline__ std::int64_t reduce_vectors_of(std::int64_t vectors, SourceOf &&source,
                                                           OffsetOf &&offset_of, Store &&store, float start) {
-  constexpr int kU = kLoadsInFlight / kSources;
+  constexpr int kU = kLoads / kSources > 0 ? kLoads / kSources : 1;
   const std::int64_t step = blockDim.x;
   const In *from[kSources];
 #pragma unroll
@@ -377,16 +377,16 @@ __device__ __forceinline__ std::int64_t reduce_vectors_of_any(std::int64_t vecto
 }
 
 // All of this block's vectors: the unrolled loops above, then what they left, a vector at a time.
-template <class In, class Out, class SourceOf, class OffsetOf, class Store>
+template <class In, class Out, int kLoads = kLoadsInFlight, class SourceOf, class OffsetOf, class Store>
 __device__ __forceinline__ void reduce_vectors(std::int64_t vectors, int n, SourceOf &&source, OffsetOf &&offset_of,
                                                Store &&store, float start) {
   const std::int64_t step = blockDim.x;
   // i: this thread's first vector that the unrolled loops left.
   std::int64_t i = 0;
   switch (n) {
-    case 2: i = reduce_vectors_of<In, Out, 2>(vectors, source, offset_of, store, start); break;
-    case 4: i = reduce_vectors_of<In, Out, 4>(vectors, source, offset_of, store, start); break;
-    case 8: i = reduce_vectors_of<In, Out, 8>(vectors, source, offset_of, store, start); break;
+    case 2: i = reduce_vectors_of<In, Out, 2, kLoads>(vectors, source, offset_of, store, start); break;
+    case 4: i = reduce_vectors_of<In, Out, 4, kLoads>(vectors, source, offset_of, store, start); break;
+    case 8: i = reduce_vectors_of<In, Out, 8, kLoads>(vectors, source, offset_of, store, start); break;
     default: i = reduce_vectors_of_any<In, Out>(vectors, n, source, offset_of, store, start); break;
   }
   for (; i < vectors; i += step) {
@@ -401,12 +401,12 @@ __device__ __forceinline__ void reduce_vectors(std::int64_t vectors, int n, Sour
 // Sums `count` elements of n sources (source(pe): the first element of PE pe's range) with
 // reduce_vectors, the vectors whole when `vectorized` (every source and every destination 16-byte
 // aligned at element 0), then the tail an element at a time: store_one(index, value).
-template <class In, class Out, class SourceOf, class Store, class StoreOne>
+template <class In, class Out, int kLoads = kLoadsInFlight, class SourceOf, class Store, class StoreOne>
 __device__ __forceinline__ void reduce_span(std::int64_t count, int n, bool vectorized, SourceOf &&source,
                                             Store &&store, StoreOne &&store_one, float start = 0.0f) {
   constexpr int kN = Acc<In>::kN;
   const std::int64_t vectors = vectorized ? count / kN : 0;
-  reduce_vectors<In, Out>(vectors, n, source, Contiguous<In>{}, store, start);
+  reduce_vectors<In, Out, kLoads>(vectors, n, source, Contiguous<In>{}, store, start);
   for (std::int64_t j = vectors * kN + threadIdx.x; j < count; j += blockDim.x) {
     float a = start;
     for (int pe = 0; pe < n; ++pe) a = __fadd_rn(a, to_f32(source(pe)[j]));

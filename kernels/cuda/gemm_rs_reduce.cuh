@@ -1,9 +1,9 @@
 // kernels/cuda/gemm_rs_reduce.cuh - GEMM + ReduceScatter's sum of the partials: out = p_0 + p_1 +
 // ... + p_{n-1}, p_j = partial + j * slot_stride (f32, PE j's partial of this PE's block), summed
 // in PE order in f32 and rounded once to Out (f32 or bf16), with the library's deterministic
-// reduction (common.cuh, reduce_vectors: 16 loads in flight a thread). Every element equals PE
-// 0's partial plus the others in order, bit for bit, whatever the grid. Used by the bodies
-// (gemm_rs.cu) and by tdist-bench's cuda-gemm-rs-reduce, which times it.
+// reduction (common.cuh, reduce_vectors; 4 loads in flight a thread, the blocks interleaved).
+// Every element equals PE 0's partial plus the others in order, bit for bit, whatever the grid.
+// Used by the bodies (gemm_rs.cu) and by tdist-bench's cuda-gemm-rs-reduce, which times it.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -24,24 +24,56 @@ constexpr int kReducePartialsBlocksPerSm = 8;
 // others (common.cuh).
 constexpr float kPartialsStart = -0.0f;
 
-// This block's share of `count` elements from partial (slot_stride apart) into out: whole vectors
-// of four f32 where `vectorized` (partial 16-byte aligned, slot_stride a multiple of 4, out aligned
-// to four of its elements), the rest an element at a time.
+// Vectors a thread loads before it adds (common.cuh, reduce_vectors): 4, not the collectives' 16.
+// With the blocks interleaved (below) that is the fastest measured at 2, 4 and 8 partials on an
+// H200 (docs/benchmarks/cuda.md, "GEMM + ReduceScatter's partials").
+constexpr int kReducePartialsLoads = 4;
+
+// Vector v of this block, the blocks interleaved: row v / kThreads of the grid (gridDim.x *
+// kThreads contiguous vectors), this block's kThreads of it. At any moment the grid reads one
+// window of each partial, as a grid-stride loop does, instead of one stream per block: at 2
+// partials a contiguous piece per block measured up to 1.3x slower at 32 MiB.
+template <int kThreads>
+struct Interleaved {
+  std::int64_t row;   // vectors of a row: gridDim.x * kThreads
+  std::int64_t base;  // this block's first vector in a row
+  __device__ __forceinline__ std::int64_t operator()(std::int64_t v) const {
+    return ((v / kThreads) * row + base + v % kThreads) * detail::Acc<float>::kN;
+  }
+};
+
+// This block's share of `count` elements from partial (slot_stride apart) into out. Where
+// `vectorized` (partial 16-byte aligned, slot_stride a multiple of 4, out aligned to four of its
+// elements), the whole rows of the grid in vectors of four f32 (Interleaved), then the last row a
+// vector a thread; the elements past the last vector (or all of them) one a thread.
 template <class Out>
 __global__ void __launch_bounds__(kReducePartialsThreads)
     reduce_partials(Out *out, const float *partial, std::size_t slot_stride, int n_pes, std::int64_t count,
                     bool vectorized) {
-  const detail::Span slice = detail::piece(count, gridDim.x, blockIdx.x, detail::Acc<float>::kN);
-  Out *to = out + slice.lo;
-  const float *from = partial + slice.lo;
-  detail::reduce_span<float, Out>(
-      slice.size(), n_pes, vectorized, [&](int pe) { return from + pe * slot_stride; },
-      [&](std::int64_t i, auto packed) { *reinterpret_cast<decltype(packed) *>(to + i) = packed; },
-      [&](std::int64_t i, Out v) { to[i] = v; }, kPartialsStart);
+  constexpr int kN = detail::Acc<float>::kN;
+  constexpr int kThreads = kReducePartialsThreads;
+  auto source = [&](int pe) { return partial + pe * slot_stride; };
+  auto store = [&](std::int64_t at, auto packed) { *reinterpret_cast<decltype(packed) *>(out + at) = packed; };
+  const std::int64_t row = std::int64_t{gridDim.x} * kThreads;
+  const std::int64_t base = std::int64_t{blockIdx.x} * kThreads;
+  const std::int64_t vectors = vectorized ? count / kN : 0, rows = vectors / row;
+  detail::reduce_vectors<float, Out, kReducePartialsLoads>(rows * kThreads, n_pes, source,
+                                                           Interleaved<kThreads>{row, base}, store, kPartialsStart);
+  if (const std::int64_t v = rows * row + base + threadIdx.x; v < vectors) {
+    detail::Acc<float> a;
+    detail::acc_fill(a, kPartialsStart);
+    for (int pe = 0; pe < n_pes; ++pe) detail::acc_add<float>(a, source(pe) + v * kN);
+    store(v * kN, detail::acc_pack_as<Out>(a));
+  }
+  for (std::int64_t j = vectors * kN + base + threadIdx.x; j < count; j += row) {
+    float sum = kPartialsStart;
+    for (int pe = 0; pe < n_pes; ++pe) sum = __fadd_rn(sum, source(pe)[j]);
+    out[j] = detail::from_f32<Out>(sum);
+  }
 }
 
-// The partials of `count` elements into out, on stream s: a grid of blocks that each take as many
-// vectors as their threads keep in flight at once (common.cuh, kLoadsInFlight), at most
+// The partials of `count` elements into out, on stream s: a grid of blocks that each take
+// kReducePartialsLoads / n_pes vectors a thread per row (at least one), at most
 // kReducePartialsBlocksPerSm per SM of this GPU.
 template <class Out>
 void reducePartials(Out *out, const float *partial, std::size_t slot_stride, int n_pes, std::size_t count,
@@ -50,7 +82,8 @@ void reducePartials(Out *out, const float *partial, std::size_t slot_stride, int
   constexpr int kN = detail::Acc<float>::kN;
   const bool vectorized = slot_stride % kN == 0 && reinterpret_cast<std::uintptr_t>(partial) % 16 == 0 &&
                           reinterpret_cast<std::uintptr_t>(out) % (kN * sizeof(Out)) == 0;
-  const std::size_t per_thread = (n_pes == 2 || n_pes == 4 || n_pes == 8) ? detail::kLoadsInFlight / n_pes : 4;
+  const std::size_t per_thread =
+      (n_pes == 2 || n_pes == 4 || n_pes == 8) ? std::max(1, kReducePartialsLoads / n_pes) : 4;
   const std::size_t per_block = kReducePartialsThreads * (vectorized ? per_thread * kN : 1);
   const std::size_t most = static_cast<std::size_t>(kReducePartialsBlocksPerSm) * host::smCount();
   const auto blocks = static_cast<unsigned>(std::min(most, (count + per_block - 1) / per_block));

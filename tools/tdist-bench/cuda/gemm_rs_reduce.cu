@@ -1,7 +1,7 @@
 // cuda-gemm-rs-reduce: GEMM + ReduceScatter's sum of n PE partials (f32) into the output (bf16 or
-// f32), in isolation on one GPU: the library's reduction (kernels/cuda/gemm_rs_reduce.cuh, 16
-// loads in flight a thread) beside the one it replaced (one 16-byte load in flight a thread,
-// kept here for the comparison), their repeats alternating in one run. Both sum in PE order; the
+// f32), in isolation on one GPU: the library's reduction (kernels/cuda/gemm_rs_reduce.cuh, 4
+// loads in flight a thread, the blocks interleaved) beside the one it replaced (one 16-byte load
+// in flight a thread, kept here for the comparison), their repeats alternating in one run. Both sum in PE order; the
 // outputs are compared bit for bit before anything is timed.
 //
 // RESULT lines: case=cuda-gemm-rs-reduce sources= out= reduction=old|new ratio= ... median_us=:
