@@ -212,19 +212,27 @@ std::int64_t Tensor::numel() const {
 
 std::size_t Tensor::nbytes() const { return static_cast<std::size_t>(numel()) * dtypeSize(dtype); }
 
-Tensor createTensor(const std::vector<std::int64_t> &shape, DType dtype) {
+Tensor createTensor(const std::vector<std::int64_t> &shape, DType dtype, bool zeroed) {
+  std::int64_t elements = 1;
   for (std::int64_t extent : shape) {
     if (extent < 0) {
       throw Error(ErrorCode::InvalidParam,
                   "create_tensor: negative extent " + std::to_string(extent) + " in the shape");
     }
+    if (__builtin_mul_overflow(elements, extent, &elements)) elements = -1;
+    if (elements < 0) break;
+  }
+  std::size_t bytes = 0;
+  if (elements < 0 || __builtin_mul_overflow(static_cast<std::size_t>(elements), dtypeSize(dtype), &bytes)) {
+    throw Error(ErrorCode::InvalidParam, "create_tensor: the shape's size in bytes overflows 64 bits");
   }
   Tensor tensor;
   tensor.dtype = dtype;
   tensor.shape = shape;
   tensor.strides.assign(shape.size(), 1);
   for (std::size_t d = shape.size(); d-- > 1;) tensor.strides[d - 1] = tensor.strides[d] * shape[d];
-  tensor.data = runtime::allocateAs(CollectiveApi::CreateTensor, tensor.nbytes(), kDefaultAlignment);
+  tensor.data = zeroed ? runtime::allocateZeroedAs(CollectiveApi::CreateTensor, bytes, 1)
+                       : runtime::allocateAs(CollectiveApi::CreateTensor, bytes, kDefaultAlignment);
   return tensor;
 }
 

@@ -117,8 +117,10 @@ struct Tensor {
   T *as() const { return static_cast<T *>(data); }
 };
 
-// Collective: a contiguous row-major tensor on the symmetric heap.
-Tensor createTensor(const std::vector<std::int64_t> &shape, DType dtype);
+// Collective: a contiguous row-major tensor on the symmetric heap, its bytes zero when `zeroed`
+// (and then zero on every PE before any PE returns). A negative extent, or a shape whose size in
+// bytes overflows, is Error(InvalidParam).
+Tensor createTensor(const std::vector<std::int64_t> &shape, DType dtype, bool zeroed = false);
 void freeTensor(Tensor &tensor);
 
 }  // namespace tdist

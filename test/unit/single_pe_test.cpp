@@ -258,6 +258,32 @@ TEST_F(InitializedPe, TensorsLiveOnTheHeap) {
   EXPECT_THROW(createTensor({2, -1}, DType::I8), Error);
 }
 
+TEST_F(InitializedPe, ZeroedTensorsAndShapesThatOverflow) {
+  // A block that held other bytes comes back zeroed when asked for.
+  Tensor dirty = createTensor({64}, DType::U8);
+  std::memset(dirty.data, 0xab, 64);
+  freeTensor(dirty);
+  Tensor t = createTensor({8, 8}, DType::U8, /*zeroed=*/true);
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(t.as<std::uint8_t>()[i], 0) << i;
+  freeTensor(t);
+  // The element count, or the bytes, past 64 bits: an error, not a small allocation.
+  for (const std::vector<std::int64_t> &shape :
+       {std::vector<std::int64_t>{std::int64_t{1} << 32, std::int64_t{1} << 32},
+        std::vector<std::int64_t>{std::int64_t{1} << 62, 4}}) {
+    try {
+      createTensor(shape, DType::F64);
+      ADD_FAILURE() << "no error";
+    } catch (const Error &error) {
+      EXPECT_EQ(error.code(), ErrorCode::InvalidParam);
+      EXPECT_NE(std::string(error.what()).find("overflows 64 bits"), std::string::npos) << error.what();
+    }
+  }
+  // The heap is unharmed.
+  Tensor after = createTensor({16}, DType::F32);
+  EXPECT_NE(after.data, nullptr);
+  freeTensor(after);
+}
+
 TEST_F(InitializedPe, PeerPointerAndTransports) {
   auto *block = static_cast<char *>(allocate(64));
   EXPECT_EQ(aclshmem_ptr(block, 0), block);
