@@ -3,7 +3,7 @@
 # AllReduce from primitives, then the kernel library's all_reduce of 4 MiB and all_gather_gemm,
 # each checked on every PE), runs MPI_Allreduce on the same data beside it when mpirun is there,
 # then compiles and runs the ring AllReduce written in the distributed MLIR dialect, checked on
-# every PE.
+# every PE, and last the Python tour (examples/python/host_tour.py) on 4 PEs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -36,3 +36,11 @@ fi
 "$build/bin/tdist-run" -n 4 --entry ring_allreduce --grid 2 examples/ir/ring_allreduce.mlir -- \
   'f32[npes*4096]=random:1' 'f32[2*npes*4096]' 'i32[2*npes*2*16]' index=4096 i32=1 \
   --check '0=sum(arg(0))'
+
+# Python: tensors on the symmetric heap, viewed through numpy, every PE's copy read by every PE.
+if [ -d "$build/python/tdist" ]; then
+  PYTHONPATH="$(cd "$build" && pwd)/python:$PWD/.deps/python${PYTHONPATH:+:$PYTHONPATH}" \
+    "$build/bin/tdist-run" -n 4 -- python3 examples/python/host_tour.py
+else
+  echo "quickstart: the Python package was not built (no Python headers or nanobind); Python tour skipped"
+fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tdist needs that are missing. Idempotent; run as root (or with
 # sudo available). Set TDIST_SKIP_PEER=1 to leave out OpenMPI (only the benchmark peer uses it),
-# TDIST_SKIP_CUTLASS=1 to leave out the CUTLASS headers (fetched only where nvcc is found).
+# TDIST_SKIP_CUTLASS=1 to leave out the CUTLASS headers (fetched only where nvcc is found),
+# TDIST_SKIP_PYTHON=1 to leave out the Python packages (scripts/python-requirements.txt).
 #
 # Sourced (as test/unit/setup_script_test.sh does), it only defines its functions.
 set -euo pipefail
@@ -12,7 +13,7 @@ set -euo pipefail
 tdist_packages() {
   printf '%s\n' build-essential cmake ninja-build pkg-config googletest libgtest-dev libgmock-dev \
     libcli11-dev libboost-context-dev libopenblas-dev libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools \
-    python3-matplotlib lld
+    python3-matplotlib python3-dev python3-pip lld
   if [ "${TDIST_SKIP_PEER:-0}" != 1 ]; then
     printf '%s\n' openmpi-bin libopenmpi-dev
   fi
@@ -62,6 +63,25 @@ PY
   rm -rf "$wheels"
 }
 
+# The Python packages of scripts/python-requirements.txt (pinned), into .deps/python of the
+# checkout, for the python3 on PATH (the one CMake finds): nothing is installed into that
+# Python itself. A marker holds the requirements and the interpreter they were installed for.
+install_python() {
+  local root=$1 dest=$1/.deps/python
+  local want
+  want="$(python3 -c 'import sys; print(sys.version.split()[0], sys.executable)') $(cat "$root/scripts/python-requirements.txt")"
+  if [ -f "$dest/.installed" ] && [ "$(cat "$dest/.installed")" = "$want" ]; then
+    echo "setup: Python packages present in .deps/python"
+    return 0
+  fi
+  echo "setup: installing the Python packages into .deps/python"
+  rm -rf "$dest"
+  mkdir -p "$dest"
+  PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore \
+    python3 -m pip install -q --no-deps --target "$dest" -r "$root/scripts/python-requirements.txt"
+  printf '%s' "$want" >"$dest/.installed"
+}
+
 # Whether apt can install package $1: it has a candidate version, and not "(none)".
 has_candidate() {
   local candidate
@@ -108,8 +128,13 @@ main() {
     check_candidates "${missing[@]}"
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
   fi
+  local root
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
   if have_nvcc && [ "${TDIST_SKIP_CUTLASS:-0}" != 1 ]; then
-    install_cutlass "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    install_cutlass "$root"
+  fi
+  if [ "${TDIST_SKIP_PYTHON:-0}" != 1 ]; then
+    install_python "$root"
   fi
 }
 

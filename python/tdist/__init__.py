@@ -1,0 +1,96 @@
+"""tdist: a symmetric heap shared by the PEs of a job, and tile-centric overlap of computation
+and communication on it.
+
+The C++ runtime does the work; this package binds it (the native module ``tdist._C``) and adds
+only the conversions Python needs. A job is started by tdist-run, which gives every PE the
+environment ``init()`` reads::
+
+    tdist-run -n 4 -- python3 my_program.py
+
+Errors are ``tdist.Error`` (a RuntimeError) with the runtime's message and its ``ErrorCode`` as
+``.code``. Heap tensors leave as DLPack: ``numpy.from_dlpack(t)``, ``torch.from_dlpack(t)`` and
+``cupy.from_dlpack(t)`` view them without a copy. docs/PYTHON.md describes the package.
+"""
+
+import operator
+
+from . import _C
+from ._C import (
+    DType,
+    Error,
+    ErrorCode,
+    InitAttr,
+    TEAM_INVALID,
+    TEAM_WORLD,
+    Tensor,
+    attr_from_environment,
+    backend,
+    barrier_all,
+    fence,
+    finalize,
+    heap_size,
+    is_initialized,
+    my_pe,
+    n_pes,
+    quiet,
+    sync_all,
+    team_barrier,
+    team_destroy,
+    team_my_pe,
+    team_n_pes,
+    team_split_strided,
+    team_translate_pe,
+)
+from ._dtypes import dtype_of, invalid
+
+__all__ = [
+    "DType", "Error", "ErrorCode", "InitAttr", "TEAM_INVALID", "TEAM_WORLD", "Tensor",
+    "attr_from_environment", "backend", "barrier_all", "dtype_of", "empty", "fence", "finalize",
+    "free_tensor", "heap_size", "init", "is_initialized", "my_pe", "n_pes", "peer", "quiet",
+    "sync_all", "team_barrier", "team_destroy", "team_my_pe", "team_n_pes", "team_split_strided",
+    "team_translate_pe", "zeros",
+]
+
+
+def init(attr=None):
+    """Joins the job: with ``attr`` (an InitAttr), or else from tdist-run's environment."""
+    _C.init(attr if attr is not None else _C.attr_from_environment())
+
+
+def _shape(shape):
+    try:
+        if not isinstance(shape, (str, bytes)) and not hasattr(shape, "__len__"):
+            return [operator.index(shape)]
+        if isinstance(shape, (str, bytes)):
+            raise TypeError
+        return [operator.index(extent) for extent in shape]
+    except TypeError:
+        raise invalid(f"tdist: a shape is an int or a sequence of ints, not {shape!r}") from None
+
+
+def empty(shape, dtype="float32"):
+    """A tensor on the symmetric heap, its values undefined. Collective: every PE calls it with
+    the same shape and dtype, in the same order as the other collective calls."""
+    return _C.create_tensor(_shape(shape), dtype_of(dtype), False)
+
+
+def zeros(shape, dtype="float32"):
+    """As empty(), with every element zero on every PE before any PE returns."""
+    return _C.create_tensor(_shape(shape), dtype_of(dtype), True)
+
+
+def free_tensor(tensor):
+    """Frees a tensor from empty() or zeros(). Collective; a garbage-collected tensor frees
+    nothing, so that no PE frees alone."""
+    if not isinstance(tensor, Tensor):
+        raise invalid(f"tdist.free_tensor: {type(tensor).__name__} is not a tensor on the symmetric heap "
+                    "(tdist.empty, tdist.zeros)")
+    _C.free_tensor(tensor)
+
+
+def peer(tensor, pe):
+    """PE ``pe``'s copy of ``tensor``, as a tensor this PE loads and stores (the host-side
+    symm_at). A view: free the tensor, not the view."""
+    if not isinstance(tensor, Tensor):
+        raise invalid(f"tdist.peer: {type(tensor).__name__} is not a tensor on the symmetric heap")
+    return _C.peer(tensor, pe)

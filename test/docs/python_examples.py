@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""Runs the Python examples of a Markdown page as printed: each ```python block is a program,
+written to a file and run by every PE of a job under tdist-run. The first that fails ends the
+test with its output.
+
+Usage: python_examples.py PAGE.md TDIST_RUN PES
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    page, tdist_run, pes = sys.argv[1], sys.argv[2], sys.argv[3]
+    blocks = re.findall(r"^```python\n(.*?)^```", open(page, encoding="utf-8").read(),
+                        flags=re.MULTILINE | re.DOTALL)
+    if not blocks:
+        sys.exit(f"python_examples.py: {page} has no ```python block")
+    with tempfile.TemporaryDirectory() as folder:
+        for index, block in enumerate(blocks, start=1):
+            program = os.path.join(folder, f"example_{index}.py")
+            with open(program, "w", encoding="utf-8") as out:
+                out.write(block)
+            run = subprocess.run([tdist_run, "-n", pes, "--", sys.executable, program],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=240)
+            print(f"example {index} of {os.path.basename(page)} on {pes} PEs: status {run.returncode}")
+            if run.returncode != 0:
+                print(block)
+                print(run.stdout)
+                sys.exit(1)
+    print(f"{len(blocks)} examples ran")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""The host API from Python (tdist), run by every PE of a job under tdist-run: every test makes
+the same collective calls in the same order on every PE."""
+
+import os
+
+import numpy as np
+import pytest
+
+import tdist
+from conftest import read, write
+
+
+@pytest.fixture(scope="module", autouse=True)
+def job():
+    tdist.init()
+    yield
+    tdist.finalize()
+
+
+def expect_error(code, words, call, *args):
+    with pytest.raises(tdist.Error) as raised:
+        call(*args)
+    assert raised.value.code == code, raised.value
+    assert words in str(raised.value), str(raised.value)
+
+
+def test_identity_comes_from_tdist_run():
+    assert tdist.is_initialized()
+    assert tdist.my_pe() == int(os.environ["TDIST_PE"])
+    assert tdist.n_pes() == int(os.environ["TDIST_N_PES"])
+    assert tdist.backend() == os.environ.get("TDIST_BACKEND", "cpu")
+    assert tdist.heap_size() >= 16 << 20
+
+
+def test_every_pe_sees_every_copy():
+    me, n = tdist.my_pe(), tdist.n_pes()
+    t = tdist.zeros((4, 8), "float32")
+    assert t.shape == [4, 8] and t.dtype == tdist.DType.float32 and t.nbytes == 128 and t.pe == me
+    assert (read(t) == 0).all()
+    write(t, np.arange(32, dtype=np.float32).reshape(4, 8) + 100 * me)
+    tdist.barrier_all()
+    for pe in range(n):
+        copy = tdist.peer(t, pe)
+        assert copy.pe == pe and copy.shape == [4, 8]
+        np.testing.assert_array_equal(read(copy), np.arange(32, dtype=np.float32).reshape(4, 8) + 100 * pe)
+    # A store into the next PE's copy (once every PE has read), seen there after the barrier.
+    tdist.barrier_all()
+    write(tdist.peer(t, (me + 1) % n), np.full((4, 8), -me, dtype=np.float32))
+    tdist.barrier_all()
+    assert (read(t) == -((me - 1) % n)).all()
+    tdist.barrier_all()
+    tdist.free_tensor(t)
+
+
+@pytest.mark.parametrize("dtype,size", [
+    ("int8", 1), (np.int16, 2), (np.dtype("int32"), 4), ("int64", 8), ("uint8", 1), ("uint16", 2),
+    ("uint32", 4), ("uint64", 8), ("float16", 2), ("bf16", 2), (np.float32, 4), ("double", 8)])
+def test_dtypes_from_names_and_numpy(dtype, size):
+    t = tdist.empty([3, 5], dtype)
+    assert t.nbytes == 15 * size
+    assert t.__dlpack_device__()[0] == (1 if tdist.backend() == "cpu" else 2)
+    if t.dtype != tdist.DType.bfloat16 and tdist.backend() == "cpu":
+        view = np.from_dlpack(t)
+        assert view.shape == (3, 5) and view.dtype == np.dtype(t.dtype.name)
+        assert view.ctypes.data == t.data_ptr
+    tdist.free_tensor(t)
+
+
+def test_bad_input_is_a_clear_error_and_loses_nothing():
+    invalid = tdist.ErrorCode.InvalidParam
+    t = tdist.zeros(16, "int32")
+    expect_error(invalid, "no element type 'complex64'", tdist.empty, 4, "complex64")
+    expect_error(invalid, "negative extent -2", tdist.empty, (3, -2))
+    expect_error(invalid, "overflows 64 bits", tdist.empty, (1 << 40, 1 << 40))
+    expect_error(invalid, "a shape is an int or a sequence of ints", tdist.empty, "abc")
+    expect_error(invalid, "is out of range 0..", tdist.peer, t, tdist.n_pes())
+    expect_error(invalid, "ndarray is not a tensor on the symmetric heap", tdist.free_tensor, np.zeros(4))
+    expect_error(tdist.ErrorCode.HeapExhausted, "cannot allocate", tdist.empty, tdist.heap_size() + 64, "uint8")
+    view = tdist.peer(t, tdist.my_pe())
+    tdist.free_tensor(t)
+    expect_error(invalid, "was freed", tdist.free_tensor, t)
+    expect_error(invalid, "was freed", t.__dlpack__)
+    expect_error(invalid, "was freed", getattr, view, "shape")
+    assert t.freed and view.freed and "freed" in repr(t)
+    # The heap is whole: the same allocation again.
+    again = tdist.zeros(16, "int32")
+    assert (read(again) == 0).all()
+    tdist.free_tensor(again)
+
+
+def test_teams_split_and_synchronize():
+    me, n = tdist.my_pe(), tdist.n_pes()
+    evens = tdist.team_split_strided(tdist.TEAM_WORLD, 0, 2, (n + 1) // 2)
+    if me % 2 == 0:
+        assert evens != tdist.TEAM_INVALID
+        assert tdist.team_my_pe(evens) == me // 2
+        assert tdist.team_n_pes(evens) == (n + 1) // 2
+        assert tdist.team_translate_pe(evens, tdist.team_my_pe(evens), tdist.TEAM_WORLD) == me
+        tdist.team_barrier(evens)
+        tdist.team_destroy(evens)
+    else:
+        assert evens == tdist.TEAM_INVALID
+    tdist.barrier_all()

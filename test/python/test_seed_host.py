@@ -1,0 +1,51 @@
+"""Seed 001 §5.1-5.2, the host side in Python, run as written under tdist-run (2 PEs): the five
+steps of init, a symmetric tensor, its free. Only what the seed leaves to its context is defined
+here: rank, world_size, shape, and torch (numpy's dtypes stand in where torch is missing)."""
+
+import os
+
+import numpy as np
+
+import tdist.shmem as ash
+
+try:
+    import torch
+except ImportError:
+    class torch:  # noqa: N801 - the seed's name
+        float16 = np.float16
+
+
+def test_the_seeds_host_code_runs_as_written():
+    rank = int(os.environ["TDIST_PE"])
+    world_size = int(os.environ["TDIST_N_PES"])
+    shape = (64, 32)
+
+    # ---- seed 001 §5.1, verbatim ----
+    ash.set_conf_store_tls(False, "")                                  # 1. TLS configuration
+    attributes = ash.InitAttr()                                        # 2. Construct initialization attributes
+    attributes.my_rank = rank
+    attributes.n_ranks = world_size
+    attributes.local_mem_size = 1024 * 1024 * 1024                     # 3. Symmetric heap size
+    attributes.ip_port = "tcp://127.0.0.1:8666"                        #    Bootstrap address
+    attributes.option_attr.data_op_engine_type = ash.OpEngineType.MTE  # 4. Transport engine
+    ash.aclshmem_init(attributes)                                      # 5. Initialize
+
+    assert ash.aclshmem_my_pe() == rank and ash.aclshmem_n_pes() == world_size
+
+    # ---- seed 001 §5.2, verbatim ----
+    peer_mem = ash.aclshmem_create_tensor(shape, dtype=torch.float16, device_id=rank)
+    assert tuple(peer_mem.shape) == shape
+    ash.aclshmem_barrier_all()
+    ash.aclshmem_free_tensor(peer_mem)
+
+    ash.aclshmem_finalize()
+
+
+def test_tls_is_refused_clearly():
+    try:
+        ash.set_conf_store_tls(True, "/etc/tdist/tls")
+    except ash.Error as error:
+        assert error.code == ash.ErrorCode.NotSupported
+        assert "TLS for the bootstrap store is not supported yet" in str(error)
+    else:
+        raise AssertionError("set_conf_store_tls(True, ...) was accepted")
