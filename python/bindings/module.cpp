@@ -183,6 +183,9 @@ std::chrono::milliseconds milliseconds(double s) {
 }
 
 }  // namespace
+
+void bindKernels(nb::module_ &parent);  // kernels.cpp
+
 }  // namespace tdist::python
 
 NB_MODULE(_C, m) {
@@ -309,4 +312,6 @@ NB_MODULE(_C, m) {
   m.def("free_tensor", [](HeapTensor &heap) { heap.free(); }, nb::arg("tensor"),
         nb::call_guard<nb::gil_scoped_release>());
   m.def("peer", &peerView, nb::arg("tensor"), nb::arg("pe"));
+
+  bindKernels(m);
 }

@@ -27,7 +27,6 @@ from ._C import (
     backend,
     barrier_all,
     fence,
-    finalize,
     heap_size,
     is_initialized,
     my_pe,
@@ -50,6 +49,15 @@ __all__ = [
     "sync_all", "team_barrier", "team_destroy", "team_my_pe", "team_n_pes", "team_split_strided",
     "team_translate_pe", "zeros",
 ]
+
+
+def finalize():
+    """Leaves the job (collective): closes the kernel library's default context first."""
+    import sys
+    kernels = sys.modules.get(__name__ + ".kernels")
+    if kernels is not None:
+        kernels._close_default()
+    _C.finalize()
 
 
 def init(attr=None):

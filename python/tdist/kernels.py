@@ -1,0 +1,89 @@
+"""The kernel library from Python (docs/KERNELS.md, docs/PYTHON.md): all_reduce, all_gather,
+reduce_scatter, all_gather_gemm, gemm_reduce_scatter, moe_dispatch and moe_combine on tensors of
+the symmetric heap, with the C++ configs as keyword arguments.
+
+A tensor argument is anything that exports DLPack and lives on the heap: a tdist.Tensor, or a
+numpy, torch or cupy view of one. Every call is collective, with the same shapes, dtypes and
+configs on every PE, and runs on a Context: the one given as ``context=``, else the default one,
+made by the first call (collectively) and closed by tdist.finalize().
+"""
+
+from . import _C
+from ._dtypes import invalid
+
+_K = _C.kernels
+Context = _K.Context
+DispatchLayout = _K.DispatchLayout
+min_signals = _K.min_signals
+
+_default = None
+
+
+def default_context():
+    """The context calls use without context=: made by the first call on every PE (collective)."""
+    global _default
+    if _default is None or _default.closed:
+        _default = Context()
+    return _default
+
+
+def _close_default():
+    global _default
+    if _default is not None and not _default.closed:
+        _default.close()
+    _default = None
+
+
+def _context(context):
+    if context is None:
+        return default_context()
+    if not isinstance(context, Context):
+        raise invalid(f"tdist.kernels: context= takes a tdist.kernels.Context, not {type(context).__name__}")
+    return context
+
+
+def all_reduce(input, output=None, *, algorithm="auto", chunk_bytes=256 << 10, programs=0, context=None):
+    """output = the sum over PEs of input (output may be input, the default). Returns output."""
+    output = input if output is None else output
+    _K.all_reduce(_context(context), input, output, algorithm, chunk_bytes, programs)
+    return output
+
+
+def all_gather(input, output, *, chunk_bytes=256 << 10, programs=0, engine="auto", context=None):
+    """output (n_pes * numel(input) elements) = the inputs of PE 0, 1, ... concatenated."""
+    _K.all_gather(_context(context), input, output, chunk_bytes, programs, engine)
+    return output
+
+
+def reduce_scatter(input, output, *, chunk_bytes=256 << 10, programs=0, engine="auto", context=None):
+    """output (numel(input) / n_pes elements) on PE p = the sum over PEs of block p of input."""
+    _K.reduce_scatter(_context(context), input, output, chunk_bytes, programs, engine)
+    return output
+
+
+def all_gather_gemm(a, b, c, gathered=None, *, chunks_per_pe=1, tile_m=512, tile_n=1024, programs=0,
+                    strategy="auto", producer_sms=0, context=None):
+    """c [n_pes * m_local, N] = gather(a) x b; a: this PE's rows [m_local, K], b: [K, N]."""
+    _K.all_gather_gemm(_context(context), a, b, c, gathered, chunks_per_pe, tile_m, tile_n, programs, strategy,
+                       producer_sms)
+    return c
+
+
+def gemm_reduce_scatter(a, b, c, *, chunks_per_pe=1, tile_m=512, tile_n=1024, programs=0, strategy="auto",
+                        context=None):
+    """c [M / n_pes, N] on PE p = rows of block p of the sum over PEs of a [M, k_local] x b [k_local, N]."""
+    _K.gemm_reduce_scatter(_context(context), a, b, c, chunks_per_pe, tile_m, tile_n, programs, strategy)
+    return c
+
+
+def moe_dispatch(x, topk_ids, recv, *, experts, top_k=1, capacity=0, programs=0, context=None):
+    """Sends each token's row to the PEs of its top_k experts; returns the DispatchLayout of recv."""
+    return _K.moe_dispatch(_context(context), x, topk_ids, recv, experts, top_k, capacity, programs)
+
+
+def moe_combine(expert_out, layout, topk_ids, topk_weights, out, *, experts, top_k=1, capacity=0, programs=0,
+                context=None):
+    """out[t] = the sum over k of topk_weights[t, k] times the expert output of (t, k)."""
+    _K.moe_combine(_context(context), expert_out, layout, topk_ids, topk_weights, out, experts, top_k, capacity,
+                   programs)
+    return out
