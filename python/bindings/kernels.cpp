@@ -1,8 +1,9 @@
 // python/bindings/kernels.cpp - tdist._C.kernels: the kernel library (tdist/kernels/*.h) bound
-// for tdist.kernels. A tensor argument is anything that exports DLPack (a tdist.Tensor, a torch or
-// cupy tensor, a numpy array) whose memory is on the symmetric heap: it is passed to the C++ call
-// as a tdist::Tensor over the same memory, and the library checks it (on the heap, contiguous,
-// dtype, shape) as it does for C++ callers.
+// for tdist.kernels. A tensor argument is a tdist.Tensor (taken as it is) or anything else that
+// exports DLPack (a torch or cupy tensor, a numpy array) whose memory is on the symmetric heap:
+// it is passed to the C++ call as a tdist::Tensor over the same memory, and the library checks it
+// (on the heap, contiguous, dtype, shape) as it does for C++ callers. The arguments are converted
+// with the GIL held; the call itself runs without it.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -20,6 +21,7 @@
 #include "tdist/kernels/context.h"
 #include "tdist/kernels/gemm.h"
 #include "tdist/kernels/moe.h"
+#include "python/bindings/heap_tensor.h"
 #include "tdist/runtime.h"
 
 namespace nb = nanobind;
@@ -73,6 +75,31 @@ Tensor view(const AnyArray &array, const char *what) {
   }
   return t;
 }
+
+// A tensor argument, converted with the GIL held: a tdist.Tensor directly, anything else through
+// DLPack (kept alive here, with the memory it exports, until the call is done).
+class TensorArg {
+ public:
+  TensorArg(nb::handle object, const char *what) {
+    if (nb::isinstance<HeapTensor>(object)) {
+      tensor_ = nb::cast<const HeapTensor &>(object).tensor(what);
+      return;
+    }
+    try {
+      array_ = nb::cast<AnyArray>(object);
+    } catch (const nb::cast_error &) {
+      throw Error(ErrorCode::InvalidParam, std::string(what) + " is a " +
+                                               nb::type_name(object.type()).c_str() +
+                                               ", which exports no DLPack tensor");
+    }
+    tensor_ = view(*array_, what);
+  }
+  Tensor &get() { return tensor_; }
+
+ private:
+  std::optional<AnyArray> array_;
+  Tensor tensor_;
+};
 
 kernels::AllReduceAlgorithm algorithmOf(const std::string &name) {
   if (name == "auto") return kernels::AllReduceAlgorithm::Auto;
@@ -152,43 +179,46 @@ void bindKernels(nb::module_ &parent) {
 
   m.def(
       "all_reduce",
-      [](PyContext &ctx, const AnyArray &input, const AnyArray &output, const std::string &algorithm,
+      [](PyContext &ctx, nb::handle input, nb::handle output, const std::string &algorithm,
          std::size_t chunk_bytes, int programs) {
         kernels::AllReduceConfig config;
         config.algorithm = algorithmOf(algorithm);
         config.chunk_bytes = chunk_bytes;
         config.programs = programs;
-        Tensor out = view(output, "output");
-        kernels::all_reduce(ctx.get("tdist.kernels.all_reduce"), view(input, "input"), out, config);
+        TensorArg in(input, "tdist.kernels.all_reduce: input"), out(output, "tdist.kernels.all_reduce: output");
+        nb::gil_scoped_release unlocked;
+        kernels::all_reduce(ctx.get("tdist.kernels.all_reduce"), in.get(), out.get(), config);
       },
-      arg("context"), arg("input"), arg("output"), arg("algorithm"), arg("chunk_bytes"), arg("programs"), release);
+      arg("context"), arg("input"), arg("output"), arg("algorithm"), arg("chunk_bytes"), arg("programs"));
   m.def(
       "all_gather",
-      [](PyContext &ctx, const AnyArray &input, const AnyArray &output, std::size_t chunk_bytes, int programs,
+      [](PyContext &ctx, nb::handle input, nb::handle output, std::size_t chunk_bytes, int programs,
          const std::string &engine) {
         kernels::AllGatherConfig config;
         config.chunk_bytes = chunk_bytes;
         config.programs = programs;
         config.engine = engineOf<kernels::AllGatherConfig::Engine>(engine, "tdist.kernels.all_gather");
-        Tensor out = view(output, "output");
-        kernels::all_gather(ctx.get("tdist.kernels.all_gather"), view(input, "input"), out, config);
+        TensorArg in(input, "tdist.kernels.all_gather: input"), out(output, "tdist.kernels.all_gather: output");
+        nb::gil_scoped_release unlocked;
+        kernels::all_gather(ctx.get("tdist.kernels.all_gather"), in.get(), out.get(), config);
       },
-      arg("context"), arg("input"), arg("output"), arg("chunk_bytes"), arg("programs"), arg("engine"), release);
+      arg("context"), arg("input"), arg("output"), arg("chunk_bytes"), arg("programs"), arg("engine"));
   m.def(
       "reduce_scatter",
-      [](PyContext &ctx, const AnyArray &input, const AnyArray &output, std::size_t chunk_bytes, int programs,
+      [](PyContext &ctx, nb::handle input, nb::handle output, std::size_t chunk_bytes, int programs,
          const std::string &engine) {
         kernels::ReduceScatterConfig config;
         config.chunk_bytes = chunk_bytes;
         config.programs = programs;
         config.engine = engineOf<kernels::ReduceScatterConfig::Engine>(engine, "tdist.kernels.reduce_scatter");
-        Tensor out = view(output, "output");
-        kernels::reduce_scatter(ctx.get("tdist.kernels.reduce_scatter"), view(input, "input"), out, config);
+        TensorArg in(input, "tdist.kernels.reduce_scatter: input"), out(output, "tdist.kernels.reduce_scatter: output");
+        nb::gil_scoped_release unlocked;
+        kernels::reduce_scatter(ctx.get("tdist.kernels.reduce_scatter"), in.get(), out.get(), config);
       },
-      arg("context"), arg("input"), arg("output"), arg("chunk_bytes"), arg("programs"), arg("engine"), release);
+      arg("context"), arg("input"), arg("output"), arg("chunk_bytes"), arg("programs"), arg("engine"));
   m.def(
       "all_gather_gemm",
-      [](PyContext &ctx, const AnyArray &a, const AnyArray &b, const AnyArray &c, std::optional<AnyArray> gathered,
+      [](PyContext &ctx, nb::handle a, nb::handle b, nb::handle c, nb::handle gathered,
          int chunks_per_pe, int tile_m, int tile_n, int programs, const std::string &strategy, int producer_sms) {
         kernels::AllGatherGemmConfig config;
         config.chunks_per_pe = chunks_per_pe;
@@ -197,17 +227,19 @@ void bindKernels(nb::module_ &parent) {
         config.programs = programs;
         config.strategy = strategyOf(strategy, "tdist.kernels.all_gather_gemm");
         config.producer_sms = producer_sms;
-        Tensor out = view(c, "c");
-        Tensor gathered_view;
-        if (gathered) gathered_view = view(*gathered, "gathered");
-        kernels::all_gather_gemm(ctx.get("tdist.kernels.all_gather_gemm"), view(a, "a"), view(b, "b"), out,
-                                 gathered ? &gathered_view : nullptr, config);
+        TensorArg ta(a, "tdist.kernels.all_gather_gemm: a"), tb(b, "tdist.kernels.all_gather_gemm: b"),
+            tc(c, "tdist.kernels.all_gather_gemm: c");
+        std::optional<TensorArg> tg;
+        if (!gathered.is_none()) tg.emplace(gathered, "tdist.kernels.all_gather_gemm: gathered");
+        nb::gil_scoped_release unlocked;
+        kernels::all_gather_gemm(ctx.get("tdist.kernels.all_gather_gemm"), ta.get(), tb.get(), tc.get(),
+                                 tg ? &tg->get() : nullptr, config);
       },
       arg("context"), arg("a"), arg("b"), arg("c"), arg("gathered").none(), arg("chunks_per_pe"), arg("tile_m"),
-      arg("tile_n"), arg("programs"), arg("strategy"), arg("producer_sms"), release);
+      arg("tile_n"), arg("programs"), arg("strategy"), arg("producer_sms"));
   m.def(
       "gemm_reduce_scatter",
-      [](PyContext &ctx, const AnyArray &a, const AnyArray &b, const AnyArray &c, int chunks_per_pe, int tile_m,
+      [](PyContext &ctx, nb::handle a, nb::handle b, nb::handle c, int chunks_per_pe, int tile_m,
          int tile_n, int programs, const std::string &strategy) {
         kernels::GemmReduceScatterConfig config;
         config.chunks_per_pe = chunks_per_pe;
@@ -215,12 +247,14 @@ void bindKernels(nb::module_ &parent) {
         config.tile_n = tile_n;
         config.programs = programs;
         config.strategy = strategyOf(strategy, "tdist.kernels.gemm_reduce_scatter");
-        Tensor out = view(c, "c");
-        kernels::gemm_reduce_scatter(ctx.get("tdist.kernels.gemm_reduce_scatter"), view(a, "a"), view(b, "b"), out,
+        TensorArg ta(a, "tdist.kernels.gemm_reduce_scatter: a"), tb(b, "tdist.kernels.gemm_reduce_scatter: b"),
+            tc(c, "tdist.kernels.gemm_reduce_scatter: c");
+        nb::gil_scoped_release unlocked;
+        kernels::gemm_reduce_scatter(ctx.get("tdist.kernels.gemm_reduce_scatter"), ta.get(), tb.get(), tc.get(),
                                      config);
       },
       arg("context"), arg("a"), arg("b"), arg("c"), arg("chunks_per_pe"), arg("tile_m"), arg("tile_n"),
-      arg("programs"), arg("strategy"), release);
+      arg("programs"), arg("strategy"));
 
   nb::class_<kernels::DispatchLayout>(m, "DispatchLayout",
                                       "What a dispatch delivered to this PE (rows grouped by local expert, then source)")
@@ -229,26 +263,30 @@ void bindKernels(nb::module_ &parent) {
       .def_ro("rows", &kernels::DispatchLayout::rows);
   m.def(
       "moe_dispatch",
-      [](PyContext &ctx, const AnyArray &x, const AnyArray &topk_ids, const AnyArray &recv, int experts, int top_k,
+      [](PyContext &ctx, nb::handle x, nb::handle topk_ids, nb::handle recv, int experts, int top_k,
          int capacity, int programs) {
         kernels::MoeConfig config{experts, top_k, capacity, programs};
-        Tensor out = view(recv, "recv");
-        return kernels::moe_dispatch(ctx.get("tdist.kernels.moe_dispatch"), view(x, "x"), view(topk_ids, "topk_ids"),
-                                     out, config);
+        TensorArg tx(x, "tdist.kernels.moe_dispatch: x"), ti(topk_ids, "tdist.kernels.moe_dispatch: topk_ids"),
+            tr(recv, "tdist.kernels.moe_dispatch: recv");
+        nb::gil_scoped_release unlocked;
+        return kernels::moe_dispatch(ctx.get("tdist.kernels.moe_dispatch"), tx.get(), ti.get(), tr.get(), config);
       },
       arg("context"), arg("x"), arg("topk_ids"), arg("recv"), arg("experts"), arg("top_k"), arg("capacity"),
-      arg("programs"), release);
+      arg("programs"));
   m.def(
       "moe_combine",
-      [](PyContext &ctx, const AnyArray &expert_out, const kernels::DispatchLayout &layout, const AnyArray &topk_ids,
-         const AnyArray &topk_weights, const AnyArray &out, int experts, int top_k, int capacity, int programs) {
+      [](PyContext &ctx, nb::handle expert_out, const kernels::DispatchLayout &layout, nb::handle topk_ids,
+         nb::handle topk_weights, nb::handle out, int experts, int top_k, int capacity, int programs) {
         kernels::MoeConfig config{experts, top_k, capacity, programs};
-        Tensor result = view(out, "out");
-        kernels::moe_combine(ctx.get("tdist.kernels.moe_combine"), view(expert_out, "expert_out"), layout,
-                             view(topk_ids, "topk_ids"), view(topk_weights, "topk_weights"), result, config);
+        TensorArg te(expert_out, "tdist.kernels.moe_combine: expert_out"),
+            ti(topk_ids, "tdist.kernels.moe_combine: topk_ids"),
+            tw(topk_weights, "tdist.kernels.moe_combine: topk_weights"), to(out, "tdist.kernels.moe_combine: out");
+        nb::gil_scoped_release unlocked;
+        kernels::moe_combine(ctx.get("tdist.kernels.moe_combine"), te.get(), layout, ti.get(), tw.get(), to.get(),
+                             config);
       },
       arg("context"), arg("expert_out"), arg("layout"), arg("topk_ids"), arg("topk_weights"), arg("out"),
-      arg("experts"), arg("top_k"), arg("capacity"), arg("programs"), release);
+      arg("experts"), arg("top_k"), arg("capacity"), arg("programs"));
 }
 
 }  // namespace tdist::python

@@ -21,6 +21,7 @@
 #include "tdist/error.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
+#include "python/bindings/heap_tensor.h"
 
 #ifdef TDIST_PYTHON_WITH_CUDA
 #include "tdist/cuda.h"
@@ -46,46 +47,6 @@ void translateErrors(const std::exception_ptr &thrown, void *) {
 }
 
 // ---- tensors --------------------------------------------------------------------------------
-
-// One allocation on the heap: alive until free_tensor, shared by the owner and its peer views.
-struct Allocation {
-  void *data = nullptr;
-  bool alive = true;
-};
-
-class HeapTensor {
- public:
-  HeapTensor(Tensor tensor, std::shared_ptr<Allocation> allocation, int pe)
-      : tensor_(std::move(tensor)), allocation_(std::move(allocation)), pe_(pe) {}
-
-  const Tensor &tensor(const char *call) const {
-    if (!allocation_->alive) {
-      throw Error(ErrorCode::InvalidParam, std::string(call) + ": the tensor was freed (tdist.free_tensor)");
-    }
-    return tensor_;
-  }
-  bool alive() const { return allocation_->alive; }
-  bool isPeerView() const { return pe_ != myPe(); }
-  int pe() const { return pe_; }
-  const std::shared_ptr<Allocation> &allocation() const { return allocation_; }
-
-  // Collective; only the PE's own tensor, once.
-  void free() {
-    const Tensor &t = tensor("tdist.free_tensor");
-    if (isPeerView()) {
-      throw Error(ErrorCode::InvalidParam,
-                  "tdist.free_tensor: a peer view (tdist.peer) is not an allocation; free the tensor it views");
-    }
-    Tensor owned = t;
-    freeTensor(owned);
-    allocation_->alive = false;
-  }
-
- private:
-  Tensor tensor_;
-  std::shared_ptr<Allocation> allocation_;
-  int pe_;  // whose copy this is: myPe() for the PE's own tensor
-};
 
 nb::dlpack::dtype dlpackType(DType dtype) {
   using Code = nb::dlpack::dtype_code;

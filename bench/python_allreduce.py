@@ -1,0 +1,50 @@
+"""tdist.kernels.all_reduce from Python, timed as tdist-bench's allreduce case times the C++ call
+(the same sizes, iterations and repeats, f32, the auto algorithm), so that the two give the
+Python call's cost over the C++ one. Run under tdist-run; bench/python_overhead.sh runs both.
+
+    tdist-run -n 2 -- python3 bench/python_allreduce.py [--sizes 4096,16384] [--iters 1000] [--repeats 5]
+
+Prints one line per size on PE 0: python all_reduce <bytes> median_us=<median of the repeats>.
+On cuda, every repeat ends with the context's synchronize (as the C++ case does).
+"""
+
+import argparse
+import statistics
+import time
+
+import tdist
+import tdist.kernels as tk
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="4096,16384", help="bytes per PE, comma-separated")
+    parser.add_argument("--iters", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=5)
+    options = parser.parse_args()
+    tdist.init()
+    ctx = tk.default_context()
+    for size in [int(s) for s in options.sizes.split(",")]:
+        x, y = tdist.zeros(size // 4, "float32"), tdist.zeros(size // 4, "float32")
+        for _ in range(options.iters // 10):  # warm-up
+            tk.all_reduce(x, y)
+        ctx.synchronize()
+        medians = []
+        for _ in range(options.repeats):
+            tdist.barrier_all()
+            start = time.perf_counter()
+            for _ in range(options.iters):
+                tk.all_reduce(x, y)
+            ctx.synchronize()
+            medians.append((time.perf_counter() - start) / options.iters * 1e6)
+        if tdist.my_pe() == 0:
+            print(f"python all_reduce {size} median_us={statistics.median(medians):.3f} "
+                  f"min_us={min(medians):.3f}", flush=True)
+        tdist.barrier_all()
+        tdist.free_tensor(x)
+        tdist.free_tensor(y)
+    tdist.finalize()
+
+
+if __name__ == "__main__":
+    main()
