@@ -58,14 +58,39 @@ InitAttr attrFromEnvironment() {
   InitAttr attr;
   const char *pe = lookup("TDIST_PE");
   const char *n_pes = lookup("TDIST_N_PES");
-  if (pe == nullptr || n_pes == nullptr) {
+  // A job that torchrun started (or another launcher with its conventions): RANK and WORLD_SIZE,
+  // and the store beside torch's, on MASTER_ADDR at MASTER_PORT + 1.
+  const bool torchrun = pe == nullptr && n_pes == nullptr && lookup("RANK") != nullptr &&
+                        lookup("WORLD_SIZE") != nullptr;
+  if (torchrun) {
+    attr.n_pes = static_cast<int>(parseInteger("WORLD_SIZE", lookup("WORLD_SIZE"), 1, 16384));
+    attr.my_pe = static_cast<int>(parseInteger("RANK", lookup("RANK"), 0, attr.n_pes - 1));
+  } else if (pe == nullptr || n_pes == nullptr) {
     throw Error(ErrorCode::InvalidParam,
                 "environment: TDIST_PE and TDIST_N_PES are not set (start the program with "
-                "tdist-run -n N -- program, or initialize from attributes)");
+                "tdist-run -n N -- program, or with torchrun, which sets RANK and WORLD_SIZE; or "
+                "initialize from attributes)");
+  } else {
+    attr.n_pes = static_cast<int>(parseInteger("TDIST_N_PES", n_pes, 1, 16384));
+    attr.my_pe = static_cast<int>(parseInteger("TDIST_PE", pe, 0, attr.n_pes - 1));
   }
-  attr.n_pes = static_cast<int>(parseInteger("TDIST_N_PES", n_pes, 1, 16384));
-  attr.my_pe = static_cast<int>(parseInteger("TDIST_PE", pe, 0, attr.n_pes - 1));
-  if (const char *ip_port = lookup("TDIST_IP_PORT")) attr.ip_port = ip_port;
+  if (const char *ip_port = lookup("TDIST_IP_PORT")) {
+    attr.ip_port = ip_port;
+  } else if (torchrun) {
+    const char *address = lookup("MASTER_ADDR");
+    const char *port = lookup("MASTER_PORT");
+    if (address == nullptr || port == nullptr) {
+      throw Error(ErrorCode::InvalidParam,
+                  "environment: RANK and WORLD_SIZE are set (a torchrun job) but MASTER_ADDR or MASTER_PORT "
+                  "is not: tdist's bootstrap store listens on MASTER_ADDR at MASTER_PORT + 1 (or set "
+                  "TDIST_IP_PORT)");
+    }
+    const long long store_port = parseInteger("MASTER_PORT", port, 1, 65534) + 1;
+    const std::string host = address;
+    attr.ip_port = host.find(':') != std::string::npos
+                       ? "tcp6://[" + host + "]:" + std::to_string(store_port)
+                       : "tcp://" + host + ":" + std::to_string(store_port);
+  }
   attr.job_secret = runtime::jobSecretFromEnvironment();
   if (const char *size = lookup("TDIST_HEAP_SIZE")) attr.local_mem_size = parseSize("TDIST_HEAP_SIZE", size);
   if (const char *engines = lookup("TDIST_ENGINES")) attr.engines = parseEngines(engines);

@@ -55,7 +55,9 @@ struct InitAttr {
 
 // The attributes tdist-run passes: TDIST_PE, TDIST_N_PES, TDIST_IP_PORT, TDIST_JOB_SECRET,
 // TDIST_HEAP_SIZE, TDIST_ENGINES, TDIST_WAIT_TIMEOUT (seconds), TDIST_BOOTSTRAP_FD,
-// TDIST_BACKEND, TDIST_ALLOW_NO_SECRET.
+// TDIST_BACKEND, TDIST_ALLOW_NO_SECRET. Without TDIST_PE and TDIST_N_PES, those of torchrun:
+// RANK and WORLD_SIZE, and the store on MASTER_ADDR at MASTER_PORT + 1 (unless TDIST_IP_PORT is
+// set); the job secret is still TDIST_JOB_SECRET, the same on every PE.
 InitAttr attrFromEnvironment();
 
 enum class InitStatus { NotInitialized = 0, ShmCreated = 1, Initialized = 2, Invalid = 3 };

@@ -38,6 +38,10 @@ class EnvironmentValues : public ::testing::Test {
     }
     ::setenv(name.c_str(), value.c_str(), 1);
   }
+  void unset(const std::string &name) {
+    set(name, "");
+    ::unsetenv(name.c_str());
+  }
   // The InvalidParam message attrFromEnvironment throws.
   static std::string rejection() {
     try {
@@ -91,6 +95,40 @@ TEST_F(EnvironmentValues, EachBadValueNamesItsVariable) {
   set("TDIST_WAIT_TIMEOUT", "1e300");
   EXPECT_EQ(rejection(), "environment: TDIST_WAIT_TIMEOUT: duration '1e300' is more than 1e+09 "
                          "seconds");
+}
+
+// A job torchrun started: RANK and WORLD_SIZE name the PE, tdist's store sits beside torch's on
+// MASTER_ADDR at MASTER_PORT + 1; tdist-run's variables win where both are set.
+TEST_F(EnvironmentValues, TorchrunsVariablesStartAJob) {
+  unset("TDIST_PE");
+  unset("TDIST_N_PES");
+  unset("TDIST_IP_PORT");
+  set("RANK", "3");
+  set("WORLD_SIZE", "4");
+  set("MASTER_ADDR", "10.1.2.3");
+  set("MASTER_PORT", "29500");
+  InitAttr attr = attrFromEnvironment();
+  EXPECT_EQ(attr.my_pe, 3);
+  EXPECT_EQ(attr.n_pes, 4);
+  EXPECT_EQ(attr.ip_port, "tcp://10.1.2.3:29501");
+  set("MASTER_ADDR", "fd00::1");
+  EXPECT_EQ(attrFromEnvironment().ip_port, "tcp6://[fd00::1]:29501");
+  set("TDIST_IP_PORT", "tcp://127.0.0.1:7000");
+  EXPECT_EQ(attrFromEnvironment().ip_port, "tcp://127.0.0.1:7000");
+  unset("TDIST_IP_PORT");
+  set("RANK", "4");
+  EXPECT_EQ(rejection(), "environment: RANK: expected an integer from 0 to 3, got '4'");
+  set("RANK", "0");
+  unset("MASTER_PORT");
+  EXPECT_THAT(rejection(), HasSubstr("MASTER_ADDR or MASTER_PORT is not"));
+  unset("RANK");
+  EXPECT_THAT(rejection(), HasSubstr("TDIST_PE and TDIST_N_PES are not set"));
+  // tdist-run's own variables win over torchrun's.
+  set("TDIST_PE", "1");
+  set("TDIST_N_PES", "2");
+  set("TDIST_IP_PORT", "tcp://127.0.0.1:7001");
+  set("RANK", "0");
+  EXPECT_EQ(attrFromEnvironment().my_pe, 1);
 }
 
 }  // namespace
