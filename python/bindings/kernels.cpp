@@ -21,85 +21,13 @@
 #include "tdist/kernels/context.h"
 #include "tdist/kernels/gemm.h"
 #include "tdist/kernels/moe.h"
-#include "python/bindings/heap_tensor.h"
+#include "python/bindings/tensor_arg.h"
 #include "tdist/runtime.h"
 
 namespace nb = nanobind;
 
 namespace tdist::python {
 namespace {
-
-using AnyArray = nb::ndarray<nb::ro>;  // any device, any dtype, any layout: the library checks
-
-DType dtypeOf(const nb::dlpack::dtype &type, const char *what) {
-  using Code = nb::dlpack::dtype_code;
-  const auto code = static_cast<Code>(type.code);
-  if (type.lanes == 1) {
-    switch (code) {
-      case Code::Int:
-        if (type.bits == 8) return DType::I8;
-        if (type.bits == 16) return DType::I16;
-        if (type.bits == 32) return DType::I32;
-        if (type.bits == 64) return DType::I64;
-        break;
-      case Code::UInt:
-        if (type.bits == 8) return DType::U8;
-        if (type.bits == 16) return DType::U16;
-        if (type.bits == 32) return DType::U32;
-        if (type.bits == 64) return DType::U64;
-        break;
-      case Code::Float:
-        if (type.bits == 16) return DType::F16;
-        if (type.bits == 32) return DType::F32;
-        if (type.bits == 64) return DType::F64;
-        break;
-      case Code::Bfloat:
-        if (type.bits == 16) return DType::BF16;
-        break;
-      default: break;
-    }
-  }
-  throw Error(ErrorCode::InvalidParam, std::string("tdist.kernels: ") + what + " has an element type (DLPack code " +
-                                           std::to_string(type.code) + ", " + std::to_string(type.bits) +
-                                           " bits) that the kernel library does not take");
-}
-
-// The C++ view of an array: the same memory, shape and strides (in elements).
-Tensor view(const AnyArray &array, const char *what) {
-  Tensor t;
-  t.data = const_cast<void *>(array.data());
-  t.dtype = dtypeOf(array.dtype(), what);
-  for (std::size_t d = 0; d < array.ndim(); ++d) {
-    t.shape.push_back(static_cast<std::int64_t>(array.shape(d)));
-    t.strides.push_back(array.stride(d));
-  }
-  return t;
-}
-
-// A tensor argument, converted with the GIL held: a tdist.Tensor directly, anything else through
-// DLPack (kept alive here, with the memory it exports, until the call is done).
-class TensorArg {
- public:
-  TensorArg(nb::handle object, const char *what) {
-    if (nb::isinstance<HeapTensor>(object)) {
-      tensor_ = nb::cast<const HeapTensor &>(object).tensor(what);
-      return;
-    }
-    try {
-      array_ = nb::cast<AnyArray>(object);
-    } catch (const nb::cast_error &) {
-      throw Error(ErrorCode::InvalidParam, std::string(what) + " is a " +
-                                               nb::type_name(object.type()).c_str() +
-                                               ", which exports no DLPack tensor");
-    }
-    tensor_ = view(*array_, what);
-  }
-  Tensor &get() { return tensor_; }
-
- private:
-  std::optional<AnyArray> array_;
-  Tensor tensor_;
-};
 
 kernels::AllReduceAlgorithm algorithmOf(const std::string &name) {
   if (name == "auto") return kernels::AllReduceAlgorithm::Auto;

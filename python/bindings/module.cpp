@@ -146,6 +146,7 @@ std::chrono::milliseconds milliseconds(double s) {
 }  // namespace
 
 void bindKernels(nb::module_ &parent);  // kernels.cpp
+void bindRma(nb::module_ &m);           // rma.cpp
 
 }  // namespace tdist::python
 
@@ -274,5 +275,6 @@ NB_MODULE(_C, m) {
         nb::call_guard<nb::gil_scoped_release>());
   m.def("peer", &peerView, nb::arg("tensor"), nb::arg("pe"));
 
+  bindRma(m);
   bindKernels(m);
 }

@@ -45,8 +45,8 @@ from ._dtypes import dtype_of, invalid
 __all__ = [
     "DType", "Error", "ErrorCode", "InitAttr", "TEAM_INVALID", "TEAM_WORLD", "Tensor",
     "attr_from_environment", "backend", "barrier_all", "dtype_of", "empty", "fence", "finalize",
-    "free_tensor", "heap_size", "init", "is_initialized", "my_pe", "n_pes", "peer", "quiet",
-    "sync_all", "team_barrier", "team_destroy", "team_my_pe", "team_n_pes", "team_split_strided",
+    "free_tensor", "get", "get_nbi", "heap_size", "init", "is_initialized", "my_pe", "n_pes", "peer",
+    "put", "put_nbi", "put_signal", "put_signal_nbi", "quiet", "signal_op", "signal_wait_until", "sync_all", "team_barrier", "team_destroy", "team_my_pe", "team_n_pes", "team_split_strided",
     "team_translate_pe", "zeros",
 ]
 
@@ -102,3 +102,51 @@ def peer(tensor, pe):
     if not isinstance(tensor, Tensor):
         raise invalid(f"tdist.peer: {type(tensor).__name__} is not a tensor on the symmetric heap")
     return _C.peer(tensor, pe)
+
+
+# ---- RMA and signals on tensors (tdist::shmem's host calls) ---------------------------------
+# The symmetric side is a tensor on the heap, named by this PE's copy; the other side any tensor
+# of this PE (numpy, torch, a heap tensor). The bytes are the source's, which must fit the
+# destination. A signal is element ``index`` of an int32, int64 or uint64 tensor on the heap.
+
+
+def put(dest, source, pe):
+    """Copies source (this PE's) into PE pe's copy of dest; done when it returns."""
+    _C.put(dest, source, pe)
+
+
+def get(dest, source, pe):
+    """Copies PE pe's copy of source into dest (this PE's); done when it returns."""
+    _C.get(dest, source, pe)
+
+
+def put_nbi(dest, source, pe):
+    """As put, done by the next quiet(); source must not change before."""
+    _C.put_nbi(dest, source, pe)
+
+
+def get_nbi(dest, source, pe):
+    """As get, done by the next quiet()."""
+    _C.get_nbi(dest, source, pe)
+
+
+def put_signal(dest, source, signal, value, sig_op, pe, *, index=0):
+    """put, then sig_op ("set" or "add") value on PE pe's copy of the signal: the data arrives
+    before the signal changes."""
+    _C.put_signal(dest, source, signal, value, sig_op, pe, index)
+
+
+def put_signal_nbi(dest, source, signal, value, sig_op, pe, *, index=0):
+    """As put_signal, the put done by the next quiet()."""
+    _C.put_signal_nbi(dest, source, signal, value, sig_op, pe, index)
+
+
+def signal_op(signal, value, sig_op, pe, *, index=0):
+    """sig_op ("set" or "add") value on PE pe's copy of the signal word."""
+    _C.signal_op(signal, value, sig_op, pe, index)
+
+
+def signal_wait_until(signal, cmp, value, *, index=0):
+    """Waits until this PE's signal word satisfies cmp ("eq", "ne", "gt", "ge", "lt", "le")
+    value, within the wait deadline; returns the word's value."""
+    return _C.signal_wait_until(signal, cmp, value, index)

@@ -101,3 +101,38 @@ def test_teams_split_and_synchronize():
     else:
         assert evens == tdist.TEAM_INVALID
     tdist.barrier_all()
+
+
+def test_rma_and_signals_on_tensors():
+    me, n = tdist.my_pe(), tdist.n_pes()
+    right, left = (me + 1) % n, (me - 1) % n
+    data, src, back = tdist.zeros(64, "float32"), tdist.zeros(64, "float32"), tdist.zeros(64, "float32")
+    sig = tdist.zeros(4, "uint64")
+    write(src, np.arange(64, dtype=np.float32) + 100 * me)
+    # Data with a signal to the right; the left neighbour's arrives here, the data first.
+    tdist.put_signal(data, src, sig, 1, "add", right, index=2)
+    assert tdist.signal_wait_until(sig, "ge", 1, index=2) == 1
+    np.testing.assert_array_equal(read(data), np.arange(64, dtype=np.float32) + 100 * left)
+    tdist.barrier_all()
+    # Get the right neighbour's data, which came from this PE.
+    tdist.get(back, data, right)
+    np.testing.assert_array_equal(read(back), np.arange(64, dtype=np.float32) + 100 * me)
+    # A plain put and a signal: set word 0 of the right's signal to 5 + this PE.
+    tdist.barrier_all()
+    tdist.put_nbi(data, src, right)
+    tdist.quiet()
+    tdist.signal_op(sig, 5 + me, "set", right)
+    assert tdist.signal_wait_until(sig, "eq", 5 + left) == 5 + left
+    np.testing.assert_array_equal(read(data), np.arange(64, dtype=np.float32) + 100 * left)
+    tdist.barrier_all()
+    invalid = tdist.ErrorCode.InvalidParam
+    small = tdist.zeros(8, "float32")
+    expect_error(invalid, "do not fit the destination's 32", tdist.put, small, src, right)
+    expect_error(invalid, "sig_op 'xor' is neither set nor add", tdist.signal_op, sig, 1, "xor", right)
+    expect_error(invalid, "cmp 'gte' is none of", tdist.signal_wait_until, sig, "gte", 1)
+    expect_error(invalid, "a signal is int32, int64 or uint64, not f32", tdist.signal_op, src, 1, "set", right)
+    expect_error(invalid, "signal index 4 is outside", lambda: tdist.signal_op(sig, 1, "set", right, index=4))
+    expect_error(invalid, "out of range", tdist.put, data, src, n)
+    tdist.barrier_all()
+    for t in (data, src, back, sig, small):
+        tdist.free_tensor(t)

@@ -1,0 +1,36 @@
+"""A wait from Python that nothing satisfies ends the job within its deadline, with the runtime's
+diagnostic (exit status 97), on the job's backend; a PE that stops making the collective calls
+the others make ends it the same way. Run by ctest directly; it starts tdist-run itself."""
+
+import os
+import subprocess
+import sys
+
+TDIST_RUN = os.environ["TDIST_RUN"]
+
+
+def run(pes, program):
+    job = subprocess.run([TDIST_RUN, "-n", str(pes), "--wait-timeout", "2", "--", sys.executable, "-c", program],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    return job.returncode, job.stdout
+
+
+def test_a_signal_wait_nobody_satisfies_ends_at_its_deadline():
+    status, output = run(1, "import tdist\ntdist.init()\nsig = tdist.zeros(1, 'uint64')\n"
+                            "tdist.signal_wait_until(sig, 'eq', 1)\n")
+    if status == 77:
+        import pytest
+        pytest.skip("no GPU for the cuda backend")
+    assert status == 97, output
+    assert "tdist::shmem::signal_wait_until: wait passed its deadline of 2.000 s" in output, output
+    assert "waiting for EQ 1" in output and "observed 0" in output, output
+
+
+def test_a_pe_that_skips_a_barrier_ends_the_job_with_a_diagnostic():
+    status, output = run(2, "import tdist\ntdist.init()\nif tdist.my_pe() == 0:\n    tdist.barrier_all()\n"
+                            "else:\n    import time; time.sleep(30)\n")
+    if status == 77:
+        import pytest
+        pytest.skip("no GPU for the cuda backend")
+    assert status == 97, output
+    assert "PE 0" in output and "wait passed its deadline" in output, output
