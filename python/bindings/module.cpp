@@ -154,6 +154,9 @@ NB_MODULE(_C, m) {
   using namespace tdist;
   using namespace tdist::python;
   m.doc() = "tdist's native module: the C++ host API (tdist/runtime.h, tdist/shmem.h)";
+  // Tensors and contexts may outlive the interpreter's teardown on purpose (a collective free is
+  // never made behind the program's back): nanobind's report of them at exit would be noise.
+  nb::set_leak_warnings(false);
 
   nb::enum_<ErrorCode>(m, "ErrorCode")
       .value("InvalidParam", ErrorCode::InvalidParam)

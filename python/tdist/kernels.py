@@ -5,7 +5,9 @@ the symmetric heap, with the C++ configs as keyword arguments.
 A tensor argument is anything that exports DLPack and lives on the heap: a tdist.Tensor, or a
 numpy, torch or cupy view of one. Every call is collective, with the same shapes, dtypes and
 configs on every PE, and runs on a Context: the one given as ``context=``, else the default one,
-made by the first call (collectively) and closed by tdist.finalize().
+made by the first call (collectively) and closed by tdist.finalize(). Torch tensors without
+``context=`` go through the torch custom ops (torch.ops.tdist.*, tdist/_torch_ops.py): on
+torch's current stream, traceable by torch.compile.
 """
 
 from . import _C
@@ -17,6 +19,17 @@ DispatchLayout = _K.DispatchLayout
 min_signals = _K.min_signals
 
 _default = None
+
+try:  # the torch custom ops, where torch can be imported
+    import torch as _torch
+    from . import _torch_ops
+except ImportError:
+    _torch = None
+    _torch_ops = None
+
+
+def _is_torch(*tensors):
+    return _torch is not None and any(isinstance(t, _torch.Tensor) for t in tensors)
 
 
 def default_context():
@@ -32,6 +45,8 @@ def _close_default():
     if _default is not None and not _default.closed:
         _default.close()
     _default = None
+    if _torch_ops is not None:
+        _torch_ops.close_all()
 
 
 def _context(context):
@@ -45,18 +60,30 @@ def _context(context):
 def all_reduce(input, output=None, *, algorithm="auto", chunk_bytes=256 << 10, programs=0, context=None):
     """output = the sum over PEs of input (output may be input, the default). Returns output."""
     output = input if output is None else output
+    if context is None and _is_torch(input, output):
+        if output is input:
+            _torch.ops.tdist.all_reduce_(input, algorithm, chunk_bytes, programs)
+        else:
+            _torch.ops.tdist.all_reduce(input, output, algorithm, chunk_bytes, programs)
+        return output
     _K.all_reduce(_context(context), input, output, algorithm, chunk_bytes, programs)
     return output
 
 
 def all_gather(input, output, *, chunk_bytes=256 << 10, programs=0, engine="auto", context=None):
     """output (n_pes * numel(input) elements) = the inputs of PE 0, 1, ... concatenated."""
+    if context is None and _is_torch(input, output):
+        _torch.ops.tdist.all_gather(input, output, chunk_bytes, programs, engine)
+        return output
     _K.all_gather(_context(context), input, output, chunk_bytes, programs, engine)
     return output
 
 
 def reduce_scatter(input, output, *, chunk_bytes=256 << 10, programs=0, engine="auto", context=None):
     """output (numel(input) / n_pes elements) on PE p = the sum over PEs of block p of input."""
+    if context is None and _is_torch(input, output):
+        _torch.ops.tdist.reduce_scatter(input, output, chunk_bytes, programs, engine)
+        return output
     _K.reduce_scatter(_context(context), input, output, chunk_bytes, programs, engine)
     return output
 
@@ -64,6 +91,9 @@ def reduce_scatter(input, output, *, chunk_bytes=256 << 10, programs=0, engine="
 def all_gather_gemm(a, b, c, gathered=None, *, chunks_per_pe=1, tile_m=512, tile_n=1024, programs=0,
                     strategy="auto", producer_sms=0, context=None):
     """c [n_pes * m_local, N] = gather(a) x b; a: this PE's rows [m_local, K], b: [K, N]."""
+    if context is None and gathered is None and _is_torch(a, b, c):
+        _torch.ops.tdist.all_gather_gemm(a, b, c, chunks_per_pe, tile_m, tile_n, programs, strategy, producer_sms)
+        return c
     _K.all_gather_gemm(_context(context), a, b, c, gathered, chunks_per_pe, tile_m, tile_n, programs, strategy,
                        producer_sms)
     return c
@@ -72,6 +102,9 @@ def all_gather_gemm(a, b, c, gathered=None, *, chunks_per_pe=1, tile_m=512, tile
 def gemm_reduce_scatter(a, b, c, *, chunks_per_pe=1, tile_m=512, tile_n=1024, programs=0, strategy="auto",
                         context=None):
     """c [M / n_pes, N] on PE p = rows of block p of the sum over PEs of a [M, k_local] x b [k_local, N]."""
+    if context is None and _is_torch(a, b, c):
+        _torch.ops.tdist.gemm_reduce_scatter(a, b, c, chunks_per_pe, tile_m, tile_n, programs, strategy)
+        return c
     _K.gemm_reduce_scatter(_context(context), a, b, c, chunks_per_pe, tile_m, tile_n, programs, strategy)
     return c
 

@@ -44,7 +44,8 @@ def pytest_runtest_logreport(report):
 
 def pytest_sessionfinish(session, exitstatus):
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is None or exitstatus != 0:
+    # 5: nothing collected, as when a module skips itself (pytest.importorskip at its top).
+    if reporter is None or exitstatus not in (0, 5):
         return
     passed = len(reporter.stats.get("passed", []))
     skipped = len(reporter.stats.get("skipped", []))
