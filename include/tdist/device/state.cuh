@@ -31,6 +31,22 @@ int registerDeviceState(void (*publish)(const device::DeviceState &));
 #pragma GCC visibility pop
 #endif
 
+#if defined(TDIST_DEVICE_STATE_EXTERNAL)
+
+// The device library as LLVM bitcode (device/bitcode/, for Triton kernels and the dialect's cuda
+// path): one visible state global per loaded module, which the runtime finds by name
+// (cuModuleGetGlobal) and fills when it attaches the module, in place of the per-TU copy and its
+// registration below. Zero until then, which kernels see as generation 0.
+extern "C" {
+__constant__ tdist::device::DeviceState tdist_device_state;
+}
+
+namespace tdist::device {
+
+__device__ __forceinline__ const DeviceState &state() { return tdist_device_state; }
+
+#else
+
 namespace tdist::device {
 namespace {
 
@@ -53,6 +69,8 @@ void publishDeviceState(const DeviceState &filled) {
 [[maybe_unused]] const int tu_device_state_registered = cuda::registerDeviceState(&publishDeviceState);
 
 }  // namespace
+
+#endif  // TDIST_DEVICE_STATE_EXTERNAL
 
 namespace detail {
 

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""libtdist_device.bc as a linker of it sees it, without a GPU: its state global visible and in
+constant memory, every entry point defined with external linkage, the module flag Triton's modules
+need (nvvm-reflect-ftz 1), and after llc and ptxas a cubin for sm_90a with nothing left
+unresolved, whose signals use the release/acquire forms the device library promises.
+
+Usage: check_bitcode.py BITCODE LLVM_DIS LLC PTXAS
+"""
+import re
+import subprocess
+import sys
+import tempfile
+
+ENTRY_POINTS = ["tdist_rank", "tdist_num_ranks", "tdist_symm_at", "tdist_putmem", "tdist_getmem",
+                "tdist_putmem_nbi", "tdist_getmem_nbi", "tdist_putmem_warp", "tdist_putmem_block",
+                "tdist_quiet", "tdist_fence"]
+for word in ("i32", "i64", "u64"):
+    ENTRY_POINTS += [f"tdist_notify_{word}", f"tdist_wait_{word}", f"tdist_signal_op_{word}",
+                     f"tdist_signal_wait_until_{word}", f"tdist_putmem_signal_{word}"]
+
+failures = []
+
+
+def expect(condition, what):
+    if not condition:
+        failures.append(what)
+
+
+def ptx_function(ptx, name):
+    """The body of function `name` in the PTX text."""
+    match = re.search(r"\.visible \.func[^\n]*\b" + name + r"\(.*?\n\}", ptx, flags=re.DOTALL)
+    return match.group(0) if match else ""
+
+
+def main():
+    bitcode, llvm_dis, llc, ptxas = sys.argv[1:5]
+    ir = subprocess.run([llvm_dis, bitcode, "-o", "-"], check=True, capture_output=True, text=True).stdout
+    state = re.search(r"^@tdist_device_state = (.*)$", ir, flags=re.MULTILINE)
+    expect(state is not None, "no @tdist_device_state global")
+    if state:
+        expect("addrspace(4)" in state.group(1), f"the state is not in constant memory: {state.group(1)[:80]}")
+        expect(not re.match(r"(internal|private|linkonce|weak)", state.group(1)), "the state is not visible")
+    for name in ENTRY_POINTS:
+        definition = re.search(r"^define (\S+ )*?[^@\n]*@" + name + r"\(", ir, flags=re.MULTILINE)
+        expect(definition is not None and "internal" not in definition.group(0), f"{name} is not defined visibly")
+    expect(re.search(r'!\{i32 \d+, !"nvvm-reflect-ftz", i32 1\}', ir) is not None,
+           "the module flag nvvm-reflect-ftz is not 1 (build with -fgpu-flush-denormals-to-zero)")
+
+    with tempfile.TemporaryDirectory() as folder:
+        ptx_path, cubin = f"{folder}/device.ptx", f"{folder}/device.cubin"
+        subprocess.run([llc, "-march=nvptx64", "-mcpu=sm_90a", "-mattr=+ptx80", bitcode, "-o", ptx_path], check=True)
+        ptx = open(ptx_path).read()
+        expect(re.search(r"^\.visible \.const \.align 8 \.b8 tdist_device_state\[\d+\];", ptx, flags=re.MULTILINE),
+               "the PTX has no .visible .const tdist_device_state")
+        expect(".extern" not in ptx, "the PTX declares an external symbol: "
+               + ", ".join(re.findall(r"\.extern[^\n]*", ptx))[:200])
+        notify = ptx_function(ptx, "tdist_notify_u64")
+        expect(re.search(r"st\.release\.(gpu|sys)", notify) and re.search(r"red\.release\.(gpu|sys)[^\n]*add", notify),
+               "tdist_notify_u64 does not store with release (SET) and add with release (ADD)")
+        wait = ptx_function(ptx, "tdist_signal_wait_until_u64")
+        expect(re.search(r"ld\.acquire\.(gpu|sys)", wait), "tdist_signal_wait_until_u64 does not load with acquire")
+        run = subprocess.run([ptxas, "-arch=sm_90a", "-c", ptx_path, "-o", cubin], capture_output=True, text=True)
+        expect(run.returncode == 0, f"ptxas failed: {run.stderr[:400]}")
+
+    for failure in failures:
+        print("FAIL:", failure)
+    if failures:
+        sys.exit(1)
+    print(f"libtdist_device.bc: {len(ENTRY_POINTS)} entry points and the state global, linked to a sm_90a cubin")
+
+
+if __name__ == "__main__":
+    main()
