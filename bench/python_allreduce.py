@@ -4,7 +4,8 @@ Python call's cost over the C++ one. Run under tdist-run; bench/python_overhead.
 
     tdist-run -n 2 -- python3 bench/python_allreduce.py [--sizes 4096,16384] [--iters 1000] [--repeats 5]
 
-Prints one line per size on PE 0: python all_reduce <bytes> median_us=<median of the repeats>.
+Prints one line per size on PE 0: python all_reduce <bytes> median_us=<median of the repeats>
+("python views all_reduce" with --views: numpy views of the tensors, converted through DLPack).
 On cuda, every repeat ends with the context's synchronize (as the C++ case does).
 """
 
@@ -21,24 +22,30 @@ def main():
     parser.add_argument("--sizes", default="4096,16384", help="bytes per PE, comma-separated")
     parser.add_argument("--iters", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--views", action="store_true",
+                        help="pass numpy views of the heap tensors (DLPack) instead of the tdist.Tensors (cpu)")
     options = parser.parse_args()
     tdist.init()
     ctx = tk.default_context()
     for size in [int(s) for s in options.sizes.split(",")]:
         x, y = tdist.zeros(size // 4, "float32"), tdist.zeros(size // 4, "float32")
+        a, b = x, y
+        if options.views:
+            import numpy as np
+            a, b = np.from_dlpack(x), np.from_dlpack(y)
         for _ in range(options.iters // 10):  # warm-up
-            tk.all_reduce(x, y)
+            tk.all_reduce(a, b)
         ctx.synchronize()
         medians = []
         for _ in range(options.repeats):
             tdist.barrier_all()
             start = time.perf_counter()
             for _ in range(options.iters):
-                tk.all_reduce(x, y)
+                tk.all_reduce(a, b)
             ctx.synchronize()
             medians.append((time.perf_counter() - start) / options.iters * 1e6)
         if tdist.my_pe() == 0:
-            print(f"python all_reduce {size} median_us={statistics.median(medians):.3f} "
+            print(f"python{' views' if options.views else ''} all_reduce {size} median_us={statistics.median(medians):.3f} "
                   f"min_us={min(medians):.3f}", flush=True)
         tdist.barrier_all()
         tdist.free_tensor(x)
