@@ -6,6 +6,7 @@ Every PE puts its rank into a tensor on the symmetric heap, then sums every PE's
 through tdist.peer (loads from the peers' heaps, no message passing) and checks the sum.
 """
 
+import os
 import sys
 
 import numpy as np
@@ -21,8 +22,9 @@ tdist.barrier_all()
 total = sum(np.from_dlpack(tdist.peer(x, pe)) for pe in range(n))
 expected = n * (n + 1) / 2
 ok = bool((total == expected).all())
-print(f"tdist-python: PE {me} of {n} ({tdist.backend()}): the sum of every PE's copy is {total[0]:g}, "
-      f"{'as expected' if ok else f'expected {expected:g}'}", flush=True)
+line = (f"tdist-python: PE {me} of {n} ({tdist.backend()}): the sum of every PE's copy is {total[0]:g}, "
+        f"{'as expected' if ok else f'expected {expected:g}'}\n")
+os.write(1, line.encode())                    # one write: the PEs' lines do not interleave
 
 tdist.barrier_all()                           # every PE is done reading before the free
 tdist.free_tensor(x)
