@@ -128,5 +128,7 @@ def aclshmem_barrier_all():
 
 
 def aclshmem_finalize():
+    """Leaves the job (collective), as tdist.finalize: the kernel library's contexts first."""
+    from . import finalize
     _torch_views.clear()
-    _C.finalize()
+    finalize()

@@ -7,6 +7,7 @@ import os
 import numpy as np
 
 import tdist.shmem as ash
+from conftest import read, write
 
 try:
     import torch
@@ -39,6 +40,29 @@ def test_the_seeds_host_code_runs_as_written():
     ash.aclshmem_free_tensor(peer_mem)
 
     ash.aclshmem_finalize()
+
+
+def test_init_again_after_finalize_with_the_kernel_library():
+    # aclshmem_finalize closes the kernel library's contexts as tdist.finalize does: after a new
+    # init, the calls run on contexts of the new heap.
+    import tdist
+    import tdist.kernels as tk
+    for round in range(2):
+        attributes = ash.InitAttr()
+        attributes.my_rank = int(os.environ["TDIST_PE"])
+        attributes.n_ranks = int(os.environ["TDIST_N_PES"])
+        attributes.local_mem_size = 64 << 20
+        attributes.ip_port = "tcp://127.0.0.1:8666"
+        ash.aclshmem_init(attributes)
+        x = tdist.zeros(1024, "float32")
+        write(x, np.full(1024, round + 1, dtype=np.float32))
+        tk.all_reduce(x)
+        assert (read(x) == (round + 1) * ash.aclshmem_n_pes()).all()
+        tdist.barrier_all()
+        tdist.free_tensor(x)
+        context = tk.default_context()
+        ash.aclshmem_finalize()
+        assert context.closed
 
 
 def test_tls_is_refused_clearly():
