@@ -13,9 +13,24 @@
 namespace tdist::python {
 
 // One allocation on the heap: alive until free_tensor, shared by the owner and its peer views.
+// The jobs this process has joined: finalize ends one (module.cpp). A tensor or a context of an
+// earlier job refuses use, even where a new init maps the heap at the same address.
+inline int &jobGeneration() {
+  static int generation = 0;
+  return generation;
+}
+
+inline void requireCurrentJob(int generation, const char *call, const char *what) {
+  if (generation != jobGeneration()) {
+    throw Error(ErrorCode::InvalidParam,
+                std::string(call) + ": the " + what + " belongs to a job this process finalized");
+  }
+}
+
 struct Allocation {
   void *data = nullptr;
   bool alive = true;
+  int generation = jobGeneration();
 };
 
 class HeapTensor {
@@ -27,6 +42,7 @@ class HeapTensor {
     if (!allocation_->alive) {
       throw Error(ErrorCode::InvalidParam, std::string(call) + ": the tensor was freed (tdist.free_tensor)");
     }
+    requireCurrentJob(allocation_->generation, call, "tensor");
     return tensor_;
   }
   bool alive() const { return allocation_->alive; }

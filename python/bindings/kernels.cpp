@@ -71,6 +71,7 @@ class PyContext {
     if (!context_) {
       throw Error(ErrorCode::InvalidParam, std::string(call) + ": the context was closed (Context.close)");
     }
+    requireCurrentJob(generation_, call, "context");
     return *context_;
   }
   void close() {
@@ -81,6 +82,7 @@ class PyContext {
 
  private:
   std::unique_ptr<kernels::Context> context_;
+  int generation_ = jobGeneration();
 };
 
 }  // namespace

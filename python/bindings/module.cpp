@@ -209,7 +209,10 @@ NB_MODULE(_C, m) {
   m.def("aclshmem_init_attributes", &initFromAclshmemAttributes, nb::arg("my_pe"), nb::arg("n_pes"),
         nb::arg("local_mem_size"), nb::arg("ip_port"), nb::arg("engines"), nb::arg("init_timeout"),
         nb::arg("create_timeout"), nb::arg("control_timeout"), nb::call_guard<nb::gil_scoped_release>());
-  m.def("finalize", &finalize, nb::call_guard<nb::gil_scoped_release>());
+  m.def("finalize", [] {
+    finalize();
+    ++jobGeneration();  // the tensors and contexts of this job refuse use from now on
+  }, nb::call_guard<nb::gil_scoped_release>());
   m.def("is_initialized", &isInitialized);
   m.def("my_pe", &myPe);
   m.def("n_pes", &nPes);

@@ -45,8 +45,10 @@ def test_the_seeds_host_code_runs_as_written():
 def test_init_again_after_finalize_with_the_kernel_library():
     # aclshmem_finalize closes the kernel library's contexts as tdist.finalize does: after a new
     # init, the calls run on contexts of the new heap.
+    import pytest
     import tdist
     import tdist.kernels as tk
+    stale = {}
     for round in range(2):
         attributes = ash.InitAttr()
         attributes.my_rank = int(os.environ["TDIST_PE"])
@@ -58,6 +60,14 @@ def test_init_again_after_finalize_with_the_kernel_library():
         write(x, np.full(1024, round + 1, dtype=np.float32))
         tk.all_reduce(x)
         assert (read(x) == (round + 1) * ash.aclshmem_n_pes()).all()
+        if round == 0:  # a tensor and a context left to the finalize
+            stale["tensor"] = tdist.zeros(4, "int32")
+            stale["context"] = tk.Context(scratch_bytes=1 << 20, max_signals=tk.min_signals())
+        else:  # of the job before: refused, though the new heap may sit at the same address
+            with pytest.raises(tdist.Error, match="belongs to a job this process finalized"):
+                stale["tensor"].shape
+            with pytest.raises(tdist.Error, match="belongs to a job this process finalized"):
+                tk.all_reduce(x, context=stale["context"])
         tdist.barrier_all()
         tdist.free_tensor(x)
         context = tk.default_context()
