@@ -148,8 +148,8 @@ void bindKernels(nb::module_ &parent) {
       arg("context"), arg("input"), arg("output"), arg("chunk_bytes"), arg("programs"), arg("engine"));
   m.def(
       "all_gather_gemm",
-      [](PyContext &ctx, nb::handle a, nb::handle b, nb::handle c, nb::handle gathered,
-         int chunks_per_pe, int tile_m, int tile_n, int programs, const std::string &strategy, int producer_sms) {
+      [](PyContext &ctx, nb::handle a, nb::handle b, nb::handle c, int chunks_per_pe, int tile_m, int tile_n,
+         int programs, const std::string &strategy, int producer_sms, nb::handle gathered) {
         kernels::AllGatherGemmConfig config;
         config.chunks_per_pe = chunks_per_pe;
         config.tile_m = tile_m;
@@ -165,8 +165,8 @@ void bindKernels(nb::module_ &parent) {
         kernels::all_gather_gemm(ctx.get("tdist.kernels.all_gather_gemm"), ta.get(), tb.get(), tc.get(),
                                  tg ? &tg->get() : nullptr, config);
       },
-      arg("context"), arg("a"), arg("b"), arg("c"), arg("gathered").none(), arg("chunks_per_pe"), arg("tile_m"),
-      arg("tile_n"), arg("programs"), arg("strategy"), arg("producer_sms"));
+      arg("context"), arg("a"), arg("b"), arg("c"), arg("chunks_per_pe"), arg("tile_m"), arg("tile_n"),
+      arg("programs"), arg("strategy"), arg("producer_sms"), arg("gathered").none() = nb::none());
   m.def(
       "gemm_reduce_scatter",
       [](PyContext &ctx, nb::handle a, nb::handle b, nb::handle c, int chunks_per_pe, int tile_m,

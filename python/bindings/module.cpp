@@ -22,6 +22,7 @@
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
 #include "python/bindings/heap_tensor.h"
+#include "python/bindings/tensor_arg.h"
 
 #ifdef TDIST_PYTHON_WITH_CUDA
 #include "tdist/cuda.h"
@@ -47,22 +48,6 @@ void translateErrors(const std::exception_ptr &thrown, void *) {
 }
 
 // ---- tensors --------------------------------------------------------------------------------
-
-nb::dlpack::dtype dlpackType(DType dtype) {
-  using Code = nb::dlpack::dtype_code;
-  const auto bits = static_cast<std::uint8_t>(dtypeSize(dtype) * 8);
-  switch (dtype) {
-    case DType::I8: case DType::I16: case DType::I32: case DType::I64:
-      return {static_cast<std::uint8_t>(Code::Int), bits, 1};
-    case DType::U8: case DType::U16: case DType::U32: case DType::U64:
-      return {static_cast<std::uint8_t>(Code::UInt), bits, 1};
-    case DType::BF16:
-      return {static_cast<std::uint8_t>(Code::Bfloat), bits, 1};
-    case DType::F16: case DType::F32: case DType::F64:
-      return {static_cast<std::uint8_t>(Code::Float), bits, 1};
-  }
-  throw Error(ErrorCode::InvalidParam, "tdist: unknown dtype");
-}
 
 // Where the heap lives: the host on cpu, the PE's GPU on cuda (DLPack's device type and id).
 std::pair<int, int> heapDevice() {

@@ -74,9 +74,11 @@ void bindRma(nb::module_ &m) {
   auto transfer = [&m](const char *name, const char *call, auto op) {
     m.def(
         name,
-        [call, op](nb::handle dest, nb::handle source, int pe) {
-          TensorArg d(dest, (std::string(call) + ": dest").c_str());
-          TensorArg s(source, (std::string(call) + ": source").c_str());
+        // The argument names for errors, made once here rather than on every call.
+        [call, op, dest_what = std::string(call) + ": dest", source_what = std::string(call) + ": source"](
+            nb::handle dest, nb::handle source, int pe) {
+          TensorArg d(dest, dest_what.c_str());
+          TensorArg s(source, source_what.c_str());
           const std::size_t bytes = transferBytes(d.get(), s.get(), call);
           nb::gil_scoped_release unlocked;
           op(d.get().data, s.get().data, bytes, pe);
@@ -91,11 +93,13 @@ void bindRma(nb::module_ &m) {
   auto signalled = [&m](const char *name, const char *call, bool nbi) {
     m.def(
         name,
-        [call, nbi](nb::handle dest, nb::handle source, nb::handle signal, std::uint64_t value,
-                    const std::string &sig_op, int pe, std::int64_t index) {
-          TensorArg d(dest, (std::string(call) + ": dest").c_str());
-          TensorArg s(source, (std::string(call) + ": source").c_str());
-          TensorArg g(signal, (std::string(call) + ": signal").c_str());
+        [call, nbi, dest_what = std::string(call) + ": dest", source_what = std::string(call) + ": source",
+         signal_what = std::string(call) + ": signal"](nb::handle dest, nb::handle source, nb::handle signal,
+                                                        std::uint64_t value, const std::string &sig_op, int pe,
+                                                        std::int64_t index) {
+          TensorArg d(dest, dest_what.c_str());
+          TensorArg s(source, source_what.c_str());
+          TensorArg g(signal, signal_what.c_str());
           const std::size_t bytes = transferBytes(d.get(), s.get(), call);
           const SignalOp op = signalOpOf(sig_op, call);
           onSignal(g.get(), index, call, [&](auto *word) {

@@ -53,6 +53,23 @@ inline DType dtypeOf(const nb::dlpack::dtype &type, const char *what) {
                                            " bits) that tdist does not take");
 }
 
+// The DLPack element type of a DType (dtypeOf's inverse), for the tensors tdist exports.
+inline nb::dlpack::dtype dlpackType(DType dtype) {
+  using Code = nb::dlpack::dtype_code;
+  const auto bits = static_cast<std::uint8_t>(dtypeSize(dtype) * 8);
+  switch (dtype) {
+    case DType::I8: case DType::I16: case DType::I32: case DType::I64:
+      return {static_cast<std::uint8_t>(Code::Int), bits, 1};
+    case DType::U8: case DType::U16: case DType::U32: case DType::U64:
+      return {static_cast<std::uint8_t>(Code::UInt), bits, 1};
+    case DType::BF16:
+      return {static_cast<std::uint8_t>(Code::Bfloat), bits, 1};
+    case DType::F16: case DType::F32: case DType::F64:
+      return {static_cast<std::uint8_t>(Code::Float), bits, 1};
+  }
+  throw Error(ErrorCode::InvalidParam, "tdist: unknown dtype");
+}
+
 // The C++ view of an array: the same memory, shape and strides (in elements).
 inline Tensor view(const AnyArray &array, const char *what) {
   Tensor t;

@@ -89,7 +89,7 @@ def _(input, output, chunk_bytes, programs, engine):
 @custom_op("tdist::all_gather_gemm", mutates_args=("c",))
 def all_gather_gemm(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, chunks_per_pe: int, tile_m: int,
                     tile_n: int, programs: int, strategy: str, producer_sms: int) -> None:
-    _C.kernels.all_gather_gemm(context_for(c), a, b, c, None, chunks_per_pe, tile_m, tile_n, programs, strategy,
+    _C.kernels.all_gather_gemm(context_for(c), a, b, c, chunks_per_pe, tile_m, tile_n, programs, strategy,
                                producer_sms)
 
 

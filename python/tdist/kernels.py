@@ -57,55 +57,53 @@ def _context(context):
     return context
 
 
+def _run(name, context, tensors, *config):
+    """One call: torch tensors without context= through torch's op of that name (on torch's
+    current stream), everything else through the C++ call on a context."""
+    if context is None and _is_torch(*tensors):
+        getattr(_torch.ops.tdist, name)(*tensors, *config)
+    else:
+        getattr(_K, name)(_context(context), *tensors, *config)
+
+
 def all_reduce(input, output=None, *, algorithm="auto", chunk_bytes=256 << 10, programs=0, context=None):
     """output = the sum over PEs of input (output may be input, the default). Returns output."""
     output = input if output is None else output
-    if context is None and _is_torch(input, output):
-        if output is input:
-            _torch.ops.tdist.all_reduce_(input, algorithm, chunk_bytes, programs)
-        else:
-            _torch.ops.tdist.all_reduce(input, output, algorithm, chunk_bytes, programs)
-        return output
-    _K.all_reduce(_context(context), input, output, algorithm, chunk_bytes, programs)
+    if output is input and context is None and _is_torch(input):
+        _torch.ops.tdist.all_reduce_(input, algorithm, chunk_bytes, programs)  # a torch op's args may not alias
+    else:
+        _run("all_reduce", context, (input, output), algorithm, chunk_bytes, programs)
     return output
 
 
 def all_gather(input, output, *, chunk_bytes=256 << 10, programs=0, engine="auto", context=None):
     """output (n_pes * numel(input) elements) = the inputs of PE 0, 1, ... concatenated."""
-    if context is None and _is_torch(input, output):
-        _torch.ops.tdist.all_gather(input, output, chunk_bytes, programs, engine)
-        return output
-    _K.all_gather(_context(context), input, output, chunk_bytes, programs, engine)
+    _run("all_gather", context, (input, output), chunk_bytes, programs, engine)
     return output
 
 
 def reduce_scatter(input, output, *, chunk_bytes=256 << 10, programs=0, engine="auto", context=None):
     """output (numel(input) / n_pes elements) on PE p = the sum over PEs of block p of input."""
-    if context is None and _is_torch(input, output):
-        _torch.ops.tdist.reduce_scatter(input, output, chunk_bytes, programs, engine)
-        return output
-    _K.reduce_scatter(_context(context), input, output, chunk_bytes, programs, engine)
+    _run("reduce_scatter", context, (input, output), chunk_bytes, programs, engine)
     return output
 
 
 def all_gather_gemm(a, b, c, gathered=None, *, chunks_per_pe=1, tile_m=512, tile_n=1024, programs=0,
                     strategy="auto", producer_sms=0, context=None):
-    """c [n_pes * m_local, N] = gather(a) x b; a: this PE's rows [m_local, K], b: [K, N]."""
-    if context is None and gathered is None and _is_torch(a, b, c):
-        _torch.ops.tdist.all_gather_gemm(a, b, c, chunks_per_pe, tile_m, tile_n, programs, strategy, producer_sms)
-        return c
-    _K.all_gather_gemm(_context(context), a, b, c, gathered, chunks_per_pe, tile_m, tile_n, programs, strategy,
-                       producer_sms)
+    """c [n_pes * m_local, N] = gather(a) x b; a: this PE's rows [m_local, K], b: [K, N]. gathered,
+    when given, receives gather(a) (the C++ call only: the torch op has no such output)."""
+    config = (chunks_per_pe, tile_m, tile_n, programs, strategy, producer_sms)
+    if gathered is None:
+        _run("all_gather_gemm", context, (a, b, c), *config)
+    else:
+        _K.all_gather_gemm(_context(context), a, b, c, *config, gathered)
     return c
 
 
 def gemm_reduce_scatter(a, b, c, *, chunks_per_pe=1, tile_m=512, tile_n=1024, programs=0, strategy="auto",
                         context=None):
     """c [M / n_pes, N] on PE p = rows of block p of the sum over PEs of a [M, k_local] x b [k_local, N]."""
-    if context is None and _is_torch(a, b, c):
-        _torch.ops.tdist.gemm_reduce_scatter(a, b, c, chunks_per_pe, tile_m, tile_n, programs, strategy)
-        return c
-    _K.gemm_reduce_scatter(_context(context), a, b, c, chunks_per_pe, tile_m, tile_n, programs, strategy)
+    _run("gemm_reduce_scatter", context, (a, b, c), chunks_per_pe, tile_m, tile_n, programs, strategy)
     return c
 
 
