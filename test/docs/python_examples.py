@@ -3,7 +3,11 @@
 written to a file and run by every PE of a job under tdist-run. The first that fails ends the
 test with its output.
 
-Usage: python_examples.py PAGE.md TDIST_RUN PES
+With SOURCE_DIR and BUILD_DIR, the page's ```sh blocks run too, as printed, by bash in
+SOURCE_DIR: they name the build tree as build/, so they run where BUILD_DIR is SOURCE_DIR/build
+(scripts/build.sh's) and are reported as not run elsewhere.
+
+Usage: python_examples.py PAGE.md TDIST_RUN PES [SOURCE_DIR BUILD_DIR]
 """
 import os
 import re
@@ -31,6 +35,23 @@ def main():
                 print(run.stdout)
                 sys.exit(1)
     print(f"{len(blocks)} examples ran")
+    if len(sys.argv) > 5:
+        run_shell_blocks(page, sys.argv[4], sys.argv[5])
+
+
+def run_shell_blocks(page, source, build):
+    commands = re.findall(r"^```sh\n(.*?)^```", open(page, encoding="utf-8").read(), flags=re.MULTILINE | re.DOTALL)
+    if os.path.realpath(build) != os.path.realpath(os.path.join(source, "build")):
+        print(f"{len(commands)} sh blocks not run: the build tree is not {source}/build")
+        return
+    for index, block in enumerate(commands, start=1):
+        run = subprocess.run(["bash", "-e", "-c", block], cwd=source, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, timeout=240)
+        print(f"sh block {index} of {os.path.basename(page)}: status {run.returncode}")
+        if run.returncode != 0:
+            print(block)
+            print(run.stdout)
+            sys.exit(1)
 
 
 if __name__ == "__main__":
