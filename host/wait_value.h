@@ -15,20 +15,14 @@
 #include "runtime/trace.h"
 #include "runtime/wait.h"
 #include "tdist/shmem.h"
+#include "tdist/wait_description.h"
 
 namespace tdist::host {
 
+// tdist/wait_description.h's test, in shmem::Cmp's terms.
 template <class T>
 inline bool satisfies(T observed, shmem::Cmp cmp, T value) {
-  switch (cmp) {
-    case shmem::Cmp::EQ: return observed == value;
-    case shmem::Cmp::NE: return observed != value;
-    case shmem::Cmp::GT: return observed > value;
-    case shmem::Cmp::GE: return observed >= value;
-    case shmem::Cmp::LT: return observed < value;
-    case shmem::Cmp::LE: return observed <= value;
-  }
-  return false;
+  return waitSatisfied(observed, static_cast<std::int32_t>(cmp), value);
 }
 
 // Where the host reads words through the backend, a word that is not on this PE's heap (static

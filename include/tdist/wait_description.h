@@ -18,6 +18,22 @@
 
 namespace tdist {
 
+// Whether observed satisfies the predicate cmp (shmem::Cmp's values, EQ = 0 .. LE = 5) against
+// value: the one test every wait makes, on the host and on the device. Not a predicate: false,
+// and the wait runs into its deadline, whose record names it.
+template <class T>
+TDIST_WAIT_HOST_DEVICE constexpr bool waitSatisfied(T observed, std::int32_t cmp, T value) {
+  switch (cmp) {
+    case 0: return observed == value;
+    case 1: return observed != value;
+    case 2: return observed > value;
+    case 3: return observed >= value;
+    case 4: return observed < value;
+    case 5: return observed <= value;
+    default: return false;
+  }
+}
+
 // The names of shmem::Cmp's values (EQ = 0 .. LE = 5), as waits print them.
 TDIST_WAIT_HOST_DEVICE constexpr const char *waitPredicateName(std::int32_t cmp) {
   switch (cmp) {

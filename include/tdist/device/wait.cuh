@@ -37,17 +37,10 @@ struct WaitPolicy {
   static constexpr std::uint64_t kNoteAfterNs = 1'000'000;  // a wait this old notes itself (WaitNote)
 };
 
+// tdist/wait_description.h's test (the host's too), in shmem::Cmp's terms.
 template <class T>
 __device__ __forceinline__ bool satisfies(T observed, shmem::Cmp cmp, T value) {
-  switch (cmp) {
-    case shmem::Cmp::EQ: return observed == value;
-    case shmem::Cmp::NE: return observed != value;
-    case shmem::Cmp::GT: return observed > value;
-    case shmem::Cmp::GE: return observed >= value;
-    case shmem::Cmp::LT: return observed < value;
-    case shmem::Cmp::LE: return observed <= value;
-  }
-  return false;  // not a predicate: the wait runs into its deadline and the record names it
+  return waitSatisfied(observed, static_cast<std::int32_t>(cmp), value);
 }
 
 // The record's expected/observed fields: the value as the cpu diagnostic prints it.
