@@ -18,9 +18,13 @@ program=$work/$(basename "$source" .c)_$linker
 "$bin/oshcc" "${flags[@]}" -fuse-ld="$linker" -o "$program" "$source" ||
   { echo "linked_by: oshcc -fuse-ld=$linker failed"; exit 1; }
 # Which linker made it: lld signs .comment, gold adds a note with its version, bfd does neither.
+# readelf's whole output is read before it is searched: `readelf | grep -q` under pipefail fails
+# whenever grep stops at the match while readelf still writes (SIGPIPE), which is a race.
 signed_by_lld=0 signed_by_gold=0
-readelf -p .comment "$program" 2>/dev/null | grep -q 'LLD' && signed_by_lld=1
-readelf -SW "$program" | grep -q '\.note\.gnu\.gold-version' && signed_by_gold=1
+comment=$(readelf -p .comment "$program" 2>/dev/null) || true
+sections=$(readelf -SW "$program") || { echo "linked_by: readelf cannot read $program"; exit 1; }
+[[ $comment == *LLD* ]] && signed_by_lld=1
+[[ $sections == *.note.gnu.gold-version* ]] && signed_by_gold=1
 case $linker:$signed_by_lld:$signed_by_gold in
   lld:1:0 | gold:0:1 | bfd:0:0) ;;
   *) echo "linked_by: the program was not linked by $linker (lld's mark $signed_by_lld, gold's $signed_by_gold)"; exit 1 ;;

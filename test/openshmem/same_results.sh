@@ -16,7 +16,7 @@ if [[ -z $peer_cc || -z $peer_run ]]; then
   echo "same_results: no other OpenSHMEM on PATH (Debian: apt-get install openmpi-bin libopenmpi-dev): skipped"
   exit 77
 fi
-if [[ $peer_cc -ef $bin/oshcc ]] || "$peer_cc" --showme 2>/dev/null | grep -q tdist; then
+if [[ $peer_cc -ef $bin/oshcc ]] || [[ $("$peer_cc" --showme 2>/dev/null) == *tdist* ]]; then
   echo "same_results: the oshcc on PATH is tdist's own: skipped"
   exit 77
 fi
