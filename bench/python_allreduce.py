@@ -5,8 +5,9 @@ Python call's cost over the C++ one. Run under tdist-run; bench/python_overhead.
     tdist-run -n 2 -- python3 bench/python_allreduce.py [--sizes 4096,16384] [--iters 1000] [--repeats 5]
 
 Prints one line per size on PE 0: python all_reduce <bytes> median_us=<median of the repeats>
-("python views all_reduce" with --views: numpy views of the tensors, converted through DLPack).
-On cuda, every repeat ends with the context's synchronize (as the C++ case does).
+("python views all_reduce" with --views: numpy views of the tensors, converted through DLPack;
+"python torch all_reduce" with --torch: torch views, through the torch ops). On cuda, every repeat
+ends with the context's synchronize (as the C++ case does; with --torch, torch's).
 """
 
 import argparse
@@ -24,28 +25,37 @@ def main():
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--views", action="store_true",
                         help="pass numpy views of the heap tensors (DLPack) instead of the tdist.Tensors (cpu)")
+    parser.add_argument("--torch", action="store_true",
+                        help="pass torch views of the heap tensors: the calls go through the torch ops "
+                             "(torch's current stream on cuda)")
     options = parser.parse_args()
     tdist.init()
     ctx = tk.default_context()
     for size in [int(s) for s in options.sizes.split(",")]:
         x, y = tdist.zeros(size // 4, "float32"), tdist.zeros(size // 4, "float32")
         a, b = x, y
+        done = ctx.synchronize
         if options.views:
             import numpy as np
             a, b = np.from_dlpack(x), np.from_dlpack(y)
+        elif options.torch:
+            import torch
+            a, b = torch.from_dlpack(x), torch.from_dlpack(y)
+            done = torch.cuda.synchronize if a.is_cuda else (lambda: None)
         for _ in range(options.iters // 10):  # warm-up
             tk.all_reduce(a, b)
-        ctx.synchronize()
+        done()
         medians = []
         for _ in range(options.repeats):
             tdist.barrier_all()
             start = time.perf_counter()
             for _ in range(options.iters):
                 tk.all_reduce(a, b)
-            ctx.synchronize()
+            done()
             medians.append((time.perf_counter() - start) / options.iters * 1e6)
         if tdist.my_pe() == 0:
-            print(f"python{' views' if options.views else ''} all_reduce {size} median_us={statistics.median(medians):.3f} "
+            kind = " views" if options.views else " torch" if options.torch else ""
+            print(f"python{kind} all_reduce {size} median_us={statistics.median(medians):.3f} "
                   f"min_us={min(medians):.3f}", flush=True)
         tdist.barrier_all()
         tdist.free_tensor(x)

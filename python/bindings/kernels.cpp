@@ -188,6 +188,19 @@ void bindKernels(nb::module_ &parent) {
 
   nb::class_<kernels::DispatchLayout>(m, "DispatchLayout",
                                       "What a dispatch delivered to this PE (rows grouped by local expert, then source)")
+      .def(
+          "__init__",
+          [](kernels::DispatchLayout *layout, std::vector<std::int32_t> counts) {
+            // The one layout a dispatch with these counts returns: offsets are their prefix sums.
+            std::vector<std::int64_t> offsets(counts.size());
+            std::int64_t rows = 0;
+            for (std::size_t i = 0; i < counts.size(); ++i) {
+              offsets[i] = rows;
+              rows += counts[i];
+            }
+            new (layout) kernels::DispatchLayout{std::move(counts), std::move(offsets), rows};
+          },
+          arg("counts"), "The layout of a dispatch that delivered counts[e * n_pes + src] rows")
       .def_ro("counts", &kernels::DispatchLayout::counts)
       .def_ro("offsets", &kernels::DispatchLayout::offsets)
       .def_ro("rows", &kernels::DispatchLayout::rows);

@@ -203,6 +203,14 @@ NB_MODULE(_C, m) {
   m.def("n_pes", &nPes);
   m.def("backend", [] { return std::string(backendName()); });
   m.def("heap_size", &heapSize);
+  m.def(
+      "on_heap",
+      [](std::uintptr_t address, std::size_t bytes) {
+        const auto base = reinterpret_cast<std::uintptr_t>(heapBase());
+        return address >= base && bytes <= heapSize() && address - base <= heapSize() - bytes;
+      },
+      nb::arg("address"), nb::arg("bytes"),
+      "Whether bytes at address (a data pointer, host or device) lie on this PE's symmetric heap");
   m.def("cuda_device_count", [] {
     int count = 0;
 #ifdef TDIST_PYTHON_WITH_CUDA

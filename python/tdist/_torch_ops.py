@@ -7,12 +7,21 @@ On cuda, each stream a call runs on has a kernel-library context of its own, mad
 the first call on that stream (every PE makes its calls on the same streams in the same order). A
 call captured into a CUDA graph needs its stream's context made before the capture: one call on
 that stream outside the capture does it (a warm-up, as graphs need anyway).
+
+The functional forms (torch.ops.tdist.*_functional) change nothing they are given and return a new
+tensor, as torch.compile's functionalization needs: an operand that is not on the symmetric heap
+(an intermediate of the compiled graph, say) is copied into a staging buffer of the heap, the
+result is made on the heap and returned as a copy. tdist.kernels calls them in place of the
+in-place ops while torch.compile traces, so that a model calling tdist.kernels.all_reduce(x)
+compiles. The staging buffers (per stream, one per operand) grow collectively on first use of a
+larger size, so they too must be made before a CUDA graph captures a call (the same warm-up).
 """
 
 import torch
 from torch.library import custom_op
 
 from . import _C
+from ._dtypes import invalid
 
 _contexts = {}  # stream handle (cudaStream_t as an int; 0: none, the cpu) -> Context
 
@@ -32,7 +41,7 @@ def context_for(tensor):
     context = _contexts.get(handle)
     if context is None or context.closed:
         if handle != 0 and torch.cuda.is_current_stream_capturing():
-            raise _C.Error(f"tdist.kernels: no context for stream 0x{handle:x} yet, and it is capturing a CUDA "
+            raise invalid(f"tdist.kernels: no context for stream 0x{handle:x} yet, and it is capturing a CUDA "
                            "graph: make one call on that stream before the capture (a warm-up)")
         context = _C.kernels.Context(16 << 20, 4096, handle)
         _contexts[handle] = context
@@ -44,6 +53,175 @@ def close_all():
         if not context.closed:
             context.close()
     _contexts.clear()
+    for heap, _ in _staging.values():
+        _C.free_tensor(heap)
+    _staging.clear()
+
+
+def _layout(counts):
+    return _C.kernels.DispatchLayout(counts.reshape(-1).tolist())
+
+
+def _counts_shape(experts):
+    n = _C.n_pes()
+    return (max(experts // n, 0), n)
+
+
+@custom_op("tdist::moe_dispatch", mutates_args=("recv",))
+def moe_dispatch(x: torch.Tensor, topk_ids: torch.Tensor, recv: torch.Tensor, experts: int, top_k: int,
+                 capacity: int, programs: int) -> torch.Tensor:
+    """Returns the dispatch's counts ([local experts, n_pes] int32, on the host): the layout."""
+    layout = _C.kernels.moe_dispatch(context_for(recv), x, topk_ids, recv, experts, top_k, capacity, programs)
+    return torch.tensor(layout.counts, dtype=torch.int32).reshape(_counts_shape(experts))
+
+
+@moe_dispatch.register_fake
+def _(x, topk_ids, recv, experts, top_k, capacity, programs):
+    return torch.empty(_counts_shape(experts), dtype=torch.int32)
+
+
+@custom_op("tdist::moe_combine", mutates_args=("out",))
+def moe_combine(expert_out: torch.Tensor, counts: torch.Tensor, topk_ids: torch.Tensor, topk_weights: torch.Tensor,
+                out: torch.Tensor, experts: int, top_k: int, capacity: int, programs: int) -> None:
+    _C.kernels.moe_combine(context_for(out), expert_out, _layout(counts), topk_ids, topk_weights, out, experts, top_k,
+                           capacity, programs)
+
+
+@moe_combine.register_fake
+def _(expert_out, counts, topk_ids, topk_weights, out, experts, top_k, capacity, programs):
+    return None
+
+# ---- the functional forms ---------------------------------------------------------------------
+
+_staging = {}  # (stream handle, operand) -> (tdist.Tensor of uint8, its torch view)
+
+
+def _staging_buffer(handle, operand, nbytes, device):
+    """At least nbytes of the heap for this stream's operand (collective when it grows)."""
+    key = (handle, operand)
+    entry = _staging.get(key)
+    if entry is None or entry[1].numel() < nbytes:
+        if handle != 0 and torch.cuda.is_current_stream_capturing():
+            raise invalid(f"tdist.kernels: the staging buffer of stream 0x{handle:x} holds "
+                           f"{0 if entry is None else entry[1].numel()} bytes, this call needs {nbytes}, and the "
+                           "stream is capturing a CUDA graph: make one call of this size before the capture")
+        if entry is not None:
+            if device.type == "cuda":
+                torch.cuda.current_stream(device).synchronize()  # calls in flight may still use it
+            _C.free_tensor(entry[0])
+            del _staging[key]
+        size = 1 << max(16, (nbytes - 1).bit_length())
+        heap = _C.create_tensor([size], _C.DType.uint8, False)
+        entry = _staging[key] = (heap, torch.from_dlpack(heap))
+    return entry[1]
+
+
+def _on_heap(t):
+    return t.is_contiguous() and _C.on_heap(t.data_ptr(), t.numel() * t.element_size())
+
+
+def _operand(t, handle, operand):
+    """t itself where it lies on the heap, else a copy of it in the stream's staging buffer."""
+    if _on_heap(t):
+        return t
+    nbytes = t.numel() * t.element_size()
+    staged = _staging_buffer(handle, operand, nbytes, t.device)[:nbytes].view(t.dtype).view(t.shape)
+    staged.copy_(t)
+    return staged
+
+
+def _result(handle, shape, like):
+    """The heap tensor a functional form's kernel writes (the stream's last staging buffer)."""
+    nbytes = like.element_size()
+    for extent in shape:
+        nbytes *= extent
+    return _staging_buffer(handle, "result", nbytes, like.device)[:nbytes].view(like.dtype).view(shape)
+
+
+def _gathered_shape(t):
+    return (_C.n_pes() * t.shape[0], *t.shape[1:]) if t.dim() else (_C.n_pes(),)
+
+
+def _scattered_shape(t, name):
+    n = _C.n_pes()
+    if t.dim() == 0 or t.shape[0] % n:
+        raise invalid(f"tdist.kernels.{name}: the first extent of the input ({tuple(t.shape)}) must be a "
+                       f"multiple of the PE count ({n}) in the functional form")
+    return (t.shape[0] // n, *t.shape[1:])
+
+
+@custom_op("tdist::all_reduce_functional", mutates_args=())
+def all_reduce_functional(input: torch.Tensor, algorithm: str, chunk_bytes: int, programs: int) -> torch.Tensor:
+    handle = _stream_handle(input)
+    context = context_for(input)
+    output = _result(handle, input.shape, input)
+    _C.kernels.all_reduce(context, _operand(input, handle, 0), output, algorithm, chunk_bytes, programs)
+    return output.clone()
+
+
+@all_reduce_functional.register_fake
+def _(input, algorithm, chunk_bytes, programs):
+    return torch.empty_like(input, memory_format=torch.contiguous_format)
+
+
+@custom_op("tdist::all_gather_functional", mutates_args=())
+def all_gather_functional(input: torch.Tensor, chunk_bytes: int, programs: int, engine: str) -> torch.Tensor:
+    handle = _stream_handle(input)
+    context = context_for(input)
+    output = _result(handle, _gathered_shape(input), input)
+    _C.kernels.all_gather(context, _operand(input, handle, 0), output, chunk_bytes, programs, engine)
+    return output.clone()
+
+
+@all_gather_functional.register_fake
+def _(input, chunk_bytes, programs, engine):
+    return input.new_empty(_gathered_shape(input))
+
+
+@custom_op("tdist::reduce_scatter_functional", mutates_args=())
+def reduce_scatter_functional(input: torch.Tensor, chunk_bytes: int, programs: int, engine: str) -> torch.Tensor:
+    handle = _stream_handle(input)
+    context = context_for(input)
+    output = _result(handle, _scattered_shape(input, "reduce_scatter"), input)
+    _C.kernels.reduce_scatter(context, _operand(input, handle, 0), output, chunk_bytes, programs, engine)
+    return output.clone()
+
+
+@reduce_scatter_functional.register_fake
+def _(input, chunk_bytes, programs, engine):
+    return input.new_empty(_scattered_shape(input, "reduce_scatter"))
+
+
+@custom_op("tdist::all_gather_gemm_functional", mutates_args=())
+def all_gather_gemm_functional(a: torch.Tensor, b: torch.Tensor, chunks_per_pe: int, tile_m: int, tile_n: int,
+                               programs: int, strategy: str, producer_sms: int) -> torch.Tensor:
+    handle = _stream_handle(a)
+    context = context_for(a)
+    c = _result(handle, (_C.n_pes() * a.shape[0], b.shape[-1]), a)
+    _C.kernels.all_gather_gemm(context, _operand(a, handle, 0), _operand(b, handle, 1), c, chunks_per_pe, tile_m,
+                               tile_n, programs, strategy, producer_sms)
+    return c.clone()
+
+
+@all_gather_gemm_functional.register_fake
+def _(a, b, chunks_per_pe, tile_m, tile_n, programs, strategy, producer_sms):
+    return a.new_empty((_C.n_pes() * a.shape[0], b.shape[-1]))
+
+
+@custom_op("tdist::gemm_reduce_scatter_functional", mutates_args=())
+def gemm_reduce_scatter_functional(a: torch.Tensor, b: torch.Tensor, chunks_per_pe: int, tile_m: int, tile_n: int,
+                                   programs: int, strategy: str) -> torch.Tensor:
+    handle = _stream_handle(a)
+    context = context_for(a)
+    c = _result(handle, (_scattered_shape(a, "gemm_reduce_scatter")[0], b.shape[-1]), a)
+    _C.kernels.gemm_reduce_scatter(context, _operand(a, handle, 0), _operand(b, handle, 1), c, chunks_per_pe,
+                                   tile_m, tile_n, programs, strategy)
+    return c.clone()
+
+
+@gemm_reduce_scatter_functional.register_fake
+def _(a, b, chunks_per_pe, tile_m, tile_n, programs, strategy):
+    return a.new_empty((_scattered_shape(a, "gemm_reduce_scatter")[0], b.shape[-1]))
 
 
 @custom_op("tdist::all_reduce", mutates_args=("output",))
@@ -107,3 +285,39 @@ def gemm_reduce_scatter(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, chunk
 @gemm_reduce_scatter.register_fake
 def _(a, b, c, chunks_per_pe, tile_m, tile_n, programs, strategy):
     return None
+
+
+@custom_op("tdist::moe_dispatch_functional", mutates_args=())
+def moe_dispatch_functional(x: torch.Tensor, topk_ids: torch.Tensor, experts: int, top_k: int, capacity: int,
+                            programs: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Returns (recv [capacity, H], counts): recv a new tensor."""
+    handle = _stream_handle(x)
+    context = context_for(x)
+    recv = _result(handle, (capacity, x.shape[-1]), x)
+    layout = _C.kernels.moe_dispatch(context, _operand(x, handle, 0), _operand(topk_ids, handle, 1), recv, experts,
+                                     top_k, capacity, programs)
+    counts = torch.tensor(layout.counts, dtype=torch.int32).reshape(_counts_shape(experts))
+    return recv.clone(), counts
+
+
+@moe_dispatch_functional.register_fake
+def _(x, topk_ids, experts, top_k, capacity, programs):
+    return x.new_empty((capacity, x.shape[-1])), torch.empty(_counts_shape(experts), dtype=torch.int32)
+
+
+@custom_op("tdist::moe_combine_functional", mutates_args=())
+def moe_combine_functional(expert_out: torch.Tensor, counts: torch.Tensor, topk_ids: torch.Tensor,
+                           topk_weights: torch.Tensor, experts: int, top_k: int, capacity: int,
+                           programs: int) -> torch.Tensor:
+    """Returns out [T, H], a new tensor (T: the rows of topk_ids)."""
+    handle = _stream_handle(expert_out)
+    context = context_for(expert_out)
+    out = _result(handle, (topk_ids.shape[0], expert_out.shape[-1]), expert_out)
+    _C.kernels.moe_combine(context, _operand(expert_out, handle, 0), _layout(counts), _operand(topk_ids, handle, 1),
+                           _operand(topk_weights, handle, 2), out, experts, top_k, capacity, programs)
+    return out.clone()
+
+
+@moe_combine_functional.register_fake
+def _(expert_out, counts, topk_ids, topk_weights, experts, top_k, capacity, programs):
+    return expert_out.new_empty((topk_ids.shape[0], expert_out.shape[-1]))

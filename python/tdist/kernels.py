@@ -7,7 +7,8 @@ numpy, torch or cupy view of one. Every call is collective, with the same shapes
 configs on every PE, and runs on a Context: the one given as ``context=``, else the default one,
 made by the first call (collectively) and closed by tdist.finalize(). Torch tensors without
 ``context=`` go through the torch custom ops (torch.ops.tdist.*, tdist/_torch_ops.py): on
-torch's current stream, traceable by torch.compile.
+torch's current stream, traceable by torch.compile (which sees their functional forms: the
+result is made on the heap and copied into the output, see _torch_ops.py).
 """
 
 from . import _C
@@ -57,11 +58,24 @@ def _context(context):
     return context
 
 
+def _compiling():
+    return _torch is not None and _torch.compiler.is_compiling()
+
+
 def _run(name, context, tensors, *config):
     """One call: torch tensors without context= through torch's op of that name (on torch's
-    current stream), everything else through the C++ call on a context."""
+    current stream; its functional form while torch.compile traces: the output's last operand
+    gets the result), everything else through the C++ call on a context."""
     if context is None and _is_torch(*tensors):
-        getattr(_torch.ops.tdist, name)(*tensors, *config)
+        if _compiling():
+            *inputs, output = tensors
+            result = getattr(_torch.ops.tdist, name + "_functional")(*inputs, *config)
+            if result.numel() != output.numel():
+                raise invalid(f"tdist.kernels.{name}: the output holds {output.numel()} elements, the result "
+                              f"{result.numel()} ({tuple(result.shape)})")
+            output.copy_(result.reshape(output.shape))
+        else:
+            getattr(_torch.ops.tdist, name)(*tensors, *config)
     else:
         getattr(_K, name)(_context(context), *tensors, *config)
 
@@ -69,7 +83,7 @@ def _run(name, context, tensors, *config):
 def all_reduce(input, output=None, *, algorithm="auto", chunk_bytes=256 << 10, programs=0, context=None):
     """output = the sum over PEs of input (output may be input, the default). Returns output."""
     output = input if output is None else output
-    if output is input and context is None and _is_torch(input):
+    if output is input and context is None and _is_torch(input) and not _compiling():
         _torch.ops.tdist.all_reduce_(input, algorithm, chunk_bytes, programs)  # a torch op's args may not alias
     else:
         _run("all_reduce", context, (input, output), algorithm, chunk_bytes, programs)
@@ -108,13 +122,31 @@ def gemm_reduce_scatter(a, b, c, *, chunks_per_pe=1, tile_m=512, tile_n=1024, pr
 
 
 def moe_dispatch(x, topk_ids, recv, *, experts, top_k=1, capacity=0, programs=0, context=None):
-    """Sends each token's row to the PEs of its top_k experts; returns the DispatchLayout of recv."""
-    return _K.moe_dispatch(_context(context), x, topk_ids, recv, experts, top_k, capacity, programs)
+    """Sends each token's row to the PEs of its top_k experts; returns the DispatchLayout of recv
+    (torch tensors: the counts, a [local experts, n_pes] int32 tensor, which moe_combine takes too)."""
+    config = (experts, top_k, capacity, programs)
+    if context is None and _is_torch(x, topk_ids, recv):
+        if _compiling():
+            received, counts = _torch.ops.tdist.moe_dispatch_functional(x, topk_ids, *config)
+            recv.copy_(received)
+            return counts
+        return _torch.ops.tdist.moe_dispatch(x, topk_ids, recv, *config)
+    return _K.moe_dispatch(_context(context), x, topk_ids, recv, *config)
 
 
 def moe_combine(expert_out, layout, topk_ids, topk_weights, out, *, experts, top_k=1, capacity=0, programs=0,
                 context=None):
-    """out[t] = the sum over k of topk_weights[t, k] times the expert output of (t, k)."""
-    _K.moe_combine(_context(context), expert_out, layout, topk_ids, topk_weights, out, experts, top_k, capacity,
-                   programs)
+    """out[t] = the sum over k of topk_weights[t, k] times the expert output of (t, k). layout: what
+    moe_dispatch returned (a DispatchLayout, or its counts as a tensor)."""
+    config = (experts, top_k, capacity, programs)
+    if context is None and _is_torch(expert_out, topk_ids, topk_weights, out):
+        counts = layout if isinstance(layout, _torch.Tensor) else _torch.tensor(layout.counts, dtype=_torch.int32)
+        if _compiling():
+            out.copy_(_torch.ops.tdist.moe_combine_functional(expert_out, counts, topk_ids, topk_weights, *config))
+        else:
+            _torch.ops.tdist.moe_combine(expert_out, counts, topk_ids, topk_weights, out, *config)
+        return out
+    if _torch is not None and isinstance(layout, _torch.Tensor):
+        layout = DispatchLayout(layout.reshape(-1).tolist())
+    _K.moe_combine(_context(context), expert_out, layout, topk_ids, topk_weights, out, *config)
     return out

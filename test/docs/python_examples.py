@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs the Python examples of a Markdown page as printed: each ```python block is a program,
 written to a file and run by every PE of a job under tdist-run. The first that fails ends the
-test with its output.
+test with its output. A ```python torch block needs torch: it runs where torch can be imported
+and is reported as not run elsewhere.
 
 With SOURCE_DIR and BUILD_DIR, the page's ```sh blocks run too, as printed, by bash in
 SOURCE_DIR: they name the build tree as build/, so they run where BUILD_DIR is SOURCE_DIR/build
@@ -18,12 +19,19 @@ import tempfile
 
 def main():
     page, tdist_run, pes = sys.argv[1], sys.argv[2], sys.argv[3]
-    blocks = re.findall(r"^```python\n(.*?)^```", open(page, encoding="utf-8").read(),
+    blocks = re.findall(r"^```python( torch)?\n(.*?)^```", open(page, encoding="utf-8").read(),
                         flags=re.MULTILINE | re.DOTALL)
     if not blocks:
         sys.exit(f"python_examples.py: {page} has no ```python block")
+    has_torch = subprocess.run([sys.executable, "-c", "import torch"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL).returncode == 0
+    not_run = 0
     with tempfile.TemporaryDirectory() as folder:
-        for index, block in enumerate(blocks, start=1):
+        for index, (needs, block) in enumerate(blocks, start=1):
+            if needs and not has_torch:
+                print(f"example {index} of {os.path.basename(page)}: not run (it needs torch)")
+                not_run += 1
+                continue
             program = os.path.join(folder, f"example_{index}.py")
             with open(program, "w", encoding="utf-8") as out:
                 out.write(block)
@@ -34,7 +42,7 @@ def main():
                 print(block)
                 print(run.stdout)
                 sys.exit(1)
-    print(f"{len(blocks)} examples ran")
+    print(f"{len(blocks) - not_run} examples ran" + (f", {not_run} not run (no torch)" if not_run else ""))
     if len(sys.argv) > 5:
         run_shell_blocks(page, sys.argv[4], sys.argv[5])
 

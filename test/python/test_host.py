@@ -52,6 +52,15 @@ def test_every_pe_sees_every_copy():
     tdist.free_tensor(t)
 
 
+def test_on_heap_tells_heap_addresses_from_others():
+    t = tdist.empty(256, "uint8")
+    assert tdist._C.on_heap(t.data_ptr, 256) and tdist._C.on_heap(t.data_ptr + 255, 1)
+    assert not tdist._C.on_heap(np.zeros(256, np.uint8).ctypes.data, 256)
+    assert not tdist._C.on_heap(t.data_ptr, tdist.heap_size() + 1)      # runs past the heap's end
+    assert not tdist._C.on_heap(t.data_ptr, (1 << 64) - 1)              # no overflow of the end
+    tdist.free_tensor(t)
+
+
 @pytest.mark.parametrize("dtype,size", [
     ("int8", 1), (np.int16, 2), (np.dtype("int32"), 4), ("int64", 8), ("uint8", 1), ("uint16", 2),
     ("uint32", 4), ("uint64", 8), ("float16", 2), ("bf16", 2), (np.float32, 4), ("double", 8)])

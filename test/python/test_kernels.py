@@ -90,6 +90,15 @@ def test_moe_dispatch_and_combine_round_trip():
     topk_weights, out = heap((tokens, top_k), weights), heap((tokens, hidden))
     tk.moe_combine(recv, layout, topk_ids, topk_weights, out, experts=experts, top_k=top_k, capacity=capacity)
     np.testing.assert_allclose(read(out), 0.5 * values(me, (tokens, hidden)), rtol=1e-6)
+    # A layout made from the counts alone is the dispatch's (offsets: their prefix sums).
+    rebuilt = tk.DispatchLayout(layout.counts)
+    assert (rebuilt.counts, rebuilt.offsets, rebuilt.rows) == (layout.counts, layout.offsets, layout.rows)
+    write(out, np.zeros((tokens, hidden), np.float32))
+    tk.moe_combine(recv, rebuilt, topk_ids, topk_weights, out, experts=experts, top_k=top_k, capacity=capacity)
+    np.testing.assert_allclose(read(out), 0.5 * values(me, (tokens, hidden)), rtol=1e-6)
+    with pytest.raises(tdist.Error, match="layout"):  # counts of another shape: an error on every PE
+        tk.moe_combine(recv, tk.DispatchLayout(layout.counts[:-1]), topk_ids, topk_weights, out, experts=experts,
+                       top_k=top_k, capacity=capacity)
     tdist.barrier_all()
     for t in (x, topk_ids, recv, topk_weights, out):
         tdist.free_tensor(t)

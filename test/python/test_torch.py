@@ -35,8 +35,10 @@ def total(n, f):
 
 def test_the_ops_are_registered():
     for name in ("all_reduce", "all_reduce_", "all_gather", "reduce_scatter", "all_gather_gemm",
-                 "gemm_reduce_scatter"):
+                 "gemm_reduce_scatter", "moe_dispatch", "moe_combine"):
         assert hasattr(torch.ops.tdist, name), name
+        if name not in ("all_reduce_",):
+            assert hasattr(torch.ops.tdist, name + "_functional"), name
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
@@ -96,26 +98,163 @@ def test_a_captured_all_reduce_replays():
     tdist.free_tensor(u)
 
 
-# Not yet: functionalization runs a mutating op on a clone of the tensor it changes, and the clone
-# is not on the symmetric heap ("is not on this PE's symmetric heap", seen on the H200 with
-# aot_eager). The ops need a functional form whose output the op itself places on the heap.
-@pytest.mark.xfail(strict=True, raises=tdist.Error, reason="torch.compile clones the mutated heap tensor")
-def test_torch_compile_traces_the_ops():
+def mlp_weights(pe, k, hidden, n_out):
+    """This PE's rows of a row-parallel MLP's two weights (the same on every run)."""
+    g = torch.Generator().manual_seed(1000 + pe)
+    w1 = torch.randint(-2, 3, (k, hidden), generator=g).float() / 4
+    w2 = torch.randint(-2, 3, (hidden, n_out), generator=g).float() / 4
+    return w1, w2
+
+
+class RowParallelMlp(torch.nn.Module):
+    """relu(x w1) w2 with the hidden units split over the PEs: each PE's partial sum of the output,
+    summed over the PEs by an all_reduce (tensor parallelism's second layer)."""
+
+    def __init__(self, w1, w2):
+        super().__init__()
+        self.register_buffer("w1", w1)
+        self.register_buffer("w2", w2)
+
+    def forward(self, x):
+        partial = torch.relu(x @ self.w1) @ self.w2
+        return torch.ops.tdist.all_reduce_functional(partial, "auto", 256 << 10, 0)
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_torch_compile_of_a_model_that_calls_all_reduce(backend):
     me, n = tdist.my_pe(), tdist.n_pes()
+    device = "cuda" if tdist.backend() == "cuda" else "cpu"
+    torch._dynamo.reset()
+    x = (torch.arange(8 * 16, dtype=torch.float32).reshape(8, 16) % 5 - 2).to(device)
+    model = RowParallelMlp(*mlp_weights(me, 16, 32, 8)).to(device)
+    expected = sum(torch.relu(x.cpu() @ w1) @ w2 for w1, w2 in (mlp_weights(pe, 16, 32, 8) for pe in range(n)))
+    eager = model(x)
+    compiled = torch.compile(model, backend=backend, fullgraph=True)
+    out = compiled(x)
+    again = compiled(x + 0)  # a second call runs the compiled graph again
+    sync()
+    assert torch.equal(eager.cpu(), expected) and torch.equal(out.cpu(), expected) and torch.equal(again.cpu(), expected)
+    tdist.barrier_all()
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_torch_compile_traces_in_place_calls_on_heap_tensors(backend):
+    me, n = tdist.my_pe(), tdist.n_pes()
+    torch._dynamo.reset()
     t, x = heap(1024)
     u, y = heap(1024)
+    v, g = heap(n * 1024)
     x.fill_(me + 1)
     sync()
 
-    def step(x, y):
+    def step(x, y, g):
         y.copy_(x * 2)
-        tk.all_reduce(y)
+        tk.all_reduce(y)        # in place, on a graph input that the graph also changed
+        tk.all_gather(x, g)
         return y + 1
 
-    compiled = torch.compile(step, backend="aot_eager", fullgraph=True)
-    out = compiled(x, y)
+    out = torch.compile(step, backend=backend, fullgraph=True)(x, y, g)
     sync()
     assert (out == 2 * total(n, lambda pe: pe + 1) + 1).all()
+    assert (y == 2 * total(n, lambda pe: pe + 1)).all()  # the mutation reached the heap tensor
+    assert torch.equal(g.cpu(), torch.cat([torch.full((1024,), pe + 1.0) for pe in range(n)]))
+    tdist.barrier_all()
+    for h in (t, u, v):
+        tdist.free_tensor(h)
+
+
+def test_functional_forms_take_any_tensor_and_change_none():
+    me, n = tdist.my_pe(), tdist.n_pes()
+    device = "cuda" if tdist.backend() == "cuda" else "cpu"
+    ops = torch.ops.tdist
+    x = torch.arange(4 * n * 3, dtype=torch.float32, device=device).reshape(4 * n, 3) + 100 * me
+    before = x.clone()
+    total_x = sum(torch.arange(4 * n * 3, dtype=torch.float32).reshape(4 * n, 3) + 100 * pe for pe in range(n))
+    assert torch.equal(ops.all_reduce_functional(x, "auto", 256 << 10, 0).cpu(), total_x)
+    gathered = ops.all_gather_functional(x, 256 << 10, 0, "auto")
+    assert gathered.shape == (4 * n * n, 3)
+    assert torch.equal(gathered.cpu(), torch.cat([before.cpu() - 100 * me + 100 * pe for pe in range(n)]))
+    scattered = ops.reduce_scatter_functional(x, 256 << 10, 0, "auto")
+    assert torch.equal(scattered.cpu(), total_x[4 * me:4 * (me + 1)])
+    assert torch.equal(x, before)  # the input is unchanged
+    # A heap tensor is used where it lies (no staging): the same results.
+    t, h = heap((4 * n, 3))
+    h.copy_(x)
+    assert torch.equal(ops.all_reduce_functional(h, "auto", 256 << 10, 0).cpu(), total_x)
+    assert torch.equal(h, before)
+    # The GEMMs: AllGather+GEMM of rows, GEMM+ReduceScatter of a sum.
+    a = (torch.arange(8 * 16, dtype=torch.float32, device=device).reshape(8, 16) % 7 + me) / 4
+    b = (torch.arange(16 * 32, dtype=torch.float32, device=device).reshape(16, 32) % 5) / 4
+    c = ops.all_gather_gemm_functional(a, b, 1, 512, 1024, 0, "auto", 0)
+    rows = [((torch.arange(8 * 16, dtype=torch.float32).reshape(8, 16) % 7 + pe) / 4) for pe in range(n)]
+    torch.testing.assert_close(c.cpu(), torch.cat(rows) @ b.cpu())
+    a2 = (torch.arange(8 * n * 16, dtype=torch.float32, device=device).reshape(8 * n, 16) % 3 + me) / 4
+    c2 = ops.gemm_reduce_scatter_functional(a2, b, 1, 512, 1024, 0, "auto")
+    full = sum(((torch.arange(8 * n * 16, dtype=torch.float32).reshape(8 * n, 16) % 3 + pe) / 4) @ b.cpu()
+               for pe in range(n))
+    torch.testing.assert_close(c2.cpu(), full[8 * me:8 * (me + 1)])
+    with pytest.raises(tdist.Error, match="multiple of the PE count") if n > 1 else _no_error():
+        ops.reduce_scatter_functional(x[:1], 256 << 10, 0, "auto")
     tdist.barrier_all()
     tdist.free_tensor(t)
-    tdist.free_tensor(u)
+
+
+class _no_error:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_moe_dispatch_and_combine_as_torch_ops():
+    me, n = tdist.my_pe(), tdist.n_pes()
+    experts, top_k, tokens, hidden = 2 * n, 2, 6, 8
+    capacity = n * tokens * top_k
+    t_x, x = heap((tokens, hidden))
+    x.copy_(torch.arange(tokens * hidden, dtype=torch.float32).reshape(tokens, hidden) + me)
+    t_ids, ids = heap((tokens, top_k), torch.int32)
+    ids.copy_(torch.tensor([[(t + me) % experts, (t + me + 1) % experts] for t in range(tokens)], dtype=torch.int32))
+    t_w, weights = heap((tokens, top_k))
+    weights.fill_(0.25)
+    t_r, recv = heap((capacity, hidden))
+    t_o, out = heap((tokens, hidden))
+    counts = tk.moe_dispatch(x, ids, recv, experts=experts, top_k=top_k, capacity=capacity)
+    assert counts.dtype == torch.int32 and counts.shape == (experts // n, n)
+    local = experts // n
+    mine = sum(((t + pe + k) % experts) // local == me for pe in range(n) for t in range(tokens) for k in range(top_k))
+    assert int(counts.sum()) == mine  # the rows of every PE's tokens whose expert is on this PE
+    tk.moe_combine(recv, counts, ids, weights, out, experts=experts, top_k=top_k, capacity=capacity)
+    sync()
+    assert torch.equal(out, 0.5 * x)  # experts that return their input: sum over k of 0.25 x
+
+    def moe(x, ids, weights, recv, out):
+        counts = tk.moe_dispatch(x, ids, recv, experts=experts, top_k=top_k, capacity=capacity)
+        tk.moe_combine(recv * 2, counts, ids, weights, out, experts=experts, top_k=top_k, capacity=capacity)
+        return out + 0
+
+    torch._dynamo.reset()
+    compiled = torch.compile(moe, backend="aot_eager", fullgraph=True)
+    result = compiled(x, ids, weights, recv, out)
+    sync()
+    assert torch.equal(result, x) and torch.equal(out, x)  # the experts double: sum over k of 0.25 * 2x
+    tdist.barrier_all()
+    for h in (t_x, t_ids, t_w, t_r, t_o):
+        tdist.free_tensor(h)
+
+
+@cuda_only
+def test_a_staging_buffer_too_small_for_a_capture_is_a_clear_error():
+    s = torch.cuda.Stream()
+    small = torch.ones(256, device="cuda")
+    large = torch.ones(1 << 20, device="cuda")
+    with torch.cuda.stream(s):
+        torch.ops.tdist.all_reduce_functional(small, "auto", 256 << 10, 0)  # the warm-up: 256 floats
+    s.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with pytest.raises(tdist.Error, match="make one call of this size before the capture"):
+        with torch.cuda.graph(graph, stream=s):
+            torch.ops.tdist.all_reduce_functional(large, "auto", 256 << 10, 0)
+    del graph
+    torch.cuda.synchronize()
+    tdist.barrier_all()
