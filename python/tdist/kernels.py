@@ -6,9 +6,10 @@ A tensor argument is anything that exports DLPack and lives on the heap: a tdist
 numpy, torch or cupy view of one. Every call is collective, with the same shapes, dtypes and
 configs on every PE, and runs on a Context: the one given as ``context=``, else the default one,
 made by the first call (collectively) and closed by tdist.finalize(). Torch tensors without
-``context=`` go through the torch custom ops (torch.ops.tdist.*, tdist/_torch_ops.py): on
-torch's current stream, traceable by torch.compile (which sees their functional forms: the
-result is made on the heap and copied into the output, see _torch_ops.py).
+``context=`` run on torch's current stream, each stream with a context of its own (as the torch
+custom ops torch.ops.tdist.* do, tdist/_torch_ops.py), and torch.compile traces them: while it
+does, they call the ops' functional forms (the result is made on the heap and copied into the
+output).
 """
 
 from . import _C
@@ -29,8 +30,14 @@ except ImportError:
     _torch_ops = None
 
 
+_TorchTensor = _torch.Tensor if _torch is not None else ()
+
+
 def _is_torch(*tensors):
-    return _torch is not None and any(isinstance(t, _torch.Tensor) for t in tensors)
+    for t in tensors:  # a loop, not any(...): this runs on every call
+        if isinstance(t, _TorchTensor):
+            return True
+    return False
 
 
 def default_context():
@@ -75,7 +82,8 @@ def _run(name, context, tensors, *config):
                               f"{result.numel()} ({tuple(result.shape)})")
             output.copy_(result.reshape(output.shape))
         else:
-            getattr(_torch.ops.tdist, name)(*tensors, *config)
+            # What torch.ops.tdist.<name> does, without the dispatcher's ~15 us a call.
+            getattr(_K, name)(_torch_ops.context_for(tensors[-1]), *tensors, *config)
     else:
         getattr(_K, name)(_context(context), *tensors, *config)
 
@@ -83,10 +91,7 @@ def _run(name, context, tensors, *config):
 def all_reduce(input, output=None, *, algorithm="auto", chunk_bytes=256 << 10, programs=0, context=None):
     """output = the sum over PEs of input (output may be input, the default). Returns output."""
     output = input if output is None else output
-    if output is input and context is None and _is_torch(input) and not _compiling():
-        _torch.ops.tdist.all_reduce_(input, algorithm, chunk_bytes, programs)  # a torch op's args may not alias
-    else:
-        _run("all_reduce", context, (input, output), algorithm, chunk_bytes, programs)
+    _run("all_reduce", context, (input, output), algorithm, chunk_bytes, programs)
     return output
 
 
@@ -130,7 +135,8 @@ def moe_dispatch(x, topk_ids, recv, *, experts, top_k=1, capacity=0, programs=0,
             received, counts = _torch.ops.tdist.moe_dispatch_functional(x, topk_ids, *config)
             recv.copy_(received)
             return counts
-        return _torch.ops.tdist.moe_dispatch(x, topk_ids, recv, *config)
+        layout = _K.moe_dispatch(_torch_ops.context_for(recv), x, topk_ids, recv, *config)
+        return _torch_ops.counts_of(layout, experts)
     return _K.moe_dispatch(_context(context), x, topk_ids, recv, *config)
 
 
@@ -144,7 +150,8 @@ def moe_combine(expert_out, layout, topk_ids, topk_weights, out, *, experts, top
         if _compiling():
             out.copy_(_torch.ops.tdist.moe_combine_functional(expert_out, counts, topk_ids, topk_weights, *config))
         else:
-            _torch.ops.tdist.moe_combine(expert_out, counts, topk_ids, topk_weights, out, *config)
+            _K.moe_combine(_torch_ops.context_for(out), expert_out, _torch_ops.layout_of(counts), topk_ids,
+                           topk_weights, out, *config)
         return out
     if _torch is not None and isinstance(layout, _torch.Tensor):
         layout = DispatchLayout(layout.reshape(-1).tolist())

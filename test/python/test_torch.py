@@ -53,6 +53,16 @@ def test_all_reduce_on_torch_views(dtype):
     tk.all_reduce(x)  # in place
     sync()
     assert (y.float() == total(n, lambda pe: pe + 1)).all() and (x.float() == total(n, lambda pe: pe + 1)).all()
+    # A tensor torch will not export (a sparse one) is a tdist.Error that passes torch's reason on.
+    with pytest.raises(tdist.Error, match="input cannot be taken: ") as raised:
+        tk.all_reduce(torch.ones(8).to_sparse(), y)
+    assert raised.value.code == tdist.ErrorCode.InvalidParam
+    # The torch ops themselves (tdist.kernels calls the C++ calls directly in eager mode).
+    x.fill_(me + 1)
+    torch.ops.tdist.all_reduce(x, y, "auto", 256 << 10, 0)
+    torch.ops.tdist.all_reduce_(x, "auto", 256 << 10, 0)
+    sync()
+    assert (y.float() == total(n, lambda pe: pe + 1)).all() and (x.float() == total(n, lambda pe: pe + 1)).all()
     tdist.barrier_all()
     tdist.free_tensor(t)
     tdist.free_tensor(u)
@@ -227,6 +237,11 @@ def test_moe_dispatch_and_combine_as_torch_ops():
     tk.moe_combine(recv, counts, ids, weights, out, experts=experts, top_k=top_k, capacity=capacity)
     sync()
     assert torch.equal(out, 0.5 * x)  # experts that return their input: sum over k of 0.25 x
+    out.zero_()
+    again = torch.ops.tdist.moe_dispatch(x, ids, recv, experts, top_k, capacity, 0)  # the torch ops themselves
+    torch.ops.tdist.moe_combine(recv, again, ids, weights, out, experts, top_k, capacity, 0)
+    sync()
+    assert torch.equal(again, counts) and torch.equal(out, 0.5 * x)
 
     def moe(x, ids, weights, recv, out):
         counts = tk.moe_dispatch(x, ids, recv, experts=experts, top_k=top_k, capacity=capacity)
