@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "backends/cuda/cuda_state.h"
@@ -24,9 +25,16 @@ namespace {
 
 using Publisher = void (*)(const device::DeviceState &);
 
+// A module attached by attach_module: its state global's device address.
+struct AttachedModule {
+  CUmodule module;
+  CUdeviceptr address;
+};
+
 struct Publishers {
   std::mutex mutex;
   std::vector<Publisher> list;
+  std::vector<AttachedModule> modules;
   device::DeviceState current{};  // generation 0 = not initialized
   std::uint64_t generations = 0;
   int device = -1;  // the GPU of `current`: late publishers run on any thread
@@ -37,12 +45,26 @@ Publishers &publishers() {
   return p;
 }
 
+// Writes the state into an attached module's global; false when the module is gone (unloaded,
+// or its context destroyed): the caller drops it.
+bool publishToModule(const AttachedModule &attached, const device::DeviceState &state) {
+  const CUresult result = driver().memcpyHtoD(attached.address, &state, sizeof state);
+  if (result == CUDA_SUCCESS) return true;
+  if (result == CUDA_ERROR_INVALID_HANDLE || result == CUDA_ERROR_CONTEXT_IS_DESTROYED ||
+      result == CUDA_ERROR_INVALID_CONTEXT) {
+    return false;
+  }
+  check(result, "writing the device state into an attached module");
+  return true;
+}
+
 void publishAll(const device::DeviceState &state, int device) {
   Publishers &p = publishers();
   std::lock_guard<std::mutex> lock(p.mutex);
   p.current = state;
   p.device = device;
   for (Publisher publish : p.list) publish(state);
+  std::erase_if(p.modules, [&](const AttachedModule &m) { return !publishToModule(m, state); });
 }
 
 device::TeamState teamState(const runtime::TeamInfo &team) {
@@ -121,6 +143,33 @@ int registerDeviceState(void (*publish)(const device::DeviceState &)) {
     publish(p.current);
   }
   return static_cast<int>(p.list.size()) - 1;
+}
+
+bool attach_module(void *module) {
+  const DriverApi &d = driver();
+  CUmodule handle = static_cast<CUmodule>(module);
+  CUdeviceptr address = 0;
+  std::size_t bytes = 0;
+  const CUresult found = d.moduleGetGlobal(&address, &bytes, handle, "tdist_device_state");
+  if (found == CUDA_ERROR_NOT_FOUND) return false;
+  check(found, "cuModuleGetGlobal(tdist_device_state)", ErrorCode::InvalidParam);
+  if (bytes != sizeof(device::DeviceState)) {
+    throw Error(ErrorCode::InvalidParam,
+                "tdist::cuda::attach_module: the module's tdist_device_state has " + std::to_string(bytes) +
+                    " bytes and this runtime's DeviceState " + std::to_string(sizeof(device::DeviceState)) +
+                    ": the device library it links (libtdist_device) and the runtime come from different builds");
+  }
+  Publishers &p = publishers();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  const auto same = [&](const AttachedModule &m) { return m.module == handle; };
+  if (std::find_if(p.modules.begin(), p.modules.end(), same) == p.modules.end()) {
+    p.modules.push_back({handle, address});
+  }
+  if (p.current.generation != 0) {
+    check(cudaSetDevice(p.device), "cudaSetDevice before publishing the device state");
+    if (!publishToModule({handle, address}, p.current)) std::erase_if(p.modules, same);
+  }
+  return true;
 }
 
 void startDeviceState(runtime::RuntimeState &state) {

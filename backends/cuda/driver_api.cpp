@@ -59,7 +59,9 @@ const Loaded &loaded() {
            lookUp("cuStreamWriteValue32", &d.streamWriteValue32, why) &&
            lookUp("cuStreamWriteValue64", &d.streamWriteValue64, why) &&
            lookUp("cuStreamWaitValue32", &d.streamWaitValue32, why) &&
-           lookUp("cuStreamWaitValue64", &d.streamWaitValue64, why);
+           lookUp("cuStreamWaitValue64", &d.streamWaitValue64, why) &&
+           lookUp("cuModuleGetGlobal", &d.moduleGetGlobal, why) &&
+           lookUp("cuMemcpyHtoD", &d.memcpyHtoD, why);
     return l;
   }();
   return result;

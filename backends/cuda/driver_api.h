@@ -37,6 +37,8 @@ struct DriverApi {
   CUresult (*streamWriteValue64)(CUstream, CUdeviceptr, cuuint64_t, unsigned);
   CUresult (*streamWaitValue32)(CUstream, CUdeviceptr, cuuint32_t, unsigned);
   CUresult (*streamWaitValue64)(CUstream, CUdeviceptr, cuuint64_t, unsigned);
+  CUresult (*moduleGetGlobal)(CUdeviceptr *, std::size_t *, CUmodule, const char *);
+  CUresult (*memcpyHtoD)(CUdeviceptr, const void *, std::size_t);
 };
 
 // The entry points, looked up once; Error(NotSupported) naming the first one the installed

@@ -27,6 +27,15 @@ namespace tdist::cuda {
 // init, and with a zeroed state (generation 0) at finalize. Returns the registration's index.
 int registerDeviceState(void (*publish)(const device::DeviceState &));
 
+// A module loaded by someone else (Triton's, for kernels of tdist.language) that links the device
+// library as bitcode holds the state in a global of its own, `tdist_device_state`. attach_module
+// has the backend fill it as it fills its own copies: at once when the runtime is initialized, at
+// every later init, zeroed at finalize. Returns false, touching nothing, when the module has no
+// such global; throws Error(InvalidParam) when the global's size is not this runtime's
+// DeviceState (the device library and the runtime come from different builds), and
+// Error(NotSupported) without a CUDA driver. module: a CUmodule. Needs no init; thread-safe.
+bool attach_module(void *module);
+
 // The GPU ordinal this PE drives: TDIST_LOCAL_PE (else my_pe) modulo the device count.
 int device();
 // The PEs of the job that drive this PE's GPU, this one counted (1 when it has the GPU alone).

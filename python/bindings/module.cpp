@@ -211,6 +211,20 @@ NB_MODULE(_C, m) {
       },
       nb::arg("address"), nb::arg("bytes"),
       "Whether bytes at address (a data pointer, host or device) lie on this PE's symmetric heap");
+  m.def(
+      "cuda_module_attach",
+      [](std::uintptr_t module) {
+#ifdef TDIST_PYTHON_WITH_CUDA
+        return cuda::attach_module(reinterpret_cast<void *>(module));
+#else
+        (void)module;
+        throw Error(ErrorCode::NotSupported, "tdist.cuda_module_attach: this tdist was built without the cuda backend");
+        return false;
+#endif
+      },
+      nb::arg("module"),
+      "Has the runtime fill the device state of a loaded CUmodule (a handle) that links the device library; "
+      "False when it does not");
   m.def("cuda_device_count", [] {
     int count = 0;
 #ifdef TDIST_PYTHON_WITH_CUDA

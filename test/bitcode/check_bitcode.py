@@ -13,10 +13,15 @@ import tempfile
 
 ENTRY_POINTS = ["tdist_rank", "tdist_num_ranks", "tdist_symm_at", "tdist_putmem", "tdist_getmem",
                 "tdist_putmem_nbi", "tdist_getmem_nbi", "tdist_putmem_warp", "tdist_putmem_block",
-                "tdist_quiet", "tdist_fence"]
+                "tdist_quiet", "tdist_fence", "tdist_program_putmem", "tdist_program_getmem",
+                "tdist_program_putmem_nbi", "tdist_program_getmem_nbi", "tdist_program_quiet", "tdist_program_fence",
+                "tdist_program_barrier_all", "tdist_program_sync_all"]
 for word in ("i32", "i64", "u64"):
     ENTRY_POINTS += [f"tdist_notify_{word}", f"tdist_wait_{word}", f"tdist_signal_op_{word}",
                      f"tdist_signal_wait_until_{word}", f"tdist_putmem_signal_{word}"]
+    ENTRY_POINTS += [f"tdist_program_{name}_{word}" for name in (
+        "notify", "wait", "putmem_signal", "signal_op", "signal_wait_until", "atomic_fetch_add",
+        "atomic_compare_swap", "atomic_swap", "atomic_fetch", "atomic_set", "atomic_add")]
 
 failures = []
 
@@ -48,7 +53,8 @@ def main():
 
     with tempfile.TemporaryDirectory() as folder:
         ptx_path, cubin = f"{folder}/device.ptx", f"{folder}/device.cubin"
-        subprocess.run([llc, "-march=nvptx64", "-mcpu=sm_90a", "-mattr=+ptx80", bitcode, "-o", ptx_path], check=True)
+        subprocess.run([llc, "-march=nvptx64", "-mcpu=sm_90a", "-mattr=+ptx80", "-nvptx-short-ptr", bitcode, "-o", ptx_path],
+                       check=True)
         ptx = open(ptx_path).read()
         expect(re.search(r"^\.visible \.const \.align 8 \.b8 tdist_device_state\[\d+\];", ptx, flags=re.MULTILINE),
                "the PTX has no .visible .const tdist_device_state")
@@ -59,6 +65,12 @@ def main():
                "tdist_notify_u64 does not store with release (SET) and add with release (ADD)")
         wait = ptx_function(ptx, "tdist_signal_wait_until_u64")
         expect(re.search(r"ld\.acquire\.(gpu|sys)", wait), "tdist_signal_wait_until_u64 does not load with acquire")
+        program_notify = ptx_function(ptx, "tdist_program_notify_u64")
+        expect("bar.sync" in program_notify and re.search(r"st\.release\.(gpu|sys)", program_notify),
+               "tdist_program_notify_u64 does not store with release after a CTA barrier")
+        program_wait = ptx_function(ptx, "tdist_program_wait_u64")
+        expect("bar.sync" in program_wait and re.search(r"ld\.acquire\.(gpu|sys)", program_wait),
+               "tdist_program_wait_u64 does not load with acquire and end with a CTA barrier")
         run = subprocess.run([ptxas, "-arch=sm_90a", "-c", ptx_path, "-o", cubin], capture_output=True, text=True)
         expect(run.returncode == 0, f"ptxas failed: {run.stderr[:400]}")
 

@@ -83,9 +83,13 @@ __device__ __forceinline__ void describe_wait(volatile WaitDescription *wait, co
 
 // Fills the PE's hang record (if this wait wins the claim) and ends the kernel. Kept out of line:
 // it runs once per job at most, and inlining it would cost every waiting kernel registers. The
-// site comes by value: a reference would make every wait build it in local memory.
-[[noreturn]] inline __device__ __noinline__ void expire(WaitSite site, const void *address,
+// site comes as its fields, in registers: a reference would make every wait build it in local
+// memory, and a struct by value is a byval pointer to local memory for clang (the bitcode), which
+// the NVPTX back end of Triton's LLVM cannot lower with 32-bit local pointers.
+[[noreturn]] inline __device__ __noinline__ void expire(const char *call, shmem::Cmp predicate,
+                                                         std::int64_t expected, int slots, const void *address,
                                                          std::int64_t observed, int slot) {
+  const WaitSite site{call, predicate, expected, slots};
   const DeviceState &s = state();
   if (s.abort_flag != nullptr && *s.abort_flag != 0) __trap();
   // hang_claim lies past the user heap, so 0 means the internal layout was never published.
@@ -104,9 +108,11 @@ __device__ __forceinline__ void describe_wait(volatile WaitDescription *wait, co
 }
 
 // Claims the PE's wait note for this wait and writes it; false when another wait holds it.
-// Out of line, like expire: it runs once per wait that lasted, never on the fast path.
-inline __device__ __noinline__ bool note_wait(WaitSite site, const void *address, std::int64_t observed,
-                                              int slot) {
+// Out of line, like expire (and for the same reasons given its site as fields): it runs once per
+// wait that lasted, never on the fast path.
+inline __device__ __noinline__ bool note_wait(const char *call, shmem::Cmp predicate, std::int64_t expected,
+                                              int slots, const void *address, std::int64_t observed, int slot) {
+  const WaitSite site{call, predicate, expected, slots};
   const DeviceState &s = state();
   if (s.wait_note == nullptr || s.heap_base == nullptr || s.internal.hang_claim == 0) return false;
   auto *claim = reinterpret_cast<std::uint32_t *>(own_segment() + s.internal.hang_claim) + 1;
@@ -165,7 +171,7 @@ class WaitLoop {
     if (s.abort_flag != nullptr && *s.abort_flag != 0) __trap();
     std::uint64_t timeout = s.wait_timeout_ns != 0 ? s.wait_timeout_ns : WaitPolicy::kDefaultTimeoutNs;
     std::uint64_t waited = ptx::global_timer() - started_ns_;
-    if (waited >= timeout) expire(site, address, observed, slot);
+    if (waited >= timeout) expire(site.call, site.predicate, site.expected, site.slots, address, observed, slot);
     if (sleep_ns_ == 0 && waited >= WaitPolicy::kSpinNs) sleep_ns_ = WaitPolicy::kFirstSleepNs;
     if (noted_) {
       volatile WaitNote *note = s.wait_note;
@@ -173,7 +179,7 @@ class WaitLoop {
       note->wait.slot = slot;
     } else if (!note_tried_ && waited >= WaitPolicy::kNoteAfterNs) {
       note_tried_ = true;
-      noted_ = note_wait(site, address, observed, slot);
+      noted_ = note_wait(site.call, site.predicate, site.expected, site.slots, address, observed, slot);
     }
   }
 

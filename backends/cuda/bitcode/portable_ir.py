@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""portable_ir.py IN.ll OUT.ll - the device library's LLVM IR (text, from LLVM 22) without the
+constructs that LLVM 22 introduced and older LLVMs cannot parse, so that the LLVM inside a Triton
+release (3.6: an LLVM 21 snapshot) links it: the one-argument lifetime intrinsics (markers only,
+dropped with their declarations) and the nocreateundeforpoison attribute (an optimisation hint).
+Fails, naming the construct, if IN still holds one after the rewrite."""
+import re
+import sys
+
+LIFETIME_CALL = re.compile(r"^\s*(?:tail |musttail |notail )?call void @llvm\.lifetime\.(?:start|end)\.p\d+\(.*\n",
+                           flags=re.MULTILINE)
+LIFETIME_DECLARATION = re.compile(r"^declare void @llvm\.lifetime\.(?:start|end)\.p\d+\(.*\n", flags=re.MULTILINE)
+DROPPED = [(LIFETIME_CALL, ""), (LIFETIME_DECLARATION, ""), (re.compile(r" nocreateundeforpoison\b"), "")]
+
+
+def main():
+    source, target = sys.argv[1:3]
+    ir = open(source, encoding="utf-8").read()
+    for pattern, replacement in DROPPED:
+        ir = pattern.sub(replacement, ir)
+    for left in ("llvm.lifetime.", "nocreateundeforpoison"):
+        if left in ir:
+            sys.exit(f"portable_ir.py: {source} still holds {left} after the rewrite")
+    with open(target, "w", encoding="utf-8") as out:
+        out.write(ir)
+
+
+if __name__ == "__main__":
+    main()
