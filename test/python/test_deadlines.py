@@ -35,3 +35,34 @@ def test_a_pe_that_skips_a_barrier_ends_the_job_with_a_diagnostic():
         pytest.skip("no GPU for the cuda backend")
     assert status == 97, output
     assert "PE 0" in output and "wait passed its deadline" in output, output
+
+
+TRITON_WAIT = """
+import torch, triton, triton.language as tl
+import tdist, tdist.language as tdl
+
+@tdl.jit
+def stuck(signals):
+    tdl.wait(signals, 1, "sys", "acquire", 1)
+
+tdist.init()
+signals = torch.from_dlpack(tdist.zeros(8, "uint64"))
+stuck[(1,)](signals)
+torch.cuda.synchronize()
+"""
+
+
+def test_a_triton_kernel_waiting_for_nothing_ends_at_its_deadline():
+    if os.environ.get("TDIST_BACKEND", "cpu") != "cuda":
+        import pytest
+        pytest.skip("Triton kernels run on the cuda backend")
+    import importlib.util
+    if importlib.util.find_spec("torch") is None or importlib.util.find_spec("triton") is None:
+        import pytest
+        pytest.skip("no torch or triton")
+    status, output = run(1, TRITON_WAIT, "--hang-check", "0")
+    if status == 77:
+        import pytest
+        pytest.skip("no GPU for the cuda backend")
+    assert status == 97, output
+    assert "tdist::device::wait" in output and "passed its deadline" in output, output

@@ -203,3 +203,47 @@ def test_attaching_what_is_not_a_module_is_an_error():
     import tdist
     with pytest.raises(tdist.Error):  # no driver here: NotSupported; a bad handle on a GPU: InvalidParam
         tdist._C.cuda_module_attach(0)
+
+
+def example(name):
+    """A module of examples/triton, imported from its file."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "triton", f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"tdist_example_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_ring_allreduce_example_compiles():
+    ring = example("ring_allreduce").ring_allreduce
+    kernel = compile_kernel(ring, {"data": "*fp32", "staging": "*fp32", "signals": "*u64", "epoch": "i32"},
+                            {"CHUNK": 65536, "TILE": 16384})
+    ptx = kernel.asm["ptx"]
+    assert unresolved(ptx) == [] and len(kernel.asm["cubin"]) > 0
+    assert re.search(r"st\.release\.(gpu|sys)", ptx) and re.search(r"ld\.acquire\.(gpu|sys)", ptx)
+
+
+def test_the_allgather_gemm_example_compiles_to_tensor_core_tiles():
+    gemm = example("allgather_gemm").allgather_gemm
+    signature = {"a": "*fp16", "b": "*fp16", "c": "*fp16", "gathered": "*fp16", "signals": "*u64", "epoch": "i32",
+                 "M_LOCAL": "i32", "K": "i32", "N": "i32"}
+    kernel = compile_kernel(gemm, signature, {"PRODUCERS": 2, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64,
+                                              "COPY": 4096})
+    ptx = kernel.asm["ptx"]
+    assert unresolved(ptx) == [] and len(kernel.asm["cubin"]) > 0
+    assert re.search(r"wgmma|mma\.sync", ptx)
+
+
+def test_the_kernel_of_docs_triton_compiles_as_printed(tmp_path):
+    import importlib.util
+    page = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "TRITON.md"), encoding="utf-8").read()
+    blocks = re.findall(r"^```python\n(.*?)^```", page, flags=re.MULTILINE | re.DOTALL)
+    assert blocks, "docs/TRITON.md has no python block"
+    program = tmp_path / "docs_triton.py"  # imported, not run: its launch runs as a program, on a GPU
+    program.write_text(blocks[0])
+    spec = importlib.util.spec_from_file_location("docs_triton", program)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    kernel = compile_kernel(module.pass_right, {"data": "*fp32", "signals": "*u64", "out": "*fp32"}, {"N": 1024})
+    assert unresolved(kernel.asm["ptx"]) == [] and len(kernel.asm["cubin"]) > 0
