@@ -32,6 +32,17 @@ def write(tensor, values):
     torch.cuda.synchronize()
 
 
+def example(name):
+    """A module of examples/triton (its kernels and helpers), imported from its file."""
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "triton", f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"tdist_example_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def pytest_runtest_logreport(report):
     # At once, not in the summary: a PE that fails a test leaves the others in a collective call,
     # and tdist-run ends the job (with its diagnostic) before any summary is printed.

@@ -16,6 +16,7 @@ import triton.language as tl  # noqa: E402
 import tdist  # noqa: E402
 import tdist.language as tdl  # noqa: E402
 import tdist.language.shmem as shmem  # noqa: E402
+from conftest import example  # noqa: E402
 
 pytestmark = pytest.mark.skipif("tdist.backend() != 'cuda'", reason="Triton kernels run on the cuda backend")
 SLOT = tl.constexpr(8)
@@ -150,15 +151,6 @@ def test_put_with_signal_delivers_the_data_first():
     assert int(signal[0].item()) == rounds and int(mismatches.sum().item()) == 0
     for h in (t, u, v, w):
         tdist.free_tensor(h)
-
-
-def example(name):
-    import importlib.util
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "triton", f"{name}.py")
-    spec = importlib.util.spec_from_file_location(f"tdist_example_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_ring_allreduce_example_against_torch():

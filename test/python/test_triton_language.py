@@ -23,6 +23,7 @@ from triton.compiler import ASTSource  # noqa: E402
 os.environ.setdefault("TDIST_LANGUAGE_PLATFORM", "cuda")  # compiling for a GPU this machine may lack
 import tdist.language as tdl  # noqa: E402
 import tdist.language.shmem as shmem  # noqa: E402
+from conftest import example  # noqa: E402
 
 try:
     tdl.device_library()
@@ -203,16 +204,6 @@ def test_attaching_what_is_not_a_module_is_an_error():
     import tdist
     with pytest.raises(tdist.Error):  # no driver here: NotSupported; a bad handle on a GPU: InvalidParam
         tdist._C.cuda_module_attach(0)
-
-
-def example(name):
-    """A module of examples/triton, imported from its file."""
-    import importlib.util
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "triton", f"{name}.py")
-    spec = importlib.util.spec_from_file_location(f"tdist_example_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_ring_allreduce_example_compiles():
