@@ -91,6 +91,11 @@ typedef enum { ACLSHMEMX_INIT_WITH_DEFAULT = 0 } aclshmemx_bootstrap_t;
 int aclshmemx_set_attributes(int my_pe, int n_pes, uint64_t local_mem_size, const char *ip_port,
                              aclshmemx_init_attr_t *attr);
 int aclshmemx_init_attr(aclshmemx_bootstrap_t flags, aclshmemx_init_attr_t *attr);
+/* TLS between the PEs and the bootstrap store for the inits that follow (seed 001 §5.1): with
+ * enable, tls_info (tls_info_len bytes) is "ca=FILE;cert=FILE;key=FILE", PEM files of the job's CA,
+ * this PE's certificate signed by it and its key; without, TLS is off (the default, unless
+ * TDIST_TLS_CA/_CERT/_KEY are set). Checks the text, not yet the files (init does). */
+int aclshmemx_set_conf_store_tls(int enable, const char *tls_info, uint32_t tls_info_len);
 /* Initializes from the environment that tdist-run sets (TDIST_PE, TDIST_N_PES, ...). */
 int aclshmem_init(void);
 int aclshmem_finalize(void);

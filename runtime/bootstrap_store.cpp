@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "runtime/bootstrap_store_server.h"
+#include "runtime/bootstrap_tls.h"
 #include "runtime/bootstrap_store_wire.h"
 #include "tdist/error.h"
 
@@ -83,7 +84,8 @@ long long elapsedMs(Clock::time_point since) {
 enum class Io { Done, TimedOut, Closed };
 struct IoResult {
   Io status;
-  int err = 0;  // with Closed: errno, or 0 when the peer closed in order
+  int err = 0;          // with Closed: errno, or 0 when the peer closed in order
+  std::string failure = {};  // with Closed by TLS: why (not worth retrying)
 };
 
 // False once the deadline has passed; true when fd may be ready (the next call says how).
@@ -97,45 +99,43 @@ bool waitReady(int fd, short events, Clock::time_point deadline) {
   }
 }
 
-IoResult sendAll(int fd, std::span<const std::byte> bytes, Clock::time_point deadline) {
-  std::size_t sent = 0;
-  while (sent < bytes.size()) {
-    const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
-    if (n > 0) {
-      sent += static_cast<std::size_t>(n);
-    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      if (!waitReady(fd, POLLOUT, deadline)) return {Io::TimedOut};
-    } else if (n < 0 && errno != EINTR) {
-      return {Io::Closed, errno};
+// Moves all of bytes through one direction of the stream (write, or read into them).
+template <typename Step>
+IoResult transfer(int fd, std::size_t size, Clock::time_point deadline, Step step) {
+  std::size_t done = 0;
+  while (done < size) {
+    const StreamStep s = step(done);
+    if (s.kind == StreamStep::Bytes) {
+      done += s.n;
+    } else if (s.kind == StreamStep::Closed) {
+      return {Io::Closed, s.err, s.failure};
+    } else if (!waitReady(fd, s.kind == StreamStep::WantRead ? POLLIN : POLLOUT, deadline)) {
+      return {Io::TimedOut};
     }
   }
   return {Io::Done};
 }
 
-IoResult recvExact(int fd, std::byte *data, std::size_t size, Clock::time_point deadline) {
-  std::size_t got = 0;
-  while (got < size) {
-    const ssize_t n = ::recv(fd, data + got, size - got, 0);
-    if (n > 0) {
-      got += static_cast<std::size_t>(n);
-    } else if (n == 0) {
-      return {Io::Closed, 0};
-    } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      if (!waitReady(fd, POLLIN, deadline)) return {Io::TimedOut};
-    } else if (errno != EINTR) {
-      return {Io::Closed, errno};
-    }
-  }
-  return {Io::Done};
+IoResult sendAll(Stream &stream, int fd, std::span<const std::byte> bytes, Clock::time_point deadline) {
+  return transfer(fd, bytes.size(), deadline,
+                  [&](std::size_t done) { return stream.write(bytes.data() + done, bytes.size() - done); });
 }
 
-IoResult recvMessage(int fd, Bytes &body, Clock::time_point deadline) {
+IoResult recvExact(Stream &stream, int fd, std::byte *data, std::size_t size, Clock::time_point deadline) {
+  return transfer(fd, size, deadline, [&](std::size_t done) {
+    StreamStep s = stream.read(data + done, size - done);
+    if (s.kind == StreamStep::Bytes && s.n == 0) return StreamStep{StreamStep::Closed, 0, 0};
+    return s;
+  });
+}
+
+IoResult recvMessage(Stream &stream, int fd, Bytes &body, Clock::time_point deadline) {
   std::byte prefix[kLengthBytes];
-  if (IoResult r = recvExact(fd, prefix, sizeof prefix, deadline); r.status != Io::Done) return r;
+  if (IoResult r = recvExact(stream, fd, prefix, sizeof prefix, deadline); r.status != Io::Done) return r;
   const std::size_t length = readLength(prefix);
   if (length == 0 || length > kMaxMessageBytes) return {Io::Closed, EPROTO};
   body.resize(length);
-  return recvExact(fd, body.data(), length, deadline);
+  return recvExact(stream, fd, body.data(), length, deadline);
 }
 
 // ---- the client ---------------------------------------------------------------------------
@@ -148,11 +148,13 @@ class TcpBootstrapStore final : public BootstrapStore {
         where_(formatEndpoint(endpoint)),
         context_(" (PE " + std::to_string(options.my_pe) + ", store at " + where_ + ")"),
         op_timeout_(options.op_timeout) {
+    if (options.tls.enabled()) tls_ = TlsContext::make(options.tls, TlsContext::Side::Client);
     connect(endpoint, options);
   }
 
   ~TcpBootstrapStore() override {
     sayGoodbye();
+    stream_ = Stream();
     fd_.reset();
     if (server_) server_->stopWhenPesLeave(op_timeout_);
   }
@@ -186,8 +188,8 @@ class TcpBootstrapStore final : public BootstrapStore {
 
  private:
   void connect(const Endpoint &endpoint, const BootstrapOptions &options);
-  std::optional<UniqueFd> tryConnect(const Endpoint &endpoint, const BootstrapOptions &options,
-                                     Clock::time_point deadline, std::string *transient_error);
+  bool tryConnect(const Endpoint &endpoint, const BootstrapOptions &options, Clock::time_point deadline,
+                  std::string *transient_error);
   std::vector<Bytes> collective(CollectiveKind kind, std::uint64_t seq, std::span<const std::byte> mine);
   void send(const Bytes &request, const std::string &what, Clock::time_point deadline);
   Bytes exchange(const Bytes &request, const std::string &what);
@@ -236,7 +238,9 @@ class TcpBootstrapStore final : public BootstrapStore {
   std::string where_;
   std::string context_;  // appended to error messages
   std::chrono::milliseconds op_timeout_;
+  std::shared_ptr<TlsContext> tls_;  // null: plain TCP
   UniqueFd fd_;
+  Stream stream_;  // over fd_
   std::uint64_t barriers_ = 0;
   std::uint64_t allgathers_ = 0;
   std::optional<Error> broken_;
@@ -251,10 +255,7 @@ void TcpBootstrapStore::connect(const Endpoint &endpoint, const BootstrapOptions
   auto pause = std::chrono::milliseconds(1);
   std::string last_error;
   for (;;) {
-    if (auto fd = tryConnect(endpoint, options, deadline, &last_error)) {
-      fd_ = std::move(*fd);
-      return;
-    }
+    if (tryConnect(endpoint, options, deadline, &last_error)) return;
     const auto left = deadline - Clock::now();
     if (left <= Clock::duration::zero()) break;
     std::this_thread::sleep_for(std::min<Clock::duration>(pause, left));
@@ -265,10 +266,11 @@ void TcpBootstrapStore::connect(const Endpoint &endpoint, const BootstrapOptions
                                         std::to_string(elapsedMs(start)) + " ms: " + last_error);
 }
 
-// A connected, welcomed socket; or nothing, with *transient_error saying why this attempt failed.
-// Throws when the store refuses this PE, since retrying cannot change its answer.
-std::optional<UniqueFd> TcpBootstrapStore::tryConnect(const Endpoint &endpoint, const BootstrapOptions &options,
-                                                      Clock::time_point deadline, std::string *transient_error) {
+// Connects and is welcomed (fd_ and stream_ set, true); or false, with *transient_error saying why
+// this attempt failed. Throws when the store refuses this PE, or TLS does (a certificate that is
+// not accepted), since retrying cannot change the answer.
+bool TcpBootstrapStore::tryConnect(const Endpoint &endpoint, const BootstrapOptions &options,
+                                   Clock::time_point deadline, std::string *transient_error) {
   AddrInfoList addresses = resolve(endpoint, /*passive=*/false, transient_error);
   for (addrinfo *ai = addresses.get(); ai != nullptr; ai = ai->ai_next) {
     UniqueFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol));
@@ -299,8 +301,13 @@ std::optional<UniqueFd> TcpBootstrapStore::tryConnect(const Endpoint &endpoint, 
                             .str(options.secret)
                             .finish();
     Bytes reply;
-    IoResult io = sendAll(fd.get(), hello, deadline);
-    if (io.status == Io::Done) io = recvMessage(fd.get(), reply, deadline);
+    Stream stream(fd.get(), tls_);
+    IoResult io = sendAll(stream, fd.get(), hello, deadline);
+    if (io.status == Io::Done) io = recvMessage(stream, fd.get(), reply, deadline);
+    if (!io.failure.empty()) {
+      throw Error(ErrorCode::Bootstrap, "bootstrap store at " + where_ + " and PE " + std::to_string(options.my_pe) +
+                                            " could not agree on TLS: " + io.failure);
+    }
     if (io.status == Io::TimedOut) {
       *transient_error = "no answer to the hello";
       continue;
@@ -312,7 +319,11 @@ std::optional<UniqueFd> TcpBootstrapStore::tryConnect(const Endpoint &endpoint, 
     }
     try {
       MessageReader msg(reply);
-      if (msg.type() == MsgType::Welcome) return fd;
+      if (msg.type() == MsgType::Welcome) {
+        fd_ = std::move(fd);
+        stream_ = std::move(stream);
+        return true;
+      }
       if (msg.type() == MsgType::Retry) {
         *transient_error = "the store asked to retry: " + msg.str();
         continue;
@@ -326,7 +337,7 @@ std::optional<UniqueFd> TcpBootstrapStore::tryConnect(const Endpoint &endpoint, 
       *transient_error = std::string("malformed answer to the hello: ") + e.what();
     }
   }
-  return std::nullopt;
+  return false;
 }
 
 std::vector<Bytes> TcpBootstrapStore::collective(CollectiveKind kind, std::uint64_t seq,
@@ -348,7 +359,7 @@ std::vector<Bytes> TcpBootstrapStore::collective(CollectiveKind kind, std::uint6
 }
 
 void TcpBootstrapStore::send(const Bytes &request, const std::string &what, Clock::time_point deadline) {
-  const IoResult io = sendAll(fd_.get(), request, deadline);
+  const IoResult io = sendAll(stream_, fd_.get(), request, deadline);
   if (io.status == Io::TimedOut) {
     fail(ErrorCode::Bootstrap,
          "bootstrap " + what + " timed out after " + std::to_string(op_timeout_.count()) + " ms sending the request");
@@ -364,7 +375,7 @@ Bytes TcpBootstrapStore::exchange(const Bytes &request, const std::string &what)
   const auto deadline = Clock::now() + op_timeout_;
   send(request, what, deadline);
   Bytes reply;
-  const IoResult io = recvMessage(fd_.get(), reply, deadline);
+  const IoResult io = recvMessage(stream_, fd_.get(), reply, deadline);
   if (io.status == Io::TimedOut)
     fail(ErrorCode::Bootstrap, "bootstrap " + what + " timed out after " + std::to_string(op_timeout_.count()) + " ms");
   if (io.status == Io::Closed) {
@@ -383,9 +394,10 @@ void TcpBootstrapStore::sayGoodbye() noexcept {
   // failed is not waited for: its job is ending, and its server may be what failed.
   try {
     const auto deadline = Clock::now() + op_timeout_;
-    if (sendAll(fd_.get(), MessageWriter(MsgType::Goodbye).finish(), deadline).status != Io::Done || broken_) return;
+    if (sendAll(stream_, fd_.get(), MessageWriter(MsgType::Goodbye).finish(), deadline).status != Io::Done || broken_)
+      return;
     Bytes reply;
-    while (recvMessage(fd_.get(), reply, deadline).status == Io::Done) {
+    while (recvMessage(stream_, fd_.get(), reply, deadline).status == Io::Done) {
       // Answers to calls that timed out may still be queued ahead of the acknowledgement.
       if (MessageReader(reply).type() == MsgType::GoodbyeAck) return;
     }
@@ -439,7 +451,10 @@ std::unique_ptr<BootstrapStore> connectBootstrapStore(const Endpoint &endpoint, 
     UniqueFd listen_fd = options.listen_fd >= 0 ? adoptListeningSocket(options.listen_fd) : listenOn(endpoint);
     server = std::make_unique<BootstrapServer>(
         std::move(listen_fd),
-        ServerOptions{.n_pes = options.n_pes, .secret = options.secret, .hello_timeout = options.hello_timeout});
+        ServerOptions{.n_pes = options.n_pes,
+                      .secret = options.secret,
+                      .hello_timeout = options.hello_timeout,
+                      .tls = options.tls.enabled() ? TlsContext::make(options.tls, TlsContext::Side::Server) : nullptr});
   }
   return std::make_unique<TcpBootstrapStore>(endpoint, options, std::move(server));
 }

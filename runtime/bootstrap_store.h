@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/bootstrap_tls.h"
+
 namespace tdist::runtime {
 
 struct Endpoint {
@@ -51,6 +53,9 @@ struct BootstrapOptions {
   // accepted (logging the peer's address), so that silent connections cannot pile up. PEs send
   // their hello as soon as they connect; once welcomed, a PE is never timed out by this.
   std::chrono::milliseconds hello_timeout{std::chrono::seconds(10)};
+  // TLS between every PE and the store (runtime/bootstrap_tls.h); off when empty. The same on
+  // every PE: a PE without it cannot talk to a store with it, and the reverse.
+  TlsOptions tls;
 };
 
 using Bytes = std::vector<std::byte>;

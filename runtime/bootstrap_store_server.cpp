@@ -54,6 +54,7 @@ class BootstrapServer::Loop {
         n_pes_(options.n_pes),
         secret_(std::move(options.secret)),
         hello_timeout_(options.hello_timeout),
+        tls_(std::move(options.tls)),
         pes_(n_pes_, PeState::Absent),
         left_how_(n_pes_),
         by_pe_(n_pes_, nullptr) {}
@@ -65,6 +66,7 @@ class BootstrapServer::Loop {
 
   struct Connection {
     UniqueFd fd;
+    Stream stream;     // over fd: plain or TLS
     std::string peer;  // for the log
     Bytes in;          // received, not yet handled
     Bytes out;         // queued, not yet sent
@@ -72,6 +74,9 @@ class BootstrapServer::Loop {
     int pe = -1;  // set once the hello is accepted
     Clock::time_point hello_deadline;  // closed then, unless welcomed as a PE by then
     bool close_after_flush = false;
+    // TLS reads may need the socket writable, and writes readable (a handshake, a renegotiation).
+    bool read_wants_write = false;
+    bool write_wants_read = false;
     bool dead = false;
     bool reaped = false;
   };
@@ -111,6 +116,7 @@ class BootstrapServer::Loop {
   int n_pes_;
   std::string secret_;
   std::chrono::milliseconds hello_timeout_;
+  std::shared_ptr<TlsContext> tls_;  // null: plain TCP
   bool stopping_ = false;
   Clock::time_point accept_paused_until_{};
   int strangers_logged_ = 0;
@@ -142,7 +148,7 @@ void BootstrapServer::Loop::run(const std::atomic<std::int64_t> &stop_at_ns, int
     fds.push_back({wake_fd, POLLIN, 0});
     fds.push_back({accepting ? listen_fd_.get() : -1, POLLIN, 0});  // poll() skips a negative fd
     for (auto &c : conns_) {
-      const short want_out = c->out_sent < c->out.size() ? POLLOUT : 0;
+      const short want_out = c->out_sent < c->out.size() || c->read_wants_write ? POLLOUT : 0;
       fds.push_back({c->fd.get(), static_cast<short>(POLLIN | want_out), 0});
     }
     if (::poll(fds.data(), fds.size(), pollTimeoutMs(now, wake_at)) < 0) {
@@ -160,8 +166,8 @@ void BootstrapServer::Loop::run(const std::atomic<std::int64_t> &stop_at_ns, int
     for (std::size_t i = 0; i < polled; ++i) {
       Connection &c = *conns_[i];
       const short revents = fds[i + 2].revents;
-      if (revents & (POLLIN | POLLHUP | POLLERR)) receive(c);
-      if (revents & POLLOUT) flush(c);
+      if ((revents & (POLLIN | POLLHUP | POLLERR)) || (c.read_wants_write && (revents & POLLOUT))) receive(c);
+      if ((revents & POLLOUT) || (c.write_wants_read && (revents & POLLIN))) flush(c);
     }
     if (fds[1].revents & POLLIN) acceptOne();
     reap();
@@ -196,6 +202,7 @@ void BootstrapServer::Loop::acceptOne() {
   setNoDelay(fd);
   auto c = std::make_unique<Connection>();
   c->fd = UniqueFd(fd);
+  c->stream = Stream(fd, tls_);
   c->peer = peerName(fd);
   c->hello_deadline = Clock::now() + hello_timeout_;
   conns_.push_back(std::move(c));
@@ -243,19 +250,24 @@ void BootstrapServer::Loop::logStranger(const std::string &line) {
 
 void BootstrapServer::Loop::receive(Connection &c) {
   std::byte buffer[64 * 1024];
+  c.read_wants_write = false;
+  // Until the stream has nothing more: TLS may hold decrypted bytes that poll() cannot see.
   for (;;) {
-    const ssize_t n = ::recv(c.fd.get(), buffer, sizeof buffer, 0);
-    if (n > 0) {
-      if (!c.close_after_flush) c.in.insert(c.in.end(), buffer, buffer + n);
-      if (static_cast<std::size_t>(n) < sizeof buffer) break;
-    } else if (n < 0 && errno == EINTR) {
+    const StreamStep step = c.stream.read(buffer, sizeof buffer);
+    if (step.kind == StreamStep::Bytes && step.n > 0) {
+      if (!c.close_after_flush) c.in.insert(c.in.end(), buffer, buffer + step.n);
       continue;
-    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      break;
-    } else {
-      c.dead = true;  // orderly close or reset; what arrived before still counts (a goodbye)
+    }
+    if (step.kind == StreamStep::WantRead) break;
+    if (step.kind == StreamStep::WantWrite) {
+      c.read_wants_write = true;
       break;
     }
+    // Orderly close or reset; what arrived before still counts (a goodbye). A TLS failure is a
+    // peer that could not show the job's certificate: a stranger.
+    if (!step.failure.empty() && c.pe < 0) logStranger("bootstrap store refused " + c.peer + ": " + step.failure);
+    c.dead = true;
+    break;
   }
   handleMessages(c);
 }
@@ -443,13 +455,15 @@ void BootstrapServer::Loop::queue(Connection &c, Bytes message) {
 }
 
 void BootstrapServer::Loop::flush(Connection &c) {
+  c.write_wants_read = false;
   while (!c.dead && c.out_sent < c.out.size()) {
-    const ssize_t n = ::send(c.fd.get(), c.out.data() + c.out_sent, c.out.size() - c.out_sent, MSG_NOSIGNAL);
-    if (n > 0) {
-      c.out_sent += static_cast<std::size_t>(n);
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    const StreamStep step = c.stream.write(c.out.data() + c.out_sent, c.out.size() - c.out_sent);
+    if (step.kind == StreamStep::Bytes) {
+      c.out_sent += step.n;
+    } else if (step.kind == StreamStep::WantWrite) {
+      return;
+    } else if (step.kind == StreamStep::WantRead) {
+      c.write_wants_read = true;
       return;
     } else {
       c.dead = true;

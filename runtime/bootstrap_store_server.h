@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "runtime/bootstrap_store_wire.h"
+#include "runtime/bootstrap_tls.h"
 
 namespace tdist::runtime::bootstrap {
 
@@ -18,6 +19,7 @@ struct ServerOptions {
   // A connection that has not been welcomed as a PE this long after it was accepted is closed,
   // so that connections which never finish their hello cannot pile up.
   std::chrono::milliseconds hello_timeout{std::chrono::seconds(10)};
+  std::shared_ptr<TlsContext> tls;  // every connection speaks TLS with it; null: plain TCP
 };
 
 // Serves one job's store: a single poll() loop over the listening socket and every peer, with

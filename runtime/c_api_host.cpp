@@ -2,9 +2,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "aclshmem.h"
+#include "runtime/bootstrap_tls.h"
 #include "runtime/c_api_support.h"
 #include "runtime/environment.h"
 #include "runtime/heap.h"
@@ -34,6 +37,15 @@ using tdist::capi::guardedValue;
 
 namespace {
 
+// What aclshmemx_set_conf_store_tls said, for the inits that follow; unset: the environment's.
+std::mutex g_tls_mutex;
+std::optional<std::string> g_tls_info;
+
+std::string tlsInfo() {
+  std::lock_guard<std::mutex> lock(g_tls_mutex);
+  return g_tls_info ? *g_tls_info : tdist::runtime::tlsInfoFromEnvironment();
+}
+
 std::chrono::milliseconds secondsOr(std::uint32_t seconds, std::chrono::milliseconds fallback) {
   return seconds == 0 ? fallback : std::chrono::milliseconds(std::uint64_t{seconds} * 1000);
 }
@@ -60,6 +72,7 @@ tdist::InitAttr toInitAttr(const aclshmemx_init_attr_t &attr) {
     out.wait_timeout = *timeout;
   }
   out.job_secret = tdist::runtime::jobSecretFromEnvironment();
+  out.tls_info = tlsInfo();
   return out;
 }
 
@@ -104,8 +117,28 @@ int aclshmemx_init_attr(aclshmemx_bootstrap_t flags, aclshmemx_init_attr_t *attr
   });
 }
 
+int aclshmemx_set_conf_store_tls(int enable, const char *tls_info, uint32_t tls_info_len) {
+  return guarded([&] {
+    std::string info;
+    if (enable) {
+      if (tls_info == nullptr || tls_info_len == 0) {
+        throw tdist::Error(tdist::ErrorCode::InvalidParam,
+                           "aclshmemx_set_conf_store_tls: enabling TLS needs tls_info (ca=FILE;cert=FILE;key=FILE)");
+      }
+      info.assign(tls_info, strnlen(tls_info, tls_info_len));
+      tdist::runtime::parseTlsInfo(info);  // says what is wrong with the text now
+    }
+    std::lock_guard<std::mutex> lock(g_tls_mutex);
+    g_tls_info = info;
+  });
+}
+
 int aclshmem_init(void) {
-  return guarded([] { tdist::init(tdist::attrFromEnvironment()); });
+  return guarded([] {
+    tdist::InitAttr attr = tdist::attrFromEnvironment();
+    attr.tls_info = tlsInfo();
+    tdist::init(attr);
+  });
 }
 
 int aclshmem_finalize(void) { return guarded([] { tdist::finalize(); }); }

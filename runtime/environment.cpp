@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/value_parser.h"
+#include "runtime/bootstrap_tls.h"
 #include "runtime/environment.h"
 #include "runtime/runtime_state.h"
 #include "tdist/runtime.h"
@@ -92,6 +93,7 @@ InitAttr attrFromEnvironment() {
                        : "tcp://" + host + ":" + std::to_string(store_port);
   }
   attr.job_secret = runtime::jobSecretFromEnvironment();
+  attr.tls_info = runtime::tlsInfoFromEnvironment();
   if (const char *size = lookup("TDIST_HEAP_SIZE")) attr.local_mem_size = parseSize("TDIST_HEAP_SIZE", size);
   if (const char *engines = lookup("TDIST_ENGINES")) attr.engines = parseEngines(engines);
   if (auto timeout = runtime::waitTimeoutFromEnvironment()) attr.wait_timeout = *timeout;

@@ -189,6 +189,7 @@ void init(const InitAttr &attr) {
   options.connect_timeout = attr.init_timeout;
   options.op_timeout = attr.control_timeout;
   options.listen_fd = attr.listen_fd;
+  options.tls = runtime::parseTlsInfo(attr.tls_info);
   state->store = runtime::connectBootstrapStore(endpoint, options);
 
   // PE 0 names the job (for the launcher's messages).

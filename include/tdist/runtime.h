@@ -51,11 +51,15 @@ struct InitAttr {
   // process that reaches ip_port can then join the job and read or write its store.
   bool allow_no_secret = false;
   std::string backend;      // "cpu", ...; "" = TDIST_BACKEND, else the build's first (cpu)
+  // TLS between the PEs and the bootstrap store: "ca=FILE;cert=FILE;key=FILE" (PEM files: the
+  // job's CA, this PE's certificate signed by it, its key), the same CA on every PE; "" = off.
+  // The job secret is still required (docs/RUNTIME.md, "TLS for the bootstrap store").
+  std::string tls_info;
 };
 
 // The attributes tdist-run passes: TDIST_PE, TDIST_N_PES, TDIST_IP_PORT, TDIST_JOB_SECRET,
 // TDIST_HEAP_SIZE, TDIST_ENGINES, TDIST_WAIT_TIMEOUT (seconds), TDIST_BOOTSTRAP_FD,
-// TDIST_BACKEND, TDIST_ALLOW_NO_SECRET. Without TDIST_PE and TDIST_N_PES, those of torchrun:
+// TDIST_BACKEND, TDIST_ALLOW_NO_SECRET, TDIST_TLS_CA / _CERT / _KEY. Without TDIST_PE and TDIST_N_PES, those of torchrun:
 // RANK and WORLD_SIZE, and the store on MASTER_ADDR at MASTER_PORT + 1 (unless TDIST_IP_PORT is
 // set); the job secret is still TDIST_JOB_SECRET, the same on every PE.
 InitAttr attrFromEnvironment();

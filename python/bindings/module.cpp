@@ -191,6 +191,13 @@ NB_MODULE(_C, m) {
 
   // The calls that block (init, barriers, waits) release the GIL: other Python threads go on.
   m.def("init", &init, nb::arg("attr"), nb::call_guard<nb::gil_scoped_release>());
+  m.def(
+      "set_conf_store_tls",
+      [](bool enable, const std::string &tls_info) {
+        checkC(aclshmemx_set_conf_store_tls(enable ? 1 : 0, tls_info.c_str(),
+                                            static_cast<std::uint32_t>(tls_info.size())));
+      },
+      nb::arg("enable"), nb::arg("tls_info"));
   m.def("aclshmem_init_attributes", &initFromAclshmemAttributes, nb::arg("my_pe"), nb::arg("n_pes"),
         nb::arg("local_mem_size"), nb::arg("ip_port"), nb::arg("engines"), nb::arg("init_timeout"),
         nb::arg("create_timeout"), nb::arg("control_timeout"), nb::call_guard<nb::gil_scoped_release>());

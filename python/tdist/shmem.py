@@ -50,13 +50,11 @@ class InitAttr:
 
 
 def set_conf_store_tls(enable, tls_info):
-    """TLS for the bootstrap store. Not supported yet: set_conf_store_tls(False, "") is accepted,
-    and the store is kept to the job by its secret (TDIST_JOB_SECRET, which tdist-run makes)."""
-    if enable:
-        error = Error("set_conf_store_tls: TLS for the bootstrap store is not supported yet; the store "
-                      "admits only PEs that present the job secret (TDIST_JOB_SECRET, set by tdist-run)")
-        error.code = ErrorCode.NotSupported
-        raise error
+    """TLS between the PEs and the bootstrap store, for the aclshmem_init calls that follow: with
+    enable, tls_info is "ca=FILE;cert=FILE;key=FILE" (PEM files: the job's CA, this PE's
+    certificate signed by it, its key); set_conf_store_tls(False, "") turns it off (the default,
+    unless TDIST_TLS_CA/_CERT/_KEY are set). The job secret is still required."""
+    _C.set_conf_store_tls(bool(enable), str(tls_info))
 
 
 def aclshmem_init(attributes):

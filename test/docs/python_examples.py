@@ -48,18 +48,11 @@ def main():
 
 
 def run_shell_blocks(page, source, build):
-    commands = re.findall(r"^```sh\n(.*?)^```", open(page, encoding="utf-8").read(), flags=re.MULTILINE | re.DOTALL)
+    from sh_blocks import run_blocks
     if os.path.realpath(build) != os.path.realpath(os.path.join(source, "build")):
-        print(f"{len(commands)} sh blocks not run: the build tree is not {source}/build")
+        print(f"sh blocks not run: the build tree is not {source}/build")
         return
-    for index, block in enumerate(commands, start=1):
-        run = subprocess.run(["bash", "-e", "-c", block], cwd=source, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True, timeout=240)
-        print(f"sh block {index} of {os.path.basename(page)}: status {run.returncode}")
-        if run.returncode != 0:
-            print(block)
-            print(run.stdout)
-            sys.exit(1)
+    run_blocks(page, build, cwd=source)
 
 
 if __name__ == "__main__":

@@ -75,11 +75,13 @@ def test_init_again_after_finalize_with_the_kernel_library():
         assert context.closed
 
 
-def test_tls_is_refused_clearly():
+def test_tls_info_that_is_not_one_is_refused_clearly():
+    # A whole TLS job runs in the launcher's test (launcher_tls_job): it makes the certificates.
     try:
         ash.set_conf_store_tls(True, "/etc/tdist/tls")
     except ash.Error as error:
-        assert error.code == ash.ErrorCode.NotSupported
-        assert "TLS for the bootstrap store is not supported yet" in str(error)
+        assert error.code == ash.ErrorCode.InvalidParam
+        assert "bad tls_info '/etc/tdist/tls'" in str(error) and "ca=FILE;cert=FILE;key=FILE" in str(error)
     else:
-        raise AssertionError("set_conf_store_tls(True, ...) was accepted")
+        raise AssertionError("set_conf_store_tls(True, '/etc/tdist/tls') was accepted")
+    ash.set_conf_store_tls(False, "")  # off again: the default

@@ -64,7 +64,7 @@ case "$output" in
 esac
 
 run tdist_packages
-for p in libcli11-dev libboost-context-dev libmlir-22-dev openmpi-bin; do
+for p in libcli11-dev libboost-context-dev libmlir-22-dev openmpi-bin libssl-dev; do
   grep -qx "$p" <<<"$output" || fail "the package list holds $p: $output"
 done
 TDIST_SKIP_PEER=1 run tdist_packages

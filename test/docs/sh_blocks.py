@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Runs the ```sh blocks of a Markdown page as printed, each by bash in a fresh folder where
+build/ is the build tree (so that files the commands make stay out of the checkout). The first
+that fails ends the test with its output.
+
+Usage: sh_blocks.py PAGE.md BUILD_DIR
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def run_blocks(page, build, cwd=None):
+    """Runs the page's ```sh blocks, in cwd, or else each in a fresh folder whose build/ is build;
+    exits with the output of the first that fails. Returns how many ran."""
+    blocks = re.findall(r"^```sh\n(.*?)^```", open(page, encoding="utf-8").read(), flags=re.MULTILINE | re.DOTALL)
+    for index, block in enumerate(blocks, start=1):
+        with tempfile.TemporaryDirectory() as folder:
+            if cwd is None:
+                os.symlink(os.path.realpath(build), os.path.join(folder, "build"))
+            run = subprocess.run(["bash", "-e", "-c", block], cwd=cwd or folder, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True, timeout=240)
+        print(f"sh block {index} of {os.path.basename(page)}: status {run.returncode}")
+        if run.returncode != 0:
+            print(block)
+            print(run.stdout)
+            sys.exit(1)
+    return len(blocks)
+
+
+def main():
+    page, build = sys.argv[1], sys.argv[2]
+    ran = run_blocks(page, build)
+    if ran == 0:
+        sys.exit(f"sh_blocks.py: {page} has no ```sh block")
+    print(f"{ran} sh blocks ran")
+
+
+if __name__ == "__main__":
+    main()
