@@ -2,7 +2,8 @@
 # Installs the Debian packages tdist needs that are missing. Idempotent; run as root (or with
 # sudo available). Set TDIST_SKIP_PEER=1 to leave out OpenMPI (only the benchmark peer uses it),
 # TDIST_SKIP_CUTLASS=1 to leave out the CUTLASS headers (fetched only where nvcc is found),
-# TDIST_SKIP_PYTHON=1 to leave out the Python packages (scripts/python-requirements.txt).
+# TDIST_SKIP_PYTHON=1 to leave out the Python packages (scripts/python-requirements.txt),
+# TDIST_SKIP_NCCL=1 to leave out NCCL's headers (fetched only where nvcc is found).
 #
 # Sourced (as test/unit/setup_script_test.sh does), it only defines its functions.
 set -euo pipefail
@@ -28,13 +29,16 @@ TDIST_CUTLASS_VERSION=4.2.0.0
 
 have_nvcc() { command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; }
 
-install_cutlass() {
-  local root=$1 dest=$1/.deps/cutlass
-  if [ -f "$dest/include/cutlass/cutlass.h" ] && [ -f "$dest/version" ] &&
-     [ "$(cat "$dest/version")" = "$TDIST_CUTLASS_VERSION" ]; then
-    echo "setup: CUTLASS $TDIST_CUTLASS_VERSION headers present"
-    return 0
-  fi
+# NCCL's headers (its device API), where a CUDA toolkit is present, for the compile check of how
+# the cuda backend will cross nodes (docs/CUDA_NODES.md): PyPI's nvidia-nccl-cu13, pinned,
+# headers only, into .deps/nccl/include. Nothing links libnccl.
+TDIST_NCCL_VERSION=2.32.6
+
+# Unpacks files of PyPI's wheel PACKAGE==VERSION into DEST: each further argument is
+# PREFIX=INTO, the wheel's files under PREFIX going to DEST/INTO. DEST/version records VERSION.
+unpack_wheel() {
+  local package=$1 version=$2 dest=$3
+  shift 3
   if ! python3 -m pip --version >/dev/null 2>&1; then
     local sudo=""
     if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
@@ -43,15 +47,13 @@ install_cutlass() {
   fi
   local wheels
   wheels=$(mktemp -d)
-  echo "setup: fetching the CUTLASS $TDIST_CUTLASS_VERSION headers (PyPI nvidia-cutlass)"
-  python3 -m pip download -q --no-deps --only-binary=:all: -d "$wheels" "nvidia-cutlass==$TDIST_CUTLASS_VERSION"
+  python3 -m pip download -q --no-deps --only-binary=:all: -d "$wheels" "$package==$version"
   rm -rf "$dest"
   mkdir -p "$dest"
-  python3 - "$wheels"/nvidia_cutlass-*.whl "$dest" <<'PY'
+  python3 - "$wheels"/*.whl "$dest" "$@" <<'PY'
 import os, sys, zipfile
 wheel, dest = sys.argv[1], sys.argv[2]
-parts = {"cutlass_library/source/include/": "include/",
-         "cutlass_library/source/tools/util/include/": "util/include/"}
+parts = dict(pair.split("=", 1) for pair in sys.argv[3:])
 with zipfile.ZipFile(wheel) as z:
     for name in z.namelist():
         for prefix, into in parts.items():
@@ -61,8 +63,32 @@ with zipfile.ZipFile(wheel) as z:
                 with z.open(name) as src, open(target, "wb") as out:
                     out.write(src.read())
 PY
-  echo "$TDIST_CUTLASS_VERSION" >"$dest/version"
+  echo "$version" >"$dest/version"
   rm -rf "$wheels"
+}
+
+# Whether DEST holds VERSION of what unpack_wheel put there (FILE: one file that must exist).
+unpacked() { [ -f "$1/$3" ] && [ -f "$1/version" ] && [ "$(cat "$1/version")" = "$2" ]; }
+
+install_cutlass() {
+  local dest=$1/.deps/cutlass
+  if unpacked "$dest" "$TDIST_CUTLASS_VERSION" include/cutlass/cutlass.h; then
+    echo "setup: CUTLASS $TDIST_CUTLASS_VERSION headers present"
+    return 0
+  fi
+  echo "setup: fetching the CUTLASS $TDIST_CUTLASS_VERSION headers (PyPI nvidia-cutlass)"
+  unpack_wheel nvidia-cutlass "$TDIST_CUTLASS_VERSION" "$dest" "cutlass_library/source/include/=include/" \
+    "cutlass_library/source/tools/util/include/=util/include/"
+}
+
+install_nccl_headers() {
+  local dest=$1/.deps/nccl
+  if unpacked "$dest" "$TDIST_NCCL_VERSION" include/nccl_device.h; then
+    echo "setup: NCCL $TDIST_NCCL_VERSION headers present"
+    return 0
+  fi
+  echo "setup: fetching the NCCL $TDIST_NCCL_VERSION headers (PyPI nvidia-nccl-cu13)"
+  unpack_wheel nvidia-nccl-cu13 "$TDIST_NCCL_VERSION" "$dest" "nvidia/nccl/include/=include/"
 }
 
 # The Python packages of scripts/python-requirements.txt (pinned), into .deps/python of the
@@ -134,6 +160,9 @@ main() {
   root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
   if have_nvcc && [ "${TDIST_SKIP_CUTLASS:-0}" != 1 ]; then
     install_cutlass "$root"
+  fi
+  if have_nvcc && [ "${TDIST_SKIP_NCCL:-0}" != 1 ]; then
+    install_nccl_headers "$root"
   fi
   if [ "${TDIST_SKIP_PYTHON:-0}" != 1 ]; then
     install_python "$root"
