@@ -6,11 +6,15 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
+#include <vector>
 
+#include "aclshmem.h"
 #include "backends/cpu/cpu_state.h"
 #include "runtime/backend.h"
 #include "runtime/fiber_scheduler.h"
 #include "runtime/wait.h"
+#include "tdist/error.h"
 
 namespace tdist::cpu {
 namespace {
@@ -32,24 +36,55 @@ void detach(runtime::RuntimeState &state) {
   if (state.backend_state == nullptr) return;
   CpuState &cpu = cpuState(state);
   cpu.copy_engine.reset();  // drains what is still queued
+  cpu.ucx.reset();          // before the heap it registered is unmapped
   unmapSegments(state);
   delete &cpu;
   state.backend_state = nullptr;
 }
 
 void startEngines(runtime::RuntimeState &state) {
-  if (state.attr.engines & kEngineSdma) cpuState(state).copy_engine = std::make_unique<CopyEngine>();
-}
-
-void quiet(runtime::RuntimeState &state, const char *call) {
-  if (CopyEngine *engine = cpuState(state).copy_engine.get()) {
-    engine->waitFor(engine->submitted(), call);
+  CpuState &cpu = cpuState(state);
+  if (state.attr.engines & kEngineSdma) cpu.copy_engine = std::make_unique<CopyEngine>();
+  if (transportForcedToUcx()) {
+    // Every peer through UCX, as if on another host: the seed's rdma table and transport bit.
+    std::vector<bool> routed(state.n_pes, true);
+    routed[state.my_pe] = false;
+    cpu.ucx = std::make_unique<UcxEngine>(state, cpu.mappings, cpu.segment_bytes, routed);
+    runtime::PeerTable peers = state.heap.peers();
+    for (int pe = 0; pe < state.n_pes; ++pe) {
+      if (!routed[pe]) continue;
+      peers.rdma_base[pe] = cpu.mappings[pe];
+      peers.sdma_base[pe] = nullptr;
+      peers.transports[pe] = ACLSHMEM_TRANSPORT_ROCE;
+    }
+    state.heap.assign(state.heap.base(), state.heap.size(), std::move(peers));
   }
 }
 
+void quiet(runtime::RuntimeState &state, const char *call) {
+  CpuState &cpu = cpuState(state);
+  if (CopyEngine *engine = cpu.copy_engine.get()) engine->waitFor(engine->submitted(), call);
+  if (cpu.ucx) cpu.ucx->quiet(call);
+}
+
 // Every PE's segment is mapped in this process as shared memory: the host loads and stores it
-// where it is.
-void *hostView(runtime::RuntimeState &, const void *address, std::size_t) { return const_cast<void *>(address); }
+// where it is, except a segment of a PE that UCX reaches, which host calls reach through submit
+// and word_op as over a network.
+void *hostView(runtime::RuntimeState &state, const void *address, std::size_t bytes) {
+  std::size_t offset = 0;
+  if (const UcxEngine *ucx = cpuState(state).ucx.get(); ucx != nullptr && ucx->routedPe(address, bytes, &offset) >= 0)
+    return nullptr;
+  return const_cast<void *>(address);
+}
+
+std::uint64_t wordOp(runtime::RuntimeState &state, runtime::WordOp op, void *address, unsigned bytes,
+                     std::uint64_t operand, std::uint64_t compare, const char *call) {
+  std::size_t offset = 0;
+  UcxEngine *ucx = cpuState(state).ucx.get();
+  const int pe = ucx != nullptr ? ucx->routedPe(address, bytes, &offset) : -1;
+  if (pe < 0) throw Error(ErrorCode::Internal, std::string(call) + ": a word op on memory the host loads itself");
+  return ucx->wordOp(pe, offset, op, bytes, operand, compare, call);
+}
 
 void zero(runtime::RuntimeState &, void *address, std::size_t bytes) { std::memset(address, 0, bytes); }
 
@@ -75,7 +110,7 @@ extern const Backend kCpuBackend = {
     .wait_yield = runtime::programWaitYield,
     .wait_done = runtime::programWaitDone,
     .host_view = cpu::hostView,
-    .word_op = nullptr,
+    .word_op = cpu::wordOp,
     .zero = cpu::zero,
     .shares_static_data = true,
     .team_created = nullptr,

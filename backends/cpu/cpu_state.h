@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/cpu/copy_engine.h"
+#include "backends/cpu/ucx_engine.h"
 #include "runtime/runtime_state.h"
 
 namespace tdist::cpu {
@@ -15,6 +16,7 @@ struct CpuState {
   std::size_t segment_bytes = 0;
   std::vector<std::byte *> mappings;        // every PE's segment, index = PE
   std::unique_ptr<CopyEngine> copy_engine;  // when the SDMA engine is enabled
+  std::unique_ptr<UcxEngine> ucx;           // when peers are reached through UCX (TDIST_TRANSPORT=ucx)
 };
 
 inline CpuState &cpuState(runtime::RuntimeState &state) {

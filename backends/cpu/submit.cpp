@@ -17,6 +17,21 @@ bool usesCopyEngine(const runtime::RuntimeState &state, bool blocking) {
 }  // namespace
 
 void submit(runtime::RuntimeState &state, const runtime::Transfer &transfer, bool blocking, const char *call) {
+  if (UcxEngine *ucx = cpuState(state).ucx.get()) {
+    // A put to, or a get from, a PE that UCX reaches.
+    std::size_t offset = 0;
+    if (const int pe = ucx->routedPe(transfer.dest, transfer.bytes, &offset); pe >= 0) {
+      ucx->put(pe, offset, transfer, blocking, call);
+      return;
+    }
+    if (const int pe = ucx->routedPe(transfer.source, transfer.bytes, &offset); pe >= 0) {
+      ucx->get(transfer.dest, pe, offset, transfer.bytes, call);
+      if (transfer.signal != nullptr) {
+        runtime::applySignal(transfer.signal, transfer.signal_bytes, transfer.signal_value, transfer.signal_op);
+      }
+      return;
+    }
+  }
   if (!usesCopyEngine(state, blocking)) {
     if (transfer.bytes != 0) std::memcpy(transfer.dest, transfer.source, transfer.bytes);
     if (transfer.signal != nullptr) {

@@ -1,0 +1,355 @@
+// backends/cpu/ucx_engine.cpp - the cpu backend's network engine on UCX (ucx_engine.h).
+#include "backends/cpu/ucx_engine.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include "runtime/bootstrap_store.h"
+#include "runtime/runtime_state.h"
+#include "tdist/error.h"
+
+#ifdef TDIST_WITH_UCX
+#include <ucp/api/ucp.h>
+#endif
+
+namespace tdist::cpu {
+
+bool transportForcedToUcx() {
+  const char *value = std::getenv("TDIST_TRANSPORT");
+  if (value == nullptr || *value == '\0' || std::strcmp(value, "auto") == 0) return false;
+  if (std::strcmp(value, "ucx") == 0) return true;
+  throw Error(ErrorCode::InvalidParam,
+              std::string("TDIST_TRANSPORT='") + value + "': expected auto (peers of this host are mapped) or ucx "
+                                                        "(every peer through UCX, the network path)");
+}
+
+#ifdef TDIST_WITH_UCX
+
+namespace {
+
+[[noreturn]] void fail(const std::string &what, ucs_status_t status) {
+  throw Error(ErrorCode::Internal, "UCX: " + what + ": " + ucs_status_string(status));
+}
+
+void check(ucs_status_t status, const std::string &what) {
+  if (status != UCS_OK) fail(what, status);
+}
+
+template <class T>
+void append(runtime::Bytes &out, const T &value) {
+  const auto *bytes = reinterpret_cast<const std::byte *>(&value);
+  out.insert(out.end(), bytes, bytes + sizeof value);
+}
+
+template <class T>
+T take(const runtime::Bytes &in, std::size_t *at) {
+  if (*at + sizeof(T) > in.size()) throw Error(ErrorCode::Internal, "UCX: a peer's card is cut short");
+  T value;
+  std::memcpy(&value, in.data() + *at, sizeof value);
+  *at += sizeof value;
+  return value;
+}
+
+}  // namespace
+
+struct UcxEngine::Impl {
+  int me = 0;
+  std::size_t segment_bytes = 0;
+  std::vector<std::byte *> mappings;
+  std::vector<bool> routed;
+  std::vector<std::uint64_t> remote_base;  // each peer's segment in its own process
+  std::chrono::nanoseconds deadline{};
+  ucp_context_h context = nullptr;
+  ucp_worker_h worker = nullptr;
+  ucp_mem_h memory = nullptr;
+  std::vector<ucp_ep_h> endpoints;
+  std::vector<ucp_rkey_h> keys;
+  int wake_fd = -1;
+  std::atomic<bool> stopping{false};
+  std::thread progress;
+
+  // Progresses until request completes; an error or the deadline is an Error naming what.
+  void wait(ucs_status_ptr_t request, const char *call, const char *what) {
+    if (request == nullptr) return;
+    if (UCS_PTR_IS_ERR(request)) fail(std::string(call) + ": " + what, UCS_PTR_STATUS(request));
+    const auto until = std::chrono::steady_clock::now() + deadline;
+    ucs_status_t status;
+    while ((status = ucp_request_check_status(request)) == UCS_INPROGRESS) {
+      if (ucp_worker_progress(worker) == 0 && std::chrono::steady_clock::now() > until) {
+        ucp_request_cancel(worker, request);
+        ucp_request_free(request);
+        throw Error(ErrorCode::Internal, std::string(call) + ": " + what + " through UCX did not complete within " +
+                                                std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                   deadline).count()) + " ms");
+      }
+    }
+    ucp_request_free(request);
+    if (status != UCS_OK) fail(std::string(call) + ": " + what, status);
+  }
+
+  void progressLoop() {
+    int event_fd = -1;
+    if (ucp_worker_get_efd(worker, &event_fd) != UCS_OK) return;
+    while (!stopping.load(std::memory_order_acquire)) {
+      ucp_worker_progress(worker);
+      const ucs_status_t armed = ucp_worker_arm(worker);
+      if (armed == UCS_ERR_BUSY) continue;  // more events already: progress again
+      pollfd fds[2] = {{event_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+      ::poll(fds, 2, -1);
+    }
+  }
+
+  std::uint64_t remote(int pe, std::size_t offset) const { return remote_base[pe] + offset; }
+};
+
+UcxEngine::UcxEngine(runtime::RuntimeState &state, std::span<std::byte *const> mappings, std::size_t segment_bytes,
+                     std::vector<bool> routed)
+    : impl_(new Impl) {
+  Impl &e = *impl_;
+  e.me = state.my_pe;
+  e.segment_bytes = segment_bytes;
+  e.mappings.assign(mappings.begin(), mappings.end());
+  e.routed = std::move(routed);
+  e.deadline = state.wait_timeout;
+  const int n = state.n_pes;
+  try {
+    ucp_config_t *config = nullptr;
+    check(ucp_config_read(nullptr, nullptr, &config), "ucp_config_read");
+    // Unless the user chose UCX's transports: TCP, the path between hosts, whatever this host has.
+    if (std::getenv("UCX_TLS") == nullptr) ucp_config_modify(config, "TLS", "tcp");
+    ucp_params_t params{};
+    params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+    params.mt_workers_shared = 1;
+    const ucs_status_t initialized = ucp_init(&params, config, &e.context);
+    ucp_config_release(config);
+    check(initialized, "ucp_init");
+    ucp_worker_params_t worker_params{};
+    worker_params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    worker_params.thread_mode = UCS_THREAD_MODE_MULTI;  // the progress thread and the PE's threads
+    check(ucp_worker_create(e.context, &worker_params, &e.worker), "ucp_worker_create");
+
+    ucp_mem_map_params_t map{};
+    map.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+    map.address = e.mappings[e.me];
+    map.length = segment_bytes;
+    check(ucp_mem_map(e.context, &map, &e.memory), "ucp_mem_map of the heap");
+
+    // This PE's card: its worker's address, its segment's base here and the segment's packed key.
+    ucp_address_t *address = nullptr;
+    std::size_t address_bytes = 0;
+    check(ucp_worker_get_address(e.worker, &address, &address_bytes), "ucp_worker_get_address");
+    void *key = nullptr;
+    std::size_t key_bytes = 0;
+    const ucs_status_t packed = ucp_rkey_pack(e.context, e.memory, &key, &key_bytes);
+    runtime::Bytes card;
+    if (packed == UCS_OK) {
+      append(card, static_cast<std::uint64_t>(address_bytes));
+      card.insert(card.end(), reinterpret_cast<std::byte *>(address), reinterpret_cast<std::byte *>(address) + address_bytes);
+      append(card, static_cast<std::uint64_t>(key_bytes));
+      card.insert(card.end(), static_cast<std::byte *>(key), static_cast<std::byte *>(key) + key_bytes);
+      append(card, reinterpret_cast<std::uint64_t>(e.mappings[e.me]));
+      ucp_rkey_buffer_release(key);
+    }
+    ucp_worker_release_address(e.worker, address);
+    check(packed, "ucp_rkey_pack");
+    const std::vector<runtime::Bytes> cards = state.store->allgather(card);
+
+    e.endpoints.assign(n, nullptr);
+    e.keys.assign(n, nullptr);
+    e.remote_base.assign(n, 0);
+    for (int pe = 0; pe < n; ++pe) {
+      if (!e.routed[pe]) continue;
+      const runtime::Bytes &theirs = cards[pe];
+      std::size_t at = 0;
+      const auto their_address_bytes = take<std::uint64_t>(theirs, &at);
+      const std::byte *their_address = theirs.data() + at;
+      at += their_address_bytes;
+      const auto their_key_bytes = take<std::uint64_t>(theirs, &at);
+      const std::byte *their_key = theirs.data() + at;
+      at += their_key_bytes;
+      e.remote_base[pe] = take<std::uint64_t>(theirs, &at);
+      ucp_ep_params_t ep{};
+      ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+      ep.address = reinterpret_cast<const ucp_address_t *>(their_address);
+      check(ucp_ep_create(e.worker, &ep, &e.endpoints[pe]), "ucp_ep_create to PE " + std::to_string(pe));
+      check(ucp_ep_rkey_unpack(e.endpoints[pe], their_key, &e.keys[pe]), "ucp_ep_rkey_unpack of PE " + std::to_string(pe));
+    }
+    e.wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    e.progress = std::thread([&e] { e.progressLoop(); });
+  } catch (...) {
+    delete impl_;
+    impl_ = nullptr;
+    throw;
+  }
+}
+
+UcxEngine::~UcxEngine() {
+  if (impl_ == nullptr) return;
+  Impl &e = *impl_;
+  if (e.progress.joinable()) {
+    e.stopping.store(true, std::memory_order_release);
+    const std::uint64_t one = 1;
+    [[maybe_unused]] auto ignored = ::write(e.wake_fd, &one, sizeof one);
+    e.progress.join();
+  }
+  if (e.wake_fd >= 0) ::close(e.wake_fd);
+  for (ucp_rkey_h key : e.keys)
+    if (key != nullptr) ucp_rkey_destroy(key);
+  for (ucp_ep_h ep : e.endpoints) {
+    if (ep == nullptr) continue;
+    ucp_request_param_t param{};
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = UCP_EP_CLOSE_FLAG_FORCE;  // the job is over: peers may be gone already
+    ucs_status_ptr_t request = ucp_ep_close_nbx(ep, &param);
+    if (UCS_PTR_IS_PTR(request)) {
+      while (ucp_request_check_status(request) == UCS_INPROGRESS) ucp_worker_progress(e.worker);
+      ucp_request_free(request);
+    }
+  }
+  if (e.memory != nullptr) ucp_mem_unmap(e.context, e.memory);
+  if (e.worker != nullptr) ucp_worker_destroy(e.worker);
+  if (e.context != nullptr) ucp_cleanup(e.context);
+  delete impl_;
+}
+
+int UcxEngine::routedPe(const void *address, std::size_t bytes, std::size_t *offset) const {
+  const auto *p = static_cast<const std::byte *>(address);
+  for (std::size_t pe = 0; pe < impl_->mappings.size(); ++pe) {
+    const std::byte *base = impl_->mappings[pe];
+    if (!impl_->routed[pe] || base == nullptr || p < base) continue;
+    const auto at = static_cast<std::size_t>(p - base);
+    if (at < impl_->segment_bytes && bytes <= impl_->segment_bytes - at) {
+      *offset = at;
+      return static_cast<int>(pe);
+    }
+  }
+  return -1;
+}
+
+namespace {
+
+ucp_request_param_t plainParam() {
+  ucp_request_param_t param{};
+  return param;
+}
+
+ucp_request_param_t wordParam(unsigned bytes, void *reply) {
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | (reply != nullptr ? UCP_OP_ATTR_FIELD_REPLY_BUFFER : 0);
+  param.datatype = ucp_dt_make_contig(bytes);
+  param.reply_buffer = reply;
+  return param;
+}
+
+}  // namespace
+
+void UcxEngine::put(int pe, std::size_t offset, const runtime::Transfer &transfer, bool blocking, const char *call) {
+  Impl &e = *impl_;
+  if (transfer.bytes != 0) {
+    ucp_request_param_t param = plainParam();
+    e.wait(ucp_put_nbx(e.endpoints[pe], transfer.source, transfer.bytes, e.remote(pe, offset), e.keys[pe], &param),
+           call, "put");
+  }
+  if (transfer.signal != nullptr) {
+    std::size_t signal_offset = 0;
+    if (routedPe(transfer.signal, transfer.signal_bytes, &signal_offset) != pe) {
+      throw Error(ErrorCode::Internal, std::string(call) + ": the signal is not on the put's PE");
+    }
+    // The data before the signal (seed 001 §6.1: put, fence, then the atomic).
+    check(ucp_worker_fence(e.worker), std::string(call) + ": ucp_worker_fence");
+    const runtime::WordOp op =
+        transfer.signal_op == shmem::SignalOp::Add ? runtime::WordOp::Add : runtime::WordOp::Set;
+    wordOp(pe, signal_offset, op, transfer.signal_bytes, transfer.signal_value, 0, call);
+  }
+  if (blocking) {
+    ucp_request_param_t param = plainParam();
+    e.wait(ucp_ep_flush_nbx(e.endpoints[pe], &param), call, "flush");
+  }
+}
+
+void UcxEngine::get(void *dest, int pe, std::size_t offset, std::size_t bytes, const char *call) {
+  Impl &e = *impl_;
+  if (bytes == 0) return;
+  ucp_request_param_t param = plainParam();
+  e.wait(ucp_get_nbx(e.endpoints[pe], dest, bytes, e.remote(pe, offset), e.keys[pe], &param), call, "get");
+}
+
+std::uint64_t UcxEngine::wordOp(int pe, std::size_t offset, runtime::WordOp op, unsigned bytes,
+                                std::uint64_t operand, std::uint64_t compare, const char *call) {
+  Impl &e = *impl_;
+  // Operands and replies in the word's width (UCX atomics are 4 or 8 bytes).
+  std::uint64_t value = operand, reply = 0;
+  std::uint32_t value32 = static_cast<std::uint32_t>(operand), reply32 = 0;
+  void *buffer = bytes == 4 ? static_cast<void *>(&value32) : static_cast<void *>(&value);
+  void *result = bytes == 4 ? static_cast<void *>(&reply32) : static_cast<void *>(&reply);
+  ucp_atomic_op_t opcode = UCP_ATOMIC_OP_ADD;
+  bool fetch = true;
+  switch (op) {
+    case runtime::WordOp::Fetch:
+      value = 0, value32 = 0;
+      break;
+    case runtime::WordOp::Set:
+      opcode = UCP_ATOMIC_OP_SWAP;
+      break;
+    case runtime::WordOp::Swap:
+      opcode = UCP_ATOMIC_OP_SWAP;
+      break;
+    case runtime::WordOp::CompareSwap:
+      // UCX: buffer holds the value compared, the reply buffer the value swapped in (and then
+      // the previous value).
+      opcode = UCP_ATOMIC_OP_CSWAP;
+      value = compare, value32 = static_cast<std::uint32_t>(compare);
+      reply = operand, reply32 = static_cast<std::uint32_t>(operand);
+      break;
+    case runtime::WordOp::Add:
+      fetch = false;
+      break;
+    case runtime::WordOp::FetchAdd:
+      break;
+  }
+  ucp_request_param_t param = wordParam(bytes, fetch ? result : nullptr);
+  e.wait(ucp_atomic_op_nbx(e.endpoints[pe], opcode, buffer, 1, e.remote(pe, offset), e.keys[pe], &param), call,
+         "atomic");
+  if (!fetch) {
+    // Delivered before the call returns, as the host's own atomics are.
+    ucp_request_param_t flush = plainParam();
+    e.wait(ucp_ep_flush_nbx(e.endpoints[pe], &flush), call, "flush");
+    return 0;
+  }
+  return bytes == 4 ? reply32 : reply;
+}
+
+void UcxEngine::quiet(const char *call) {
+  Impl &e = *impl_;
+  ucp_request_param_t param = plainParam();
+  e.wait(ucp_worker_flush_nbx(e.worker, &param), call, "flush");
+}
+
+#else  // a build without UCX
+
+struct UcxEngine::Impl {};
+
+UcxEngine::UcxEngine(runtime::RuntimeState &, std::span<std::byte *const>, std::size_t, std::vector<bool>)
+    : impl_(nullptr) {
+  throw Error(ErrorCode::NotSupported,
+              "TDIST_TRANSPORT=ucx: this tdist was built without UCX (Debian: libucx-dev)");
+}
+UcxEngine::~UcxEngine() = default;
+int UcxEngine::routedPe(const void *, std::size_t, std::size_t *) const { return -1; }
+void UcxEngine::put(int, std::size_t, const runtime::Transfer &, bool, const char *) {}
+void UcxEngine::get(void *, int, std::size_t, std::size_t, const char *) {}
+std::uint64_t UcxEngine::wordOp(int, std::size_t, runtime::WordOp, unsigned, std::uint64_t, std::uint64_t,
+                                const char *) {
+  return 0;
+}
+void UcxEngine::quiet(const char *) {}
+
+#endif
+
+}  // namespace tdist::cpu
