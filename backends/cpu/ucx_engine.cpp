@@ -331,6 +331,8 @@ void UcxEngine::quiet(const char *call) {
   e.wait(ucp_worker_flush_nbx(e.worker, &param), call, "flush");
 }
 
+void UcxEngine::progress() { ucp_worker_progress(impl_->worker); }
+
 #else  // a build without UCX
 
 struct UcxEngine::Impl {};
@@ -349,6 +351,7 @@ std::uint64_t UcxEngine::wordOp(int, std::size_t, runtime::WordOp, unsigned, std
   return 0;
 }
 void UcxEngine::quiet(const char *) {}
+void UcxEngine::progress() {}
 
 #endif
 

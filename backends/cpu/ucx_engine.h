@@ -52,6 +52,9 @@ class UcxEngine {
                        std::uint64_t compare, const char *call);
   // Every operation this PE started is delivered.
   void quiet(const char *call);
+  // One round of the worker's progress: a PE that waits calls it while it polls, so that what it
+  // waits for lands without waking the progress thread.
+  void progress();
 
   struct Impl;
 
