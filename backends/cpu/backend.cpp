@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -18,6 +19,9 @@
 
 namespace tdist::cpu {
 namespace {
+
+// The UCX engine that this PE's waits progress (a wait polls it, so one load): set while it lives.
+std::atomic<UcxEngine *> g_waiting_progress{nullptr};
 
 bool canRun(std::string *why) {
   // The heap and the host channel are memfds: Linux 3.17 or later.
@@ -36,6 +40,7 @@ void detach(runtime::RuntimeState &state) {
   if (state.backend_state == nullptr) return;
   CpuState &cpu = cpuState(state);
   cpu.copy_engine.reset();  // drains what is still queued
+  g_waiting_progress.store(nullptr, std::memory_order_relaxed);
   cpu.ucx.reset();          // before the heap it registered is unmapped
   unmapSegments(state);
   delete &cpu;
@@ -50,6 +55,7 @@ void startEngines(runtime::RuntimeState &state) {
     std::vector<bool> routed(state.n_pes, true);
     routed[state.my_pe] = false;
     cpu.ucx = std::make_unique<UcxEngine>(state, cpu.mappings, cpu.segment_bytes, routed);
+    g_waiting_progress.store(cpu.ucx.get(), std::memory_order_relaxed);
     runtime::PeerTable peers = state.heap.peers();
     for (int pe = 0; pe < state.n_pes; ++pe) {
       if (!routed[pe]) continue;
@@ -85,9 +91,8 @@ void *hostView(runtime::RuntimeState &state, const void *address, std::size_t by
 constexpr std::uint32_t kProgressingPolls = 4096;
 
 bool waitYield(std::uint32_t polls) {
-  const runtime::RuntimeState *state = runtime::g_state;
-  if (polls <= kProgressingPolls && state != nullptr && state->backend_state != nullptr) {
-    if (UcxEngine *ucx = cpuState(*state).ucx.get()) ucx->progress();
+  if (polls <= kProgressingPolls) {
+    if (UcxEngine *ucx = g_waiting_progress.load(std::memory_order_relaxed)) ucx->progress();
   }
   return runtime::programWaitYield(polls);
 }

@@ -60,177 +60,7 @@ def close_all():
     _staging.clear()
 
 
-def layout_of(counts):
-    """The DispatchLayout of a dispatch's counts tensor."""
-    return _C.kernels.DispatchLayout(counts.reshape(-1).tolist())
-
-
-def _counts_shape(experts):
-    n = _C.n_pes()
-    return (max(experts // n, 0), n)
-
-
-def counts_of(layout, experts):
-    """A dispatch's layout as its counts: a [local experts, n_pes] int32 tensor on the host."""
-    return torch.tensor(layout.counts, dtype=torch.int32).reshape(_counts_shape(experts))
-
-
-@custom_op("tdist::moe_dispatch", mutates_args=("recv",))
-def moe_dispatch(x: torch.Tensor, topk_ids: torch.Tensor, recv: torch.Tensor, experts: int, top_k: int,
-                 capacity: int, programs: int) -> torch.Tensor:
-    """Returns the dispatch's counts ([local experts, n_pes] int32, on the host): the layout."""
-    layout = _C.kernels.moe_dispatch(context_for(recv), x, topk_ids, recv, experts, top_k, capacity, programs)
-    return counts_of(layout, experts)
-
-
-@moe_dispatch.register_fake
-def _(x, topk_ids, recv, experts, top_k, capacity, programs):
-    return torch.empty(_counts_shape(experts), dtype=torch.int32)
-
-
-@custom_op("tdist::moe_combine", mutates_args=("out",))
-def moe_combine(expert_out: torch.Tensor, counts: torch.Tensor, topk_ids: torch.Tensor, topk_weights: torch.Tensor,
-                out: torch.Tensor, experts: int, top_k: int, capacity: int, programs: int) -> None:
-    _C.kernels.moe_combine(context_for(out), expert_out, layout_of(counts), topk_ids, topk_weights, out, experts,
-                           top_k, capacity, programs)
-
-
-@moe_combine.register_fake
-def _(expert_out, counts, topk_ids, topk_weights, out, experts, top_k, capacity, programs):
-    return None
-
-# ---- the functional forms ---------------------------------------------------------------------
-
-_staging = {}  # (stream handle, operand) -> (tdist.Tensor of uint8, its torch view)
-
-
-def _staging_buffer(handle, operand, nbytes, device):
-    """At least nbytes of the heap for this stream's operand (collective when it grows)."""
-    key = (handle, operand)
-    entry = _staging.get(key)
-    if entry is None or entry[1].numel() < nbytes:
-        if handle != 0 and torch.cuda.is_current_stream_capturing():
-            raise invalid(f"tdist.kernels: the staging buffer of stream 0x{handle:x} holds "
-                           f"{0 if entry is None else entry[1].numel()} bytes, this call needs {nbytes}, and the "
-                           "stream is capturing a CUDA graph: make one call of this size before the capture")
-        if entry is not None:
-            if device.type == "cuda":
-                torch.cuda.current_stream(device).synchronize()  # calls in flight may still use it
-            _C.free_tensor(entry[0])
-            del _staging[key]
-        size = 1 << max(16, (nbytes - 1).bit_length())
-        heap = _C.create_tensor([size], _C.DType.uint8, False)
-        entry = _staging[key] = (heap, torch.from_dlpack(heap))
-    return entry[1]
-
-
-def _on_heap(t):
-    return t.is_contiguous() and _C.on_heap(t.data_ptr(), t.numel() * t.element_size())
-
-
-def _operand(t, handle, operand):
-    """t itself where it lies on the heap, else a copy of it in the stream's staging buffer."""
-    if _on_heap(t):
-        return t
-    nbytes = t.numel() * t.element_size()
-    staged = _staging_buffer(handle, operand, nbytes, t.device)[:nbytes].view(t.dtype).view(t.shape)
-    staged.copy_(t)
-    return staged
-
-
-def _result(handle, shape, like):
-    """The heap tensor a functional form's kernel writes (the stream's last staging buffer)."""
-    nbytes = like.element_size()
-    for extent in shape:
-        nbytes *= extent
-    return _staging_buffer(handle, "result", nbytes, like.device)[:nbytes].view(like.dtype).view(shape)
-
-
-def _gathered_shape(t):
-    return (_C.n_pes() * t.shape[0], *t.shape[1:]) if t.dim() else (_C.n_pes(),)
-
-
-def _scattered_shape(t, name):
-    n = _C.n_pes()
-    if t.dim() == 0 or t.shape[0] % n:
-        raise invalid(f"tdist.kernels.{name}: the first extent of the input ({tuple(t.shape)}) must be a "
-                       f"multiple of the PE count ({n}) in the functional form")
-    return (t.shape[0] // n, *t.shape[1:])
-
-
-@custom_op("tdist::all_reduce_functional", mutates_args=())
-def all_reduce_functional(input: torch.Tensor, algorithm: str, chunk_bytes: int, programs: int) -> torch.Tensor:
-    handle = _stream_handle(input)
-    context = context_for(input)
-    output = _result(handle, input.shape, input)
-    _C.kernels.all_reduce(context, _operand(input, handle, 0), output, algorithm, chunk_bytes, programs)
-    return output.clone()
-
-
-@all_reduce_functional.register_fake
-def _(input, algorithm, chunk_bytes, programs):
-    return torch.empty_like(input, memory_format=torch.contiguous_format)
-
-
-@custom_op("tdist::all_gather_functional", mutates_args=())
-def all_gather_functional(input: torch.Tensor, chunk_bytes: int, programs: int, engine: str) -> torch.Tensor:
-    handle = _stream_handle(input)
-    context = context_for(input)
-    output = _result(handle, _gathered_shape(input), input)
-    _C.kernels.all_gather(context, _operand(input, handle, 0), output, chunk_bytes, programs, engine)
-    return output.clone()
-
-
-@all_gather_functional.register_fake
-def _(input, chunk_bytes, programs, engine):
-    return input.new_empty(_gathered_shape(input))
-
-
-@custom_op("tdist::reduce_scatter_functional", mutates_args=())
-def reduce_scatter_functional(input: torch.Tensor, chunk_bytes: int, programs: int, engine: str) -> torch.Tensor:
-    handle = _stream_handle(input)
-    context = context_for(input)
-    output = _result(handle, _scattered_shape(input, "reduce_scatter"), input)
-    _C.kernels.reduce_scatter(context, _operand(input, handle, 0), output, chunk_bytes, programs, engine)
-    return output.clone()
-
-
-@reduce_scatter_functional.register_fake
-def _(input, chunk_bytes, programs, engine):
-    return input.new_empty(_scattered_shape(input, "reduce_scatter"))
-
-
-@custom_op("tdist::all_gather_gemm_functional", mutates_args=())
-def all_gather_gemm_functional(a: torch.Tensor, b: torch.Tensor, chunks_per_pe: int, tile_m: int, tile_n: int,
-                               programs: int, strategy: str, producer_sms: int) -> torch.Tensor:
-    handle = _stream_handle(a)
-    context = context_for(a)
-    c = _result(handle, (_C.n_pes() * a.shape[0], b.shape[-1]), a)
-    _C.kernels.all_gather_gemm(context, _operand(a, handle, 0), _operand(b, handle, 1), c, chunks_per_pe, tile_m,
-                               tile_n, programs, strategy, producer_sms)
-    return c.clone()
-
-
-@all_gather_gemm_functional.register_fake
-def _(a, b, chunks_per_pe, tile_m, tile_n, programs, strategy, producer_sms):
-    return a.new_empty((_C.n_pes() * a.shape[0], b.shape[-1]))
-
-
-@custom_op("tdist::gemm_reduce_scatter_functional", mutates_args=())
-def gemm_reduce_scatter_functional(a: torch.Tensor, b: torch.Tensor, chunks_per_pe: int, tile_m: int, tile_n: int,
-                                   programs: int, strategy: str) -> torch.Tensor:
-    handle = _stream_handle(a)
-    context = context_for(a)
-    c = _result(handle, (_scattered_shape(a, "gemm_reduce_scatter")[0], b.shape[-1]), a)
-    _C.kernels.gemm_reduce_scatter(context, _operand(a, handle, 0), _operand(b, handle, 1), c, chunks_per_pe,
-                                   tile_m, tile_n, programs, strategy)
-    return c.clone()
-
-
-@gemm_reduce_scatter_functional.register_fake
-def _(a, b, chunks_per_pe, tile_m, tile_n, programs, strategy):
-    return a.new_empty((_scattered_shape(a, "gemm_reduce_scatter")[0], b.shape[-1]))
-
+# ---- the ops, in place -----------------------------------------------------------------------
 
 @custom_op("tdist::all_reduce", mutates_args=("output",))
 def all_reduce(input: torch.Tensor, output: torch.Tensor, algorithm: str, chunk_bytes: int, programs: int) -> None:
@@ -293,6 +123,181 @@ def gemm_reduce_scatter(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, chunk
 @gemm_reduce_scatter.register_fake
 def _(a, b, c, chunks_per_pe, tile_m, tile_n, programs, strategy):
     return None
+
+
+def layout_of(counts):
+    """The DispatchLayout of a dispatch's counts tensor."""
+    return _C.kernels.DispatchLayout(counts.reshape(-1).tolist())
+
+
+def _counts_shape(experts):
+    n = _C.n_pes()
+    return (max(experts // n, 0), n)
+
+
+def counts_of(layout, experts):
+    """A dispatch's layout as its counts: a [local experts, n_pes] int32 tensor on the host."""
+    return torch.tensor(layout.counts, dtype=torch.int32).reshape(_counts_shape(experts))
+
+
+@custom_op("tdist::moe_dispatch", mutates_args=("recv",))
+def moe_dispatch(x: torch.Tensor, topk_ids: torch.Tensor, recv: torch.Tensor, experts: int, top_k: int,
+                 capacity: int, programs: int) -> torch.Tensor:
+    """Returns the dispatch's counts ([local experts, n_pes] int32, on the host): the layout."""
+    layout = _C.kernels.moe_dispatch(context_for(recv), x, topk_ids, recv, experts, top_k, capacity, programs)
+    return counts_of(layout, experts)
+
+
+@moe_dispatch.register_fake
+def _(x, topk_ids, recv, experts, top_k, capacity, programs):
+    return torch.empty(_counts_shape(experts), dtype=torch.int32)
+
+
+@custom_op("tdist::moe_combine", mutates_args=("out",))
+def moe_combine(expert_out: torch.Tensor, counts: torch.Tensor, topk_ids: torch.Tensor, topk_weights: torch.Tensor,
+                out: torch.Tensor, experts: int, top_k: int, capacity: int, programs: int) -> None:
+    _C.kernels.moe_combine(context_for(out), expert_out, layout_of(counts), topk_ids, topk_weights, out, experts,
+                           top_k, capacity, programs)
+
+
+@moe_combine.register_fake
+def _(expert_out, counts, topk_ids, topk_weights, out, experts, top_k, capacity, programs):
+    return None
+
+
+# ---- the functional forms ---------------------------------------------------------------------
+
+_staging = {}  # (stream handle, operand) -> (tdist.Tensor of uint8, its torch view)
+
+
+def _staging_buffer(handle, operand, nbytes, device):
+    """At least nbytes of the heap for this stream's operand (collective when it grows)."""
+    key = (handle, operand)
+    entry = _staging.get(key)
+    if entry is None or entry[1].numel() < nbytes:
+        if handle != 0 and torch.cuda.is_current_stream_capturing():
+            raise invalid(f"tdist.kernels: the staging buffer of stream 0x{handle:x} holds "
+                           f"{0 if entry is None else entry[1].numel()} bytes, this call needs {nbytes}, and the "
+                           "stream is capturing a CUDA graph: make one call of this size before the capture")
+        if entry is not None:
+            if device.type == "cuda":
+                torch.cuda.current_stream(device).synchronize()  # calls in flight may still use it
+            _C.free_tensor(entry[0])
+            del _staging[key]
+        size = 1 << max(16, (nbytes - 1).bit_length())
+        heap = _C.create_tensor([size], _C.DType.uint8, False)
+        entry = _staging[key] = (heap, torch.from_dlpack(heap))
+    return entry[1]
+
+
+def _on_heap(t):
+    return t.is_contiguous() and _C.on_heap(t.data_ptr(), t.numel() * t.element_size())
+
+
+def _operand(t, handle, operand):
+    """t itself where it lies on the heap, else a copy of it in the stream's staging buffer."""
+    if _on_heap(t):
+        return t
+    nbytes = t.numel() * t.element_size()
+    staged = _staging_buffer(handle, operand, nbytes, t.device)[:nbytes].view(t.dtype).view(t.shape)
+    staged.copy_(t)
+    return staged
+
+
+def _result(handle, shape, like):
+    """The heap tensor a functional form's kernel writes (the stream's last staging buffer)."""
+    nbytes = like.element_size()
+    for extent in shape:
+        nbytes *= extent
+    return _staging_buffer(handle, "result", nbytes, like.device)[:nbytes].view(like.dtype).view(shape)
+
+
+def _gathered_shape(t):
+    return (_C.n_pes() * t.shape[0], *t.shape[1:]) if t.dim() else (_C.n_pes(),)
+
+
+def _scattered_shape(t, name):
+    n = _C.n_pes()
+    if t.dim() == 0 or t.shape[0] % n:
+        raise invalid(f"tdist.kernels.{name}: the first extent of the input ({tuple(t.shape)}) must be a "
+                       f"multiple of the PE count ({n}) in the functional form")
+    return (t.shape[0] // n, *t.shape[1:])
+
+
+def _functional(call, inputs, shape, *config):
+    """Runs call(context, *operands, result, *config) on the stream of inputs[0]: each input where
+    it lies on the heap, else staged; the result made on the heap. Returns the result (a view of
+    the stream's staging buffer: the caller copies it out)."""
+    like = inputs[0]
+    handle = _stream_handle(like)
+    context = context_for(like)
+    result = _result(handle, shape, like)
+    call(context, *(_operand(t, handle, i) for i, t in enumerate(inputs)), result, *config)
+    return result
+
+
+@custom_op("tdist::all_reduce_functional", mutates_args=())
+def all_reduce_functional(input: torch.Tensor, algorithm: str, chunk_bytes: int, programs: int) -> torch.Tensor:
+    return _functional(_C.kernels.all_reduce, [input], input.shape, algorithm, chunk_bytes, programs).clone()
+
+
+@all_reduce_functional.register_fake
+def _(input, algorithm, chunk_bytes, programs):
+    return torch.empty_like(input, memory_format=torch.contiguous_format)
+
+
+@custom_op("tdist::all_gather_functional", mutates_args=())
+def all_gather_functional(input: torch.Tensor, chunk_bytes: int, programs: int, engine: str) -> torch.Tensor:
+    return _functional(_C.kernels.all_gather, [input], _gathered_shape(input), chunk_bytes, programs,
+                       engine).clone()
+
+
+@all_gather_functional.register_fake
+def _(input, chunk_bytes, programs, engine):
+    return input.new_empty(_gathered_shape(input))
+
+
+@custom_op("tdist::reduce_scatter_functional", mutates_args=())
+def reduce_scatter_functional(input: torch.Tensor, chunk_bytes: int, programs: int, engine: str) -> torch.Tensor:
+    return _functional(_C.kernels.reduce_scatter, [input], _scattered_shape(input, "reduce_scatter"), chunk_bytes,
+                       programs, engine).clone()
+
+
+@reduce_scatter_functional.register_fake
+def _(input, chunk_bytes, programs, engine):
+    return input.new_empty(_scattered_shape(input, "reduce_scatter"))
+
+
+def _gathered_gemm_shape(a, b):
+    return (_C.n_pes() * a.shape[0], b.shape[-1])
+
+
+def _scattered_gemm_shape(a, b):
+    return (_scattered_shape(a, "gemm_reduce_scatter")[0], b.shape[-1])
+
+
+@custom_op("tdist::all_gather_gemm_functional", mutates_args=())
+def all_gather_gemm_functional(a: torch.Tensor, b: torch.Tensor, chunks_per_pe: int, tile_m: int, tile_n: int,
+                               programs: int, strategy: str, producer_sms: int) -> torch.Tensor:
+    return _functional(_C.kernels.all_gather_gemm, [a, b], _gathered_gemm_shape(a, b), chunks_per_pe, tile_m, tile_n,
+                       programs, strategy, producer_sms).clone()
+
+
+@all_gather_gemm_functional.register_fake
+def _(a, b, chunks_per_pe, tile_m, tile_n, programs, strategy, producer_sms):
+    return a.new_empty(_gathered_gemm_shape(a, b))
+
+
+@custom_op("tdist::gemm_reduce_scatter_functional", mutates_args=())
+def gemm_reduce_scatter_functional(a: torch.Tensor, b: torch.Tensor, chunks_per_pe: int, tile_m: int, tile_n: int,
+                                   programs: int, strategy: str) -> torch.Tensor:
+    return _functional(_C.kernels.gemm_reduce_scatter, [a, b], _scattered_gemm_shape(a, b), chunks_per_pe, tile_m,
+                       tile_n, programs, strategy).clone()
+
+
+@gemm_reduce_scatter_functional.register_fake
+def _(a, b, chunks_per_pe, tile_m, tile_n, programs, strategy):
+    return a.new_empty(_scattered_gemm_shape(a, b))
 
 
 @custom_op("tdist::moe_dispatch_functional", mutates_args=())

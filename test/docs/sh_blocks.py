@@ -3,7 +3,7 @@
 build/ is the build tree (so that files the commands make stay out of the checkout). The first
 that fails ends the test with its output.
 
-Usage: sh_blocks.py PAGE.md BUILD_DIR
+Usage: sh_blocks.py PAGE.md BUILD_DIR [TEXT]   (with TEXT: only the blocks that contain it)
 """
 import os
 import re
@@ -12,10 +12,12 @@ import sys
 import tempfile
 
 
-def run_blocks(page, build, cwd=None):
-    """Runs the page's ```sh blocks, in cwd, or else each in a fresh folder whose build/ is build;
-    exits with the output of the first that fails. Returns how many ran."""
+def run_blocks(page, build, cwd=None, containing=""):
+    """Runs the page's ```sh blocks (those that contain `containing`), in cwd, or else each in a
+    fresh folder whose build/ is build; exits with the output of the first that fails. Returns
+    how many ran."""
     blocks = re.findall(r"^```sh\n(.*?)^```", open(page, encoding="utf-8").read(), flags=re.MULTILINE | re.DOTALL)
+    blocks = [block for block in blocks if containing in block]
     for index, block in enumerate(blocks, start=1):
         with tempfile.TemporaryDirectory() as folder:
             if cwd is None:
@@ -32,7 +34,7 @@ def run_blocks(page, build, cwd=None):
 
 def main():
     page, build = sys.argv[1], sys.argv[2]
-    ran = run_blocks(page, build)
+    ran = run_blocks(page, build, containing=sys.argv[3] if len(sys.argv) > 3 else "")
     if ran == 0:
         sys.exit(f"sh_blocks.py: {page} has no ```sh block")
     print(f"{ran} sh blocks ran")
