@@ -14,6 +14,14 @@ Errors are ``tdist.Error`` (a RuntimeError) with the runtime's message and its `
 
 import operator
 
+import importlib.util as _importlib_util
+
+# torch before the native module, where torch is installed: on the cuda backend, torch's import
+# crashes (SIGSEGV) when tdist's kernel library, with the toolkit's CUDA runtime and cuBLASLt, is
+# loaded before torch's own copies; in the other order both work. kernels.py imports torch anyway.
+if _importlib_util.find_spec("torch") is not None:
+    import torch as _torch  # noqa: F401
+
 from . import _C
 from ._C import (
     DType,

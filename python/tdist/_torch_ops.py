@@ -31,7 +31,8 @@ _contexts = {}  # stream handle (cudaStream_t as an int; 0: none, the cpu) -> Co
 def _stream_handle(tensor):
     if not tensor.is_cuda:
         return 0
-    handle = torch.cuda.current_stream(tensor.device).cuda_stream
+    # The raw cudaStream_t, as inductor's generated code reads it: no torch.cuda.Stream object a call.
+    handle = torch._C._cuda_getCurrentRawStream(tensor.device.index)
     # torch's default stream is the legacy default stream, cudaStreamLegacy (0x1) in a context's
     # options, where 0 would mean the PE's own stream.
     return handle if handle != 0 else 1

@@ -5,13 +5,19 @@ the others make ends it the same way. Run by ctest directly; it starts tdist-run
 import os
 import subprocess
 import sys
+import tempfile
 
 TDIST_RUN = os.environ["TDIST_RUN"]
 
 
 def run(pes, program, *flags):
-    job = subprocess.run([TDIST_RUN, "-n", str(pes), "--wait-timeout", "2", *flags, "--", sys.executable, "-c", program],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    # From a file, not `python -c`: Triton's jit reads a kernel's source from its file.
+    with tempfile.TemporaryDirectory() as directory:
+        script = os.path.join(directory, "program.py")
+        with open(script, "w") as f:
+            f.write(program)
+        job = subprocess.run([TDIST_RUN, "-n", str(pes), "--wait-timeout", "2", *flags, "--", sys.executable, script],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
     return job.returncode, job.stdout
 
 

@@ -2,6 +2,9 @@
 view the heap, on torch's current stream, captured into a CUDA graph, and traced by torch.compile.
 Run by every PE under tdist-run; skipped (status 77) where torch cannot be imported."""
 
+import subprocess
+import sys
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -9,7 +12,6 @@ torch = pytest.importorskip("torch")
 import tdist  # noqa: E402
 import tdist.kernels as tk  # noqa: E402
 
-cuda_only = pytest.mark.skipif("tdist.backend() != 'cuda'", reason="streams and graphs are the cuda backend's")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -17,6 +19,13 @@ def job():
     tdist.init()
     yield
     tdist.finalize()
+
+
+@pytest.fixture
+def cuda_only(job):
+    # A fixture, not a skip mark: the backend is known only after init.
+    if tdist.backend() != "cuda":
+        pytest.skip("streams and graphs are the cuda backend's")
 
 
 def heap(shape, dtype=torch.float32):
@@ -31,6 +40,13 @@ def sync():
 
 def total(n, f):
     return sum(f(pe) for pe in range(n))
+
+
+def test_torch_imports_after_tdist():
+    # The order a user writes without thinking of it: tdist first, torch second, in a new process.
+    job = subprocess.run([sys.executable, "-c", "import tdist, torch; print(torch.ones(2).sum().item())"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert job.returncode == 0 and job.stdout.strip().endswith("2.0"), (job.returncode, job.stdout)
 
 
 def test_the_ops_are_registered():
@@ -68,7 +84,7 @@ def test_all_reduce_on_torch_views(dtype):
     tdist.free_tensor(u)
 
 
-@cuda_only
+@pytest.mark.usefixtures("cuda_only")
 def test_calls_run_on_the_current_stream():
     me, n = tdist.my_pe(), tdist.n_pes()
     t, x = heap(1 << 16)
@@ -83,7 +99,7 @@ def test_calls_run_on_the_current_stream():
     tdist.free_tensor(t)
 
 
-@cuda_only
+@pytest.mark.usefixtures("cuda_only")
 def test_a_captured_all_reduce_replays():
     me, n = tdist.my_pe(), tdist.n_pes()
     t, x = heap(4096)
@@ -258,7 +274,7 @@ def test_moe_dispatch_and_combine_as_torch_ops():
         tdist.free_tensor(h)
 
 
-@cuda_only
+@pytest.mark.usefixtures("cuda_only")
 def test_a_staging_buffer_too_small_for_a_capture_is_a_clear_error():
     s = torch.cuda.Stream()
     small = torch.ones(256, device="cuda")
