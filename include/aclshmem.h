@@ -114,6 +114,13 @@ void *aclshmemx_get_heap_base(void);
 void *aclshmem_ptr(const void *ptr, int pe);
 /* Bit-OR of ACLSHMEM_TRANSPORT_* that reach pe (0 for an invalid pe). */
 uint32_t aclshmemx_transport_mask(int pe);
+/* A CUmodule loaded by someone else (Triton's launcher, say) whose code links the device library
+ * as bitcode (lib/libtdist_device.ll): the runtime fills its `tdist_device_state` global now when
+ * initialized, at every later init, and zeroes it at finalize. *attached (may be NULL) is 1, or 0
+ * when the module has no such global (it is left alone). Errors: the global's size is not this
+ * runtime's (the bitcode and the library come from different builds), module is NULL, no CUDA
+ * driver, or tdist built without the cuda backend. Needs no init. */
+int aclshmemx_cuda_module_attach(void *module, int *attached);
 
 /* ---- PE queries ---------------------------------------------------------------------------- */
 

@@ -100,6 +100,12 @@ struct Backend {
   // whose devices keep their own team table and barrier words sets them up (it may synchronize
   // the team through the core's teamSync). May be null.
   void (*team_created)(RuntimeState &state, int team) = nullptr;
+
+  // A code module loaded by someone else (a CUmodule of Triton's on cuda) that links the device
+  // library as bitcode: the backend fills its state global from now on, at every init, and zeroes
+  // it at finalize. Returns false, touching nothing, when the module has no such global. Needs no
+  // init. Null where the backend loads no device code (cpu).
+  bool (*attach_module)(void *module) = nullptr;
 };
 
 // The backends of this build, in priority order (backends/registry.cpp).

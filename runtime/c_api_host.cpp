@@ -7,6 +7,7 @@
 #include <string>
 
 #include "aclshmem.h"
+#include "runtime/backend.h"
 #include "runtime/bootstrap_tls.h"
 #include "runtime/c_api_support.h"
 #include "runtime/environment.h"
@@ -179,6 +180,23 @@ void *aclshmem_ptr(const void *ptr, int pe) {
 
 uint32_t aclshmemx_transport_mask(int pe) {
   return guardedValue<uint32_t>(0, [&] { return tdist::transportMask(pe); });
+}
+
+int aclshmemx_cuda_module_attach(void *module, int *attached) {
+  if (attached != nullptr) *attached = 0;
+  return guarded([&] {
+    if (module == nullptr) {
+      throw tdist::Error(tdist::ErrorCode::InvalidParam, "aclshmemx_cuda_module_attach: module is NULL");
+    }
+    for (const tdist::runtime::Backend *backend : tdist::runtime::builtBackends()) {
+      if (std::strcmp(backend->name, "cuda") != 0 || backend->attach_module == nullptr) continue;
+      const bool found = backend->attach_module(module);
+      if (attached != nullptr) *attached = found ? 1 : 0;
+      return;
+    }
+    throw tdist::Error(tdist::ErrorCode::NotSupported,
+                       "aclshmemx_cuda_module_attach: this tdist was built without the cuda backend");
+  });
 }
 
 int aclshmem_team_split_strided(aclshmem_team_t parent, int start, int stride, int size,

@@ -121,6 +121,7 @@ extern const Backend kCudaBackend = {
     .zero = cuda::zero,
     .shares_static_data = false,
     .team_created = cuda::teamCreated,
+    .attach_module = cuda::attach_module,
 };
 
 }  // namespace tdist::runtime

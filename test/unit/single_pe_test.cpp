@@ -8,6 +8,7 @@
 #include <string>
 
 #include "aclshmem.h"
+#include "runtime/backend.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
 #include "test/support/single_pe.h"
@@ -44,6 +45,26 @@ TEST(SinglePe, CallsBeforeInitFailClearly) {
   EXPECT_EQ(aclshmem_my_pe(), -1);
   EXPECT_EQ(aclshmem_finalize(), ACLSHMEM_NOT_INITED);
   EXPECT_EQ(aclshmemx_init_status(), ACLSHMEM_STATUS_NOT_INITIALIZED);
+}
+
+// Attaching a module refuses what it cannot do with a reason, whatever the build: a NULL module
+// always, and any module where the cuda backend cannot run (not built, or no driver).
+TEST(SinglePe, CudaModuleAttachRefusesClearly) {
+  int attached = -1;
+  EXPECT_EQ(aclshmemx_cuda_module_attach(nullptr, &attached), ACLSHMEM_INVALID_PARAM);
+  EXPECT_EQ(attached, 0);
+  EXPECT_NE(std::strstr(aclshmemx_last_error(), "module is NULL"), nullptr) << aclshmemx_last_error();
+  const runtime::Backend *cuda = nullptr;
+  for (const runtime::Backend *backend : runtime::builtBackends()) {
+    if (std::strcmp(backend->name, "cuda") == 0) cuda = backend;
+  }
+  std::string why;
+  if (cuda != nullptr && cuda->can_run(&why)) GTEST_SKIP() << "the cuda backend runs here: the cuda suite attaches modules";
+  int not_a_module = 0;
+  attached = -1;
+  EXPECT_EQ(aclshmemx_cuda_module_attach(&not_a_module, &attached), ACLSHMEM_NOT_SUPPORTED);
+  EXPECT_EQ(attached, 0);
+  EXPECT_NE(std::strstr(aclshmemx_last_error(), "cuda backend"), nullptr) << aclshmemx_last_error();
 }
 
 TEST(SinglePe, InitFinalizeInitOnTheSameEndpoint) {
