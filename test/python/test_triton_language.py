@@ -238,3 +238,15 @@ def test_the_kernel_of_docs_triton_compiles_as_printed(tmp_path):
     spec.loader.exec_module(module)
     kernel = compile_kernel(module.pass_right, {"data": "*fp32", "signals": "*u64", "out": "*fp32"}, {"N": 1024})
     assert unresolved(kernel.asm["ptx"]) == [] and len(kernel.asm["cubin"]) > 0
+
+
+def test_the_benchmarks_pingpong_kernel_compiles_with_the_global_timer():
+    import importlib.util
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "triton_kernels.py")
+    spec = importlib.util.spec_from_file_location("triton_kernels_bench", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    signature = {"slot": "*u64", "elapsed": "*u64", "partner": "i32", "first": "i32", "base": "i32",
+                 "lead_in": "i32", "iters": "i32"}
+    ptx = compile_kernel(bench.pingpong, signature).asm["ptx"]
+    assert unresolved(ptx) == [] and "%globaltimer" in ptx
