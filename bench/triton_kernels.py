@@ -17,8 +17,10 @@ pingpong: a signal's round trip between two PEs in one Triton program (tdist.lan
   signal_op Set, signal_wait_until GE, a monotone sequence), timed inside the kernel by the GPU's
   global timer as tdist-bench's cuda-pingpong times its CUDA C++ kernel (path=kernel), which
   bench/triton_compare.sh runs in the same job sequence.
-allreduce: examples/triton/ring_allreduce.py's ring beside tdist.kernels.all_reduce (its two-shot,
-  CUDA C++) on f32, 1 MiB to 64 MiB per PE: different algorithms on the same device library.
+allreduce: examples/triton/ring_allreduce.py's ring (f32; 256 KiB, 1 MiB, 2 MiB per PE; blocks of
+  8192 floats of each chunk, at most 32 programs, each of which waits for its peer's), timed as
+  tdist-bench's cuda-ring-allreduce times the same ring in CUDA C++ (bench/triton_compare.sh runs
+  both), beside tdist.kernels.all_reduce's two-shot (another algorithm, for scale).
 
 PE 0 prints one table per case and RESULT lines (impl=... case=... median_us=...) for scripts.
 """
@@ -221,11 +223,13 @@ def allreduce_case(job, options):
     torch, tdist = job.torch, job.tdist
     import tdist.kernels as tk
     example = load_example("ring_allreduce")
-    n, programs = job.n, 4
+    n, tile = job.n, 8192
     steps = 2 * max(n - 1, 1)
-    size = 1 << 20
-    while size <= 64 << 20:
+    for size in (256 << 10, 1 << 20, 2 << 20):
         chunk = size // 4 // n
+        programs = chunk // tile
+        if chunk % tile or programs > 32:
+            continue
         heap = [tdist.zeros(n * chunk, "float32"), tdist.zeros(steps * chunk, "float32"),
                 tdist.zeros(steps * programs * example.SLOT_WORDS, "uint64"), tdist.zeros(n * chunk, "float32")]
         data, staging, signals, other = (torch.from_dlpack(t) for t in heap)
@@ -233,7 +237,7 @@ def allreduce_case(job, options):
 
         def ring():
             epoch[0] += 1
-            example.ring_allreduce[(programs,)](data, staging, signals, epoch[0], CHUNK=chunk, TILE=chunk // programs)
+            example.ring_allreduce[(programs,)](data, staging, signals, epoch[0], CHUNK=chunk, TILE=tile)
 
         calls = {"triton-ring": ring, "cxx-two-shot": lambda: tk.all_reduce(other, algorithm="two-shot")}
         expected = sum(example.inputs(torch, pe, n * chunk) for pe in range(n)).cuda()
@@ -250,7 +254,6 @@ def allreduce_case(job, options):
         tdist.barrier_all()
         for t in heap:
             tdist.free_tensor(t)
-        size *= 4
 
 
 def main():

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "options.h"
 #include "report.h"
@@ -76,6 +77,14 @@ void runCudaGemmCutlass(const Options &options, Reporter &reporter);
 // bf16 and f32, the library's reduction (kernels/cuda/gemm_rs_reduce.cuh) against the one it
 // replaced, checked bit-equal and timed alternately; ratio = new / old, per repeat.
 void runCudaGemmRsReduce(const Options &options, Reporter &reporter);
+
+// examples/triton/ring_allreduce.py's ring in CUDA C++ with the device library (the twin of
+// bench/triton_kernels.py's allreduce case): f32, the sizes of ringAllReduceSizes, chunk / kRingTile
+// blocks; GPU time per call (CUDA events after a barrier), median of --iters calls a repeat.
+constexpr long kRingTile = 8192;     // floats of each chunk per block
+constexpr long kRingMaxBlocks = 32;  // at most these blocks: every one waits for its peer's
+std::vector<std::size_t> ringAllReduceSizes(int n_pes);
+void runCudaRingAllReduce(const Options &options, Reporter &reporter);
 
 // Symmetric heap bytes that the cases of options allocate on n_pes PEs, with room to spare.
 std::size_t heapBytesNeeded(const Options &options, int n_pes);

@@ -47,6 +47,7 @@ void runCases(const Options &options) {
       case Case::CudaGemmChunks: runCudaGemmChunks(options, reporter); break;
       case Case::CudaAllReduceGraph: runCudaAllReduceGraph(options, reporter); break;
       case Case::CudaGemmRsReduce: runCudaGemmRsReduce(options, reporter); break;
+      case Case::CudaRingAllReduce: runCudaRingAllReduce(options, reporter); break;
 #if defined(TDIST_BENCH_HAVE_CUTLASS)
       case Case::CudaGemmCutlass: runCudaGemmCutlass(options, reporter); break;
 #else
@@ -60,6 +61,7 @@ void runCases(const Options &options) {
       case Case::CudaGemmChunks:
       case Case::CudaAllReduceGraph:
       case Case::CudaGemmRsReduce:
+      case Case::CudaRingAllReduce:
       case Case::CudaGemmCutlass: break;
 #endif
       case Case::AllReduce:

@@ -49,7 +49,7 @@ constexpr const char *kCaseNames[] = {"put",          "pingpong",     "ring",   
                                       "cuda-put-bw",  "cuda",         "allreduce",   "allgather",
                                       "reducescatter", "ag-gemm",     "gemm-rs",     "kernels",
                                       "cuda-gemm-chunks", "cuda-allreduce-graph", "cuda-gemm-cutlass",
-                                      "cuda-gemm-rs-reduce", "trace-cost"};
+                                      "cuda-gemm-rs-reduce", "cuda-ring-allreduce", "trace-cost"};
 
 values::Parsed<std::string> parseDtype(std::string_view text) {
   if (text == "f32" || text == "bf16") return {.value = std::string(text), .error = {}};
@@ -81,6 +81,7 @@ void addCase(Options &options, const std::string &name) {
   else if (name == "cuda-allreduce-graph") add(Case::CudaAllReduceGraph);
   else if (name == "cuda-gemm-cutlass") add(Case::CudaGemmCutlass);
   else if (name == "cuda-gemm-rs-reduce") add(Case::CudaGemmRsReduce);
+  else if (name == "cuda-ring-allreduce") add(Case::CudaRingAllReduce);
   else if (name == "cuda") {
     add(Case::CudaPingPong);
     add(Case::CudaBarrier);
@@ -120,7 +121,7 @@ CLI::Validator knownCase() {
     return "unknown case '" + name + "' (known: put, pingpong, ring, barrier, switch, all, "
            "cuda-pingpong, cuda-barrier, cuda-put-bw, cuda, allreduce, allgather, reducescatter, "
            "ag-gemm, gemm-rs, kernels, cuda-gemm-chunks, cuda-allreduce-graph, cuda-gemm-cutlass, "
-           "cuda-gemm-rs-reduce, trace-cost)";
+           "cuda-gemm-rs-reduce, cuda-ring-allreduce, trace-cost)";
   }, "");
 }
 
@@ -159,7 +160,10 @@ kernel library (tdist::kernels, on the job's backend; not in all; 'kernels' = th
                  cuBLASLt, M 4096 8192 x N 8192 14336 x K 8192, checked equal, then timed alternately
   cuda-gemm-rs-reduce  PE 0 alone: gemm_reduce_scatter's sum of 2, 4, 8 f32 partials of 1M .. 16M
                  elements into bf16 and f32, the library's reduction (new) against the one it
-                 replaced (old), checked bit-equal, then timed alternately; ratio = new / old)";
+                 replaced (old), checked bit-equal, then timed alternately; ratio = new / old
+  cuda-ring-allreduce  examples/triton/ring_allreduce.py's ring in CUDA C++ (f32, 256K .. 2M per PE):
+                 GPU time per call, median of --iters calls (10); bench/triton_compare.sh sets
+                 the Triton kernel beside it)";
 
 // Every flag, described once for parsing and for the help page.
 void describeCommandLine(CLI::App &app, Options &options, std::vector<std::string> &case_names,
@@ -291,6 +295,7 @@ const char *caseName(Case c) {
     case Case::CudaAllReduceGraph: return "cuda-allreduce-graph";
     case Case::CudaGemmCutlass: return "cuda-gemm-cutlass";
     case Case::CudaGemmRsReduce: return "cuda-gemm-rs-reduce";
+    case Case::CudaRingAllReduce: return "cuda-ring-allreduce";
   }
   return "?";
 }
@@ -313,7 +318,7 @@ bool hasCudaCase(const Options &options) {
   return std::any_of(options.cases.begin(), options.cases.end(), [](Case c) {
     return c == Case::CudaPingPong || c == Case::CudaBarrier || c == Case::CudaPutBw ||
            c == Case::CudaGemmChunks || c == Case::CudaAllReduceGraph || c == Case::CudaGemmCutlass ||
-           c == Case::CudaGemmRsReduce;
+           c == Case::CudaGemmRsReduce || c == Case::CudaRingAllReduce;
   });
 }
 

@@ -16,6 +16,8 @@ enum class Case {
   CudaAllReduceGraph,
   // One bf16 GEMM on CUTLASS against cuBLASLt (tools/tdist-bench/cuda/cutlass_gemm.cu).
   CudaGemmCutlass,
+  // examples/triton/ring_allreduce.py's ring in CUDA C++ (tools/tdist-bench/cuda/ring_allreduce.cu).
+  CudaRingAllReduce,
   // GEMM + ReduceScatter's sum of the partials, the library's against the replaced one
   // (tools/tdist-bench/cuda/gemm_rs_reduce.cu).
   CudaGemmRsReduce,

@@ -123,6 +123,8 @@ std::size_t heapBytesNeeded(const Options &options, int n_pes) {
   for (Case c : options.cases)
     if (c == Case::Put || c == Case::CudaPutBw) bytes += options.max_size;
   bytes += kernelHeapBytesNeeded(options, n_pes);
+  for (Case c : options.cases)
+    if (c == Case::CudaRingAllReduce) bytes += 4 * (std::size_t{2} << 20) + (1u << 20);  // data, staging, signals
   for (Case c : options.cases) {
     if (c != Case::CudaAllReduceGraph) continue;
     std::size_t largest = 0;  // its context's scratch (8 n x the largest size) and two tensors

@@ -1,0 +1,141 @@
+// cuda-ring-allreduce: examples/triton/ring_allreduce.py's ring in CUDA C++ with the device
+// library, the twin that bench/triton_kernels.py times the Triton kernel against
+// (bench/triton_compare.sh runs both): the same grid (chunk / kRingTile blocks of 4 warps, block p
+// owning slice p of every chunk), the same signals (one per step and block, 64 bytes apart, set to
+// the call's epoch), the same loads and stores, 128-bit wide as Triton emits them, and the
+// program-scope notify and wait of tdist.language (a block barrier, then thread 0).
+//
+// A sample is the median over --iters calls (10 by default) of one call's GPU time between CUDA
+// events after a host barrier; PE 0 reports the slowest PE's per repeat. Each size is checked
+// exactly against the host sum after its first call.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cases.h"
+#include "cuda/gpu.cuh"
+#include "host_data.h"
+#include "kernel_common.h"
+#include "tdist/device/dl.cuh"
+#include "tdist/runtime.h"
+#include "tdist/shmem.h"
+
+namespace tdist::bench {
+namespace {
+
+namespace dev = tdist::device;
+
+constexpr int kThreads = 128;                           // Triton's default 4 warps
+constexpr int kSlotWords = 8;                           // uint64 words between two signals
+constexpr long kDefaultCalls = 10;
+
+// Block `pid`'s slice of one step: its kRingTile floats of chunk `send` to the next PE's staging
+// chunk `step`, the signal, the wait for this PE's own, then the received slice into chunk `recv`
+// (added, or stored in the all-gather half).
+__device__ void ringStep(float *data, float *staging, std::uint64_t *signals, std::uint64_t epoch, long chunk,
+                         int step, int send, int recv, bool add) {
+  const int next = (dev::rank() + 1) % dev::num_ranks();
+  const long offset = static_cast<long>(blockIdx.x) * kRingTile;
+  auto *to = reinterpret_cast<float4 *>(dev::symm_at(staging, next) + step * chunk + offset);
+  const auto *from = reinterpret_cast<const float4 *>(data + send * chunk + offset);
+  for (int i = threadIdx.x; i < kRingTile / 4; i += kThreads) to[i] = from[i];
+  std::uint64_t *signal = signals + (static_cast<long>(step) * gridDim.x + blockIdx.x) * kSlotWords;
+  __syncthreads();
+  if (threadIdx.x == 0) dev::notify(signal, next, epoch, dl::SignalOp::Set);
+  if (threadIdx.x == 0) dev::wait(signal, 1, epoch);
+  __syncthreads();
+  const auto *in = reinterpret_cast<const float4 *>(staging + step * chunk + offset);
+  auto *out = reinterpret_cast<float4 *>(data + recv * chunk + offset);
+  for (int i = threadIdx.x; i < kRingTile / 4; i += kThreads) {
+    const float4 incoming = in[i];
+    if (add) {
+      const float4 mine = out[i];
+      out[i] = make_float4(mine.x + incoming.x, mine.y + incoming.y, mine.z + incoming.z, mine.w + incoming.w);
+    } else {
+      out[i] = incoming;
+    }
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    ringAllReduce(float *data, float *staging, std::uint64_t *signals, std::uint64_t epoch, long chunk) {
+  const int rank = dev::rank(), n = dev::num_ranks();
+  for (int s = 0; s < n - 1; ++s)  // reduce-scatter
+    ringStep(data, staging, signals, epoch, chunk, s, (rank - s + n) % n, (rank - s - 1 + n) % n, true);
+  for (int s = 0; s < n - 1; ++s)  // all-gather
+    ringStep(data, staging, signals, epoch, chunk, n - 1 + s, (rank + 1 - s + n) % n, (rank - s + n) % n, false);
+}
+
+}  // namespace
+
+std::vector<std::size_t> ringAllReduceSizes(int n_pes) {
+  std::vector<std::size_t> sizes;
+  for (std::size_t size : {std::size_t{256} << 10, std::size_t{1} << 20, std::size_t{2} << 20}) {
+    const std::size_t chunk = size / sizeof(float) / static_cast<std::size_t>(n_pes);
+    if (chunk % kRingTile == 0 && chunk / kRingTile <= kRingMaxBlocks) sizes.push_back(size);
+  }
+  return sizes;
+}
+
+void runCudaRingAllReduce(const Options &options, Reporter &reporter) {
+  gpu::useBackendDevice();
+  const int n = shmem::n_pes(), me = shmem::my_pe();
+  if (n < 2) throw std::invalid_argument("cuda-ring-allreduce needs at least 2 PEs");
+  const long calls = options.iters > 0 ? options.iters : kDefaultCalls;
+  gpu::Stream stream;
+  gpu::EventTimer timer;
+  std::uint64_t epoch = 0;
+  for (std::size_t size : ringAllReduceSizes(n)) {
+    const std::size_t count = size / sizeof(float);
+    const long chunk = static_cast<long>(count) / n;
+    const int blocks = static_cast<int>(chunk / kRingTile);
+    const int steps = 2 * (n - 1);
+    auto *data = static_cast<float *>(tdist::allocate(size));
+    auto *staging = static_cast<float *>(tdist::allocate(static_cast<std::size_t>(steps * chunk) * sizeof(float)));
+    auto *signals = static_cast<std::uint64_t *>(
+        tdist::allocateZeroed(static_cast<std::size_t>(steps) * blocks * kSlotWords, sizeof(std::uint64_t)));
+    std::vector<float> host(count);
+    for (std::size_t i = 0; i < count; ++i) host[i] = collectiveValue(me, i);
+    const std::vector<float> expected = allReduceExpected(n, count, DType::F32);
+    const auto call = [&] {
+      ringAllReduce<<<blocks, kThreads, 0, stream.get()>>>(data, staging, signals, ++epoch, chunk);
+      gpu::check_launch("ringAllReduce");
+    };
+    gpu::check(cudaMemcpy(data, host.data(), size, cudaMemcpyHostToDevice), "cudaMemcpy of the input");
+    shmem::barrier_all();
+    call();
+    stream.synchronize();
+    std::vector<float> got(count);
+    gpu::check(cudaMemcpy(got.data(), data, size, cudaMemcpyDeviceToHost), "cudaMemcpy of the output");
+    requireEqual("cuda-ring-allreduce " + formatBytes(size), got, expected);
+
+    std::vector<double> medians;
+    for (int r = 0; r < options.repeats; ++r) {
+      std::vector<double> us;
+      for (long i = 0; i < calls; ++i) {
+        shmem::barrier_all();  // the previous call is over everywhere: its staging may be reused
+        timer.start(stream.get());
+        call();
+        timer.stop(stream.get());
+        us.push_back(timer.seconds() * 1e6);
+      }
+      std::nth_element(us.begin(), us.begin() + static_cast<long>(us.size() / 2), us.end());
+      medians.push_back(us[us.size() / 2]);
+    }
+    const std::vector<double> slowest = slowestPe(medians);
+    if (me == 0) {
+      reporter.add(rowResult("cuda-ring-allreduce", "impl=cxx blocks=" + std::to_string(blocks), size, calls, slowest,
+                             0, 0));
+    }
+    shmem::barrier_all();
+    tdist::deallocate(signals);
+    tdist::deallocate(staging);
+    tdist::deallocate(data);
+  }
+}
+
+}  // namespace tdist::bench
