@@ -97,7 +97,7 @@ void installHeapFaultMessage(const RuntimeState &state) {
   g_segments.count = std::min<int>(state.n_pes, kMaxSegments);
   for (int pe = 0; pe < g_segments.count; ++pe) {
     std::byte *base = pe == state.my_pe ? state.heap.base()
-                                        : (static_cast<std::size_t>(pe) < peers.p2p_base.size() ? peers.p2p_base[pe]
+                                        : (static_cast<std::size_t>(pe) < peers.p2p_base.size() ? peers.base(pe)
                                                                                                 : nullptr);
     g_segments.base[pe] = reinterpret_cast<std::uintptr_t>(base);
   }

@@ -147,7 +147,7 @@ std::byte *peerAddress(const RuntimeState &state, const void *ptr, std::size_t b
                        const char *call, const char *what) {
   checkPe(state, pe, call);
   const std::size_t span = bytes == 0 ? 1 : bytes;
-  if (state.heap.contains(ptr, span)) [[likely]] return state.heap.peers().p2p_base[pe] + state.heap.offsetOf(ptr);
+  if (state.heap.contains(ptr, span)) [[likely]] return state.heap.peers().base(pe) + state.heap.offsetOf(ptr);
   if (std::byte *peer = staticPeerAddress(state, ptr, span, pe)) return peer;
   throwNotSymmetric(state, ptr, bytes, call, what);
 }

@@ -23,6 +23,10 @@ struct PeerTable {
   std::vector<std::byte *> rdma_base;
   std::vector<std::uint32_t> transports;  // ACLSHMEM_TRANSPORT_* bits per PE
 
+  // Where this process names PE pe's segment: its mapping for loads and stores, else the range a
+  // network engine knows it by (host calls address a peer's words there either way).
+  std::byte *base(int pe) const { return p2p_base[pe] != nullptr ? p2p_base[pe] : rdma_base[pe]; }
+
   void reset(int n_pes) {
     p2p_base.assign(n_pes, nullptr);
     sdma_base.assign(n_pes, nullptr);

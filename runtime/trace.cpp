@@ -200,7 +200,8 @@ void startFromEnvironment(const runtime::RuntimeState &state) {
     r.capacity = eventCapacity();
     r.heap_base = state.heap.base();
     r.heap_bytes = state.heap.size();
-    r.peer_bases.assign(state.heap.peers().p2p_base.begin(), state.heap.peers().p2p_base.end());
+    r.peer_bases.clear();
+    for (int pe = 0; pe < state.n_pes; ++pe) r.peer_bases.push_back(state.heap.peers().base(pe));
   }
   r.generation.fetch_add(1, std::memory_order_release);
   tdist_trace_active = 1;

@@ -124,7 +124,7 @@ static void describeWord(const WaitSite &site, char *where, std::size_t size) {
   const int me = state != nullptr ? state->my_pe : -1;
   const int owner = site.owner_pe >= 0 ? site.owner_pe : me;
   const std::byte *owner_base =
-      (state != nullptr && owner >= 0 && owner < state->n_pes) ? state->heap.peers().p2p_base[owner]
+      (state != nullptr && owner >= 0 && owner < state->n_pes) ? state->heap.peers().base(owner)
                                                                : nullptr;
   auto addr = static_cast<const std::byte *>(site.address);
   const auto *channel = (state != nullptr && state->channel.mapped() && owner_base != nullptr)

@@ -59,6 +59,9 @@ void startEngines(runtime::RuntimeState &state) {
     runtime::PeerTable peers = state.heap.peers();
     for (int pe = 0; pe < state.n_pes; ++pe) {
       if (!routed[pe]) continue;
+      // No pointer to load through (aclshmem_ptr and symm_at answer null, as the seed's runtime
+      // does for a PE on another host); host calls name its words in the rdma range.
+      peers.p2p_base[pe] = nullptr;
       peers.rdma_base[pe] = cpu.mappings[pe];
       peers.sdma_base[pe] = nullptr;
       peers.transports[pe] = ACLSHMEM_TRANSPORT_ROCE;

@@ -17,7 +17,15 @@ void *peerAddressOf(const void *address, std::int32_t pe, const char *what) {
     throw Error(ErrorCode::InvalidParam, "PE " + std::to_string(pe) + " is out of range 0.." +
                                              std::to_string(n_pes - 1));
   }
-  char text[160];
+  char text[320];
+  if (shmem::ptr(address, shmem::my_pe()) != nullptr) {
+    // Symmetric, but that PE has no pointer: it is reached through the network alone.
+    std::snprintf(text, sizeof text,
+                  "PE %d is reached through the network alone (TDIST_TRANSPORT=ucx, or another host): symm_at "
+                  "has no address of its %s %p to load and store through",
+                  static_cast<int>(pe), what, address);
+    throw Error(ErrorCode::NotSupported, text);
+  }
   std::snprintf(text, sizeof text, "the memref's %s %p is not on the symmetric heap", what, address);
   throw Error(ErrorCode::InvalidParam, text);
 }

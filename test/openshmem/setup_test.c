@@ -1,5 +1,6 @@
 /* Setup, queries and the symmetric heap. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -34,12 +35,16 @@ int main(void) {
   CHECK(shmem_addr_accessible(&on_stack, next_pe()) == 0, "a stack address is accessible");
   CHECK(shmem_addr_accessible(block, n) == 0, "an address on a PE outside the job is accessible");
 
-  /* shmem_ptr: every PE of one host shares memory: a store through it is a put. */
+  /* shmem_ptr: every PE of one host shares memory: a store through it is a put. A PE reached
+   * through the network alone (TDIST_TRANSPORT=ucx, as if on another host) has no pointer. */
+  const char *transport = getenv("TDIST_TRANSPORT");
+  const int network = transport != NULL && strcmp(transport, "ucx") == 0 && next_pe() != me;
   long *peer = shmem_ptr(block, next_pe());
-  CHECK(peer != NULL, "shmem_ptr of a heap block is NULL");
+  CHECK(network ? peer == NULL : peer != NULL, "shmem_ptr of a heap block is %p", (void *)peer);
   CHECK(shmem_ptr(&on_stack, next_pe()) == NULL, "shmem_ptr of a stack address");
   CHECK(shmem_team_ptr(SHMEM_TEAM_WORLD, block, me) == block, "team_ptr to myself");
-  peer[0] = 1000 + me;
+  if (network) shmem_long_p(block, 1000 + me, next_pe());
+  else peer[0] = 1000 + me;
   shmem_barrier_all();
   CHECK(block[0] == 1000 + prev_pe(), "store through shmem_ptr: %ld", block[0]);
 

@@ -66,6 +66,15 @@ void ptrBadPe() {
       &out, &in, tdist::nPes());
 }
 
+// symm_at to the next PE, which TDIST_TRANSPORT=ucx leaves without a pointer.
+void ptrNetworkPeer() {
+  auto *data = allocateZeroed<float>(4);
+  MemRef<float, 1> in = vectorOf(data, 0, 4);
+  MemRef<float, 1> out{};
+  entry<void(MemRef<float, 1> *, MemRef<float, 1> *, std::int32_t)>("_mlir_ciface_aclshmem_ptr_float_m1_m1")(
+      &out, &in, (tdist::myPe() + 1) % tdist::nPes());
+}
+
 using SpanByName = void(MemRef<char, 1> *, std::int32_t, std::int32_t, std::int32_t);
 
 void badSpanCategory() {
@@ -115,6 +124,7 @@ int main(int argc, char **argv) {
       {"negative-bytes", negativeBytes},
       {"ptr-off-heap", ptrOffHeap},
       {"ptr-bad-pe", ptrBadPe},
+      {"ptr-network-peer", ptrNetworkPeer},
       {"bad-axis", badAxis},
       {"bad-span-category", badSpanCategory},
       {"empty-span-name", emptySpanName},

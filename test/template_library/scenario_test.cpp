@@ -55,6 +55,21 @@ TEST(TemplateScenario, SymmAtOffTheHeapOrToABadPeIsFatal) {
   expectFatal(2, "ptr-bad-pe", "_mlir_ciface_aclshmem_ptr_float_m1_m1", "PE 2 is out of range 0..1");
 }
 
+// A PE reached through the network alone (every peer under TDIST_TRANSPORT=ucx) has no address:
+// symm_at says so instead of handing out a pointer nothing backs.
+TEST(TemplateScenario, SymmAtToAPeReachedThroughTheNetworkAloneIsFatal) {
+#ifdef TDIST_TEST_WITH_UCX
+  LauncherResult r = launcher::test::runLauncherWithEnvironment(
+      {"TDIST_TRANSPORT=ucx"}, scenarioJob(TDIST_SCENARIO_PATH, 2, "ptr-network-peer"));
+  EXPECT_EQ(r.exit_status, 98) << r.err;
+  EXPECT_TRUE(contains(r.err, ": _mlir_ciface_aclshmem_ptr_float_m1_m1: PE ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "is reached through the network alone (TDIST_TRANSPORT=ucx, or another host)"))
+      << r.err;
+#else
+  GTEST_SKIP() << "built without UCX";
+#endif
+}
+
 TEST(TemplateScenario, ProgramIdOfABadAxisIsFatal) {
   expectFatal(1, "bad-axis", "_mlir_ciface_tdist_program_id", "axis 3 is not 0, 1 or 2");
 }
