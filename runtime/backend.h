@@ -54,7 +54,8 @@ struct Backend {
 
   // Heap. create makes this PE's segment of `bytes` and returns a file descriptor for it, which
   // the core passes to every peer (runtime/fd_exchange.h); map maps every PE's segment, from
-  // fds[pe] (fds[my_pe] is this PE's own), and fills state.heap: bases and peer state.
+  // fds[pe] (fds[my_pe] is this PE's own), and fills state.heap: bases and peer state. fds[pe] is
+  // -1 for a PE of another node (state.node_of): the backend reaches it otherwise, or refuses.
   int (*heap_create)(RuntimeState &state, std::size_t bytes) = nullptr;
   void (*heap_map)(RuntimeState &state, std::span<const int> fds) = nullptr;
 

@@ -92,6 +92,11 @@ InitAttr attrFromEnvironment() {
                        ? "tcp6://[" + host + "]:" + std::to_string(store_port)
                        : "tcp://" + host + ":" + std::to_string(store_port);
   }
+  if (const char *node = lookup("TDIST_NODE")) {
+    attr.node = static_cast<int>(parseInteger("TDIST_NODE", node, 0, 16383));
+  } else if (torchrun && lookup("GROUP_RANK") != nullptr) {
+    attr.node = static_cast<int>(parseInteger("GROUP_RANK", lookup("GROUP_RANK"), 0, 16383));
+  }
   attr.job_secret = runtime::jobSecretFromEnvironment();
   attr.tls_info = runtime::tlsInfoFromEnvironment();
   if (const char *size = lookup("TDIST_HEAP_SIZE")) attr.local_mem_size = parseSize("TDIST_HEAP_SIZE", size);

@@ -96,8 +96,22 @@ std::uint64_t agreedHeapBytes(BootstrapStore &store, const InitAttr &attr) {
   return size;
 }
 
+// Every PE's node, as each said (InitAttr::node).
+std::vector<int> agreedNodes(BootstrapStore &store, const InitAttr &attr) {
+  const std::int32_t mine = attr.node;
+  auto all = store.allgather({reinterpret_cast<const std::byte *>(&mine), sizeof mine});
+  std::vector<int> nodes(all.size());
+  for (std::size_t pe = 0; pe < all.size(); ++pe) {
+    std::int32_t theirs = 0;
+    std::memcpy(&theirs, all[pe].data(), sizeof theirs);
+    nodes[pe] = theirs;
+  }
+  return nodes;
+}
+
 // The host channel, the heap and the static data: each PE creates its segments, passes their
-// descriptors to every peer, and maps every peer's.
+// descriptors to every peer, and maps every peer's channel and static data, and the heaps of
+// the PEs of its node (a heap of another node's PE is the backend's to reach: fd -1).
 void createSegments(RuntimeState &state, std::uint64_t heap_bytes) {
   UniqueFd channel = state.channel.create();
   UniqueFd heap(state.backend->heap_create(state, heap_bytes));
@@ -112,7 +126,7 @@ void createSegments(RuntimeState &state, std::uint64_t heap_bytes) {
       heaps[pe] = heap.get();
     } else {
       channels[pe] = std::move(peers[pe][0]);
-      heaps[pe] = peers[pe][1].get();
+      if (state.node_of[pe] == state.node_of[state.my_pe]) heaps[pe] = peers[pe][1].get();
     }
   }
   state.channel.map(channels, state.my_pe);
@@ -201,6 +215,7 @@ void init(const InitAttr &attr) {
   state->job_id.assign(reinterpret_cast<const char *>(id.data()), id.size());
 
   const std::uint64_t heap_bytes = runtime::agreedHeapBytes(*state->store, attr);
+  state->node_of = runtime::agreedNodes(*state->store, attr);
   runtime::agreeOnStaticData(*state);
   state->backend = &backend;
   backend.attach(*state);

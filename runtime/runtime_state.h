@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/backend.h"
 #include "runtime/bootstrap_store.h"
@@ -25,6 +26,7 @@ struct RuntimeState {
   int my_pe = 0;
   int n_pes = 1;
   std::string job_id;
+  std::vector<int> node_of;  // every PE's node (InitAttr::node), as each PE said at init
   std::unique_ptr<BootstrapStore> store;
   const Backend *backend = nullptr;
   void *backend_state = nullptr;  // the backend's own, between attach and detach

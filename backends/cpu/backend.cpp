@@ -50,10 +50,16 @@ void detach(runtime::RuntimeState &state) {
 void startEngines(runtime::RuntimeState &state) {
   CpuState &cpu = cpuState(state);
   if (state.attr.engines & kEngineSdma) cpu.copy_engine = std::make_unique<CopyEngine>();
-  if (transportForcedToUcx()) {
-    // Every peer through UCX, as if on another host: the seed's rdma table and transport bit.
-    std::vector<bool> routed(state.n_pes, true);
-    routed[state.my_pe] = false;
+  // Through UCX: the PEs of other nodes (their heaps are not mapped), or every peer when
+  // TDIST_TRANSPORT=ucx (as if on other hosts): the seed's rdma table and transport bit.
+  const bool forced = transportForcedToUcx();
+  std::vector<bool> routed(state.n_pes, false);
+  bool any = false;
+  for (int pe = 0; pe < state.n_pes; ++pe) {
+    routed[pe] = pe != state.my_pe && (forced || state.node_of[pe] != state.node_of[state.my_pe]);
+    any = any || routed[pe];
+  }
+  if (any) {
     cpu.ucx = std::make_unique<UcxEngine>(state, cpu.mappings, cpu.segment_bytes, routed);
     g_waiting_progress.store(cpu.ucx.get(), std::memory_order_relaxed);
     runtime::PeerTable peers = state.heap.peers();

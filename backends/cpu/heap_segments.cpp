@@ -51,6 +51,14 @@ std::byte *mapSegment(int fd, std::size_t size, const std::string &whose) {
   return static_cast<std::byte *>(addr);
 }
 
+// Address space without memory for a PE of another node: the range this process names that PE's
+// segment by (host calls address its words there; the network engine carries them).
+std::byte *reserveSegment(std::size_t size, const std::string &whose) {
+  void *reserved = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (reserved == MAP_FAILED) throwSystem("reserving address space for " + whose + " heap");
+  return static_cast<std::byte *>(reserved);
+}
+
 }  // namespace
 
 int createSegment(runtime::RuntimeState &state, std::size_t bytes) {
@@ -74,13 +82,15 @@ void mapSegments(runtime::RuntimeState &state, std::span<const int> fds) {
   const int n = state.n_pes;
   cpu.mappings.assign(n, nullptr);
   for (int pe = 0; pe < n; ++pe) {
-    cpu.mappings[pe] = mapSegment(fds[pe], cpu.segment_bytes,
-                                  pe == state.my_pe ? "this PE's" : "PE " + std::to_string(pe) + "'s");
+    const std::string whose = pe == state.my_pe ? "this PE's" : "PE " + std::to_string(pe) + "'s";
+    cpu.mappings[pe] = fds[pe] >= 0 ? mapSegment(fds[pe], cpu.segment_bytes, whose)
+                                    : reserveSegment(cpu.segment_bytes, whose);
   }
   runtime::PeerTable peers;
   peers.reset(n);
   const bool sdma = (state.attr.engines & kEngineSdma) != 0;
   for (int pe = 0; pe < n; ++pe) {
+    if (fds[pe] < 0) continue;  // another node's: the network engine reaches it (startEngines)
     peers.p2p_base[pe] = cpu.mappings[pe];
     peers.transports[pe] = ACLSHMEM_TRANSPORT_MTE;
     if (sdma) {

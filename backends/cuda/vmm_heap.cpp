@@ -88,6 +88,14 @@ void mapHeap(runtime::RuntimeState &state, std::span<const int> fds) {
   const DriverApi &cu = driver();
   useDevice(cuda);
   const int n = state.n_pes;
+  for (int pe = 0; pe < n; ++pe) {
+    if (fds[pe] < 0) {
+      throw Error(ErrorCode::NotSupported,
+                  "cuda backend: PE " + std::to_string(pe) + " is on node " + std::to_string(state.node_of[pe]) +
+                      " and this PE on node " + std::to_string(state.node_of[state.my_pe]) +
+                      ": the cuda backend reaches the GPUs of one node (docs/CUDA_NODES.md)");
+    }
+  }
 
   // Strides must agree, or the arithmetic of symm_at would differ between PEs (GPUs of
   // different granularity): every PE sees every stride and fails alike. The GPUs' UUIDs come

@@ -55,11 +55,14 @@ struct InitAttr {
   // job's CA, this PE's certificate signed by it, its key), the same CA on every PE; "" = off.
   // The job secret is still required (docs/RUNTIME.md, "TLS for the bootstrap store").
   std::string tls_info;
+  // This PE's node (TDIST_NODE; torchrun's GROUP_RANK): PEs of one node map each other's heaps,
+  // a PE of another node is reached through the network (UCX on the cpu backend).
+  int node = 0;
 };
 
 // The attributes tdist-run passes: TDIST_PE, TDIST_N_PES, TDIST_IP_PORT, TDIST_JOB_SECRET,
 // TDIST_HEAP_SIZE, TDIST_ENGINES, TDIST_WAIT_TIMEOUT (seconds), TDIST_BOOTSTRAP_FD,
-// TDIST_BACKEND, TDIST_ALLOW_NO_SECRET, TDIST_TLS_CA / _CERT / _KEY. Without TDIST_PE and TDIST_N_PES, those of torchrun:
+// TDIST_BACKEND, TDIST_ALLOW_NO_SECRET, TDIST_TLS_CA / _CERT / _KEY, TDIST_NODE. Without TDIST_PE and TDIST_N_PES, those of torchrun:
 // RANK and WORLD_SIZE, and the store on MASTER_ADDR at MASTER_PORT + 1 (unless TDIST_IP_PORT is
 // set); the job secret is still TDIST_JOB_SECRET, the same on every PE.
 InitAttr attrFromEnvironment();

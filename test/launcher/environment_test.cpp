@@ -2,6 +2,7 @@
 // socket, which PE 0 alone holds.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 #include <regex>
 #include <set>
@@ -52,6 +53,27 @@ INSTANTIATE_TEST_SUITE_P(PeCounts, EnvironmentTest, ::testing::Values(1, 2, 3, 4
                          [](const ::testing::TestParamInfo<int> &info) {
                            return std::to_string(info.param) + "pes";
                          });
+
+// --nodes K: contiguous blocks of N / K PEs, each PE told its node and the node count; a count
+// that does not divide the PEs is refused before anything starts.
+TEST(Environment, NodesSplitThePesIntoBlocks) {
+  LauncherResult result = runLauncher(shellJob(6, R"(echo "$TDIST_PE $TDIST_NODE $TDIST_N_NODES")", {"--nodes", "3"}));
+  ASSERT_EQ(result.exit_status, 0) << result.err;
+  std::map<int, int> node_of;
+  for (const std::string &line : splitLines(result.out)) {
+    int pe = -1, node = -1, nodes = -1;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%d %d %d", &pe, &node, &nodes), 3) << line;
+    EXPECT_EQ(nodes, 3);
+    node_of[pe] = node;
+  }
+  EXPECT_EQ(node_of, (std::map<int, int>{{0, 0}, {1, 0}, {2, 1}, {3, 1}, {4, 2}, {5, 2}}));
+  LauncherResult single = runLauncher(shellJob(2, R"(echo "$TDIST_NODE $TDIST_N_NODES")"));
+  EXPECT_EQ(splitLines(single.out), (std::vector<std::string>{"0 1", "0 1"}));
+
+  LauncherResult uneven = runLauncher(shellJob(3, "true", {"--nodes", "2"}));
+  EXPECT_EQ(uneven.exit_status, 2);
+  EXPECT_NE(uneven.err.find("--nodes 2 does not divide -n 3"), std::string::npos) << uneven.err;
+}
 
 TEST(Environment, EveryJobHasItsOwnSecretAndId) {
   const std::string script = R"(echo "$TDIST_JOB_SECRET $TDIST_JOB_ID")";

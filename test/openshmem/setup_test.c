@@ -38,7 +38,10 @@ int main(void) {
   /* shmem_ptr: every PE of one host shares memory: a store through it is a put. A PE reached
    * through the network alone (TDIST_TRANSPORT=ucx, as if on another host) has no pointer. */
   const char *transport = getenv("TDIST_TRANSPORT");
-  const int network = transport != NULL && strcmp(transport, "ucx") == 0 && next_pe() != me;
+  const char *nodes = getenv("TDIST_N_NODES");
+  const int per_node = n / (nodes != NULL ? atoi(nodes) : 1);
+  const int network = next_pe() != me && ((transport != NULL && strcmp(transport, "ucx") == 0) ||
+                                          next_pe() / per_node != me / per_node);
   long *peer = shmem_ptr(block, next_pe());
   CHECK(network ? peer == NULL : peer != NULL, "shmem_ptr of a heap block is %p", (void *)peer);
   CHECK(shmem_ptr(&on_stack, next_pe()) == NULL, "shmem_ptr of a stack address");

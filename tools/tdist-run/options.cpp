@@ -143,6 +143,9 @@ void describeCommandLine(CLI::App &app, Options &options) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as getopt
 
   addParsedOption(app, "-n", "N", options.n_pes, parsePeCount, "number of PEs, 1 or more");
+  addParsedOption(app, "--nodes", "K", options.nodes, parsePeCount,
+                  "split the PEs into K nodes of this host (blocks of N / K): PEs of different nodes "
+                  "reach each other's heaps through the network (UCX), as across hosts (default 1)");
   addParsedOption(app, "--heap", "SIZE", options.heap_bytes, parseHeapSize,
                   "symmetric heap size per PE in bytes; K, M, G, T suffixes (TDIST_HEAP_SIZE)");
   addParsedOption(app, "--engines", "LIST", options.engines, values::parseEngines,
@@ -221,6 +224,10 @@ Options parseCommandLine(int argc, char **argv) {
     throw UsageError("unknown option '" + words.front().substr(0, words.front().find('=')) + "'");
   }
   if (app.count("-n") == 0) throw UsageError("missing -n N, the number of PEs");
+  if (options.n_pes % options.nodes != 0) {
+    throw UsageError("--nodes " + std::to_string(options.nodes) + " does not divide -n " +
+                     std::to_string(options.n_pes) + ": every node has the same number of PEs");
+  }
   if (words.empty()) throw UsageError("missing the program to run (after --)");
   const std::string &program = words.front();
   if (program.ends_with(".mlir") || !options.kernel_entry.empty()) {

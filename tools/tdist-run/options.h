@@ -33,6 +33,9 @@ enum class MpsMode { Auto, On, Off };
 struct Options {
   bool show_help = false;
   int n_pes = 0;
+  // --nodes: the PEs split into this many nodes of this host, in contiguous blocks (TDIST_NODE of
+  // each PE); PEs of different nodes reach each other through the network, as across hosts.
+  int nodes = 1;
   // Variables for the runtime (runtime.h, attrFromEnvironment), set only when given so that a
   // value the user exported stays in force otherwise.
   std::optional<std::uint64_t> heap_bytes;             // TDIST_HEAP_SIZE, in bytes

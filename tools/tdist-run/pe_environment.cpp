@@ -10,6 +10,7 @@ namespace tdist::launcher {
 std::vector<std::string> peEnvironment(const JobEnvironment &job, int pe,
                                        const PeDescriptors &descriptors) {
   const Options &options = *job.options;
+  const int per_node = options.n_pes / options.nodes;
   std::vector<std::pair<std::string_view, std::string>> job_variables = {
       {"TDIST_PE", std::to_string(pe)},
       {"TDIST_N_PES", std::to_string(options.n_pes)},
@@ -17,6 +18,10 @@ std::vector<std::string> peEnvironment(const JobEnvironment &job, int pe,
       // GPU TDIST_LOCAL_PE modulo the visible count.
       {"TDIST_LOCAL_PE", std::to_string(pe)},
       {"TDIST_LOCAL_PES", std::to_string(options.n_pes)},
+      // Its node: --nodes K splits this host's PEs into K blocks that reach each other's heaps
+      // through the network, as across hosts.
+      {"TDIST_NODE", std::to_string(pe / per_node)},
+      {"TDIST_N_NODES", std::to_string(options.nodes)},
       {"TDIST_IP_PORT", job.ip_port},
       {"TDIST_JOB_SECRET", job.job_secret},
       {"TDIST_JOB_ID", job.job_id},

@@ -28,11 +28,15 @@ TEST(Rma, PeQueriesMatchTheLauncher) {
   uint32_t expected = ACLSHMEM_TRANSPORT_MTE;
   if (engines != nullptr && std::strstr(engines, "sdma") != nullptr) expected |= ACLSHMEM_TRANSPORT_SDMA;
   // With TDIST_TRANSPORT=ucx every peer is reached through the network (RoCE's bit), this PE
-  // itself as ever.
+  // itself as ever; under tdist-run --nodes K, the PEs of the other nodes (blocks of N / K PEs).
   const char *transport = std::getenv("TDIST_TRANSPORT");
   const bool network = transport != nullptr && std::strcmp(transport, "ucx") == 0;
+  const char *nodes = std::getenv("TDIST_N_NODES");
+  const int per_node = sh::n_pes() / (nodes != nullptr ? std::atoi(nodes) : 1);
   for (int pe = 0; pe < sh::n_pes(); ++pe) {
-    EXPECT_EQ(aclshmemx_transport_mask(pe), network && pe != sh::my_pe() ? uint32_t{ACLSHMEM_TRANSPORT_ROCE} : expected);
+    const bool other_node = pe / per_node != sh::my_pe() / per_node;
+    EXPECT_EQ(aclshmemx_transport_mask(pe),
+              (network || other_node) && pe != sh::my_pe() ? uint32_t{ACLSHMEM_TRANSPORT_ROCE} : expected);
   }
 }
 
