@@ -6,8 +6,10 @@ Python call's cost over the C++ one. Run under tdist-run; bench/python_overhead.
 
 Prints one line per size on PE 0: python all_reduce <bytes> median_us=<median of the repeats>
 ("python views all_reduce" with --views: numpy views of the tensors, converted through DLPack;
-"python torch all_reduce" with --torch: torch views, through the torch ops). On cuda, every repeat
-ends with the context's synchronize (as the C++ case does; with --torch, torch's).
+"python torch all_reduce" with --torch: torch views, through the torch ops; add --side-stream to
+run them on a torch stream of their own instead of torch's default, the legacy default stream).
+On cuda, every repeat ends with the context's synchronize (as the C++ case does; with --torch,
+torch's).
 """
 
 import argparse
@@ -28,9 +30,14 @@ def main():
     parser.add_argument("--torch", action="store_true",
                         help="pass torch views of the heap tensors: the calls go through the torch ops "
                              "(torch's current stream on cuda)")
+    parser.add_argument("--side-stream", action="store_true",
+                        help="with --torch on cuda: a torch stream of its own as the current stream")
     options = parser.parse_args()
     tdist.init()
     ctx = tk.default_context()
+    if options.side_stream and options.torch and tdist.backend() == "cuda":
+        import torch
+        torch.cuda.set_stream(torch.cuda.Stream())
     for size in [int(s) for s in options.sizes.split(",")]:
         x, y = tdist.zeros(size // 4, "float32"), tdist.zeros(size // 4, "float32")
         a, b = x, y
@@ -55,6 +62,7 @@ def main():
             medians.append((time.perf_counter() - start) / options.iters * 1e6)
         if tdist.my_pe() == 0:
             kind = " views" if options.views else " torch" if options.torch else ""
+            kind += " sidestream" if options.side_stream and options.torch and tdist.backend() == "cuda" else ""
             print(f"python{kind} all_reduce {size} median_us={statistics.median(medians):.3f} "
                   f"min_us={min(medians):.3f}", flush=True)
         tdist.barrier_all()
