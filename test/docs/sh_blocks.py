@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs the ```sh blocks of a Markdown page as printed, each by bash in a fresh folder where
-build/ is the build tree (so that files the commands make stay out of the checkout). The first
+build/ is the build tree and bench/ the project's benchmark scripts (so that files the commands
+make stay out of the checkout). The first
 that fails ends the test with its output.
 
 Usage: sh_blocks.py PAGE.md BUILD_DIR [TEXT]   (with TEXT: only the blocks that contain it)
@@ -10,6 +11,8 @@ import re
 import subprocess
 import sys
 import tempfile
+
+BENCH = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 
 
 def run_blocks(page, build, cwd=None, containing=""):
@@ -22,6 +25,7 @@ def run_blocks(page, build, cwd=None, containing=""):
         with tempfile.TemporaryDirectory() as folder:
             if cwd is None:
                 os.symlink(os.path.realpath(build), os.path.join(folder, "build"))
+                os.symlink(BENCH, os.path.join(folder, "bench"))
             run = subprocess.run(["bash", "-e", "-c", block], cwd=cwd or folder, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True, timeout=240)
         print(f"sh block {index} of {os.path.basename(page)}: status {run.returncode}")

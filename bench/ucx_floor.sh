@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# ucx_floor.sh - UCX's own put latency and bandwidth between two processes of this host, the
+# floor of tdist's network path (docs/RUNTIME.md, "Peers through the network"):
+#
+#   bench/ucx_floor.sh [ROUNDS]
+#
+# ucx_perftest (Debian's ucx-utils) over TCP on loopback: ucp_put_lat of 8 B (half round trip,
+# median µs) and ucp_put_bw of 1 MiB (MB/s), ROUNDS times (default 2). The server side is started
+# first and the client once the server's port listens.
+set -euo pipefail
+rounds=${1:-2}
+command -v ucx_perftest > /dev/null || { echo "ucx_floor.sh: ucx_perftest is not installed (Debian: ucx-utils)" >&2; exit 1; }
+export UCX_TLS=${UCX_TLS:-tcp}
+
+listening() {  # is TCP port $1 in LISTEN state (/proc/net/tcp*: local address :PORT in hex, state 0A)
+  local hex
+  hex=$(printf ':%04X' "$1")
+  awk -v p="$hex" 'NR > 1 && substr($2, length($2) - 4) == p && $4 == "0A" { found = 1 } END { exit !found }' \
+    /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+free_port() {
+  local port
+  for _ in $(seq 100); do
+    port=$((20000 + RANDOM % 20000))
+    listening "$port" || { echo "$port"; return; }
+  done
+  echo "ucx_floor.sh: no free port" >&2
+  exit 1
+}
+
+# run TEST SIZE ITERS: one server, one client; prints the client's "Final" line.
+run() {
+  local port server
+  port=$(free_port)
+  ucx_perftest -t "$1" -s "$2" -n "$3" -p "$port" > /dev/null &
+  server=$!
+  for _ in $(seq 2000); do listening "$port" && break; kill -0 "$server" 2> /dev/null || break; done
+  timeout 60 ucx_perftest 127.0.0.1 -t "$1" -s "$2" -n "$3" -p "$port" | grep '^Final'
+  wait "$server"
+}
+
+printf '%-6s %14s %16s\n' round put_lat_us put_bw_MBps
+for round in $(seq "$rounds"); do
+  lat=$(run ucp_put_lat 8 20000 | awk '{ print $3 }')
+  bw=$(run ucp_put_bw 1048576 200 | awk '{ print $6 }')
+  printf '%-6s %14s %16s\n' "$round" "$lat" "$bw"
+done
