@@ -6,7 +6,9 @@
 #
 # ucx_perftest (Debian's ucx-utils) over TCP on loopback: ucp_put_lat of 8 B (half round trip,
 # median µs) and ucp_put_bw of 1 MiB (MB/s), ROUNDS times (default 2). The server side is started
-# first and the client once the server's port listens.
+# first and the client once the server's port listens. Where Open MPI's OpenSHMEM is installed
+# (its oshcc answers --showme), bench/openshmem/shmem_bench.c over its UCX layer on the same link
+# too: the ping-pong's half round trip (µs) and the blocking put of 1 MiB (GB/s).
 set -euo pipefail
 rounds=${1:-2}
 command -v ucx_perftest > /dev/null || { echo "ucx_floor.sh: ucx_perftest is not installed (Debian: ucx-utils)" >&2; exit 1; }
@@ -40,9 +42,27 @@ run() {
   wait "$server"
 }
 
-printf '%-6s %14s %16s\n' round put_lat_us put_bw_MBps
+openmpi=""
+if command -v oshcc > /dev/null && oshcc --showme > /dev/null 2>&1 && command -v oshrun > /dev/null; then
+  openmpi=$(mktemp -d)
+  trap 'rm -rf "$openmpi"' EXIT
+  oshcc -O2 -o "$openmpi/shmem_bench" "$(dirname "${BASH_SOURCE[0]}")/openshmem/shmem_bench.c"
+fi
+# Open MPI's OpenSHMEM over UCX (TCP): "<ping-pong us> <1 MiB put GB/s>", or "- -" without it.
+oshmem() {
+  [ -n "$openmpi" ] || { echo "- -"; return; }
+  SHMEM_SYMMETRIC_SIZE=160M timeout 120 oshrun --allow-run-as-root --oversubscribe --mca memory ^patcher \
+    --mca spml ucx -x UCX_TLS -np 2 "$openmpi/shmem_bench" pingpong put --min-size 1M --max-size 1M \
+    --repeats 5 --no-table |
+    awk '/case=pingpong/ { match($0, /median_us=[0-9.]+/); p = substr($0, RSTART + 10, RLENGTH - 10) }
+         /case=put / { match($0, /median_gbps=[0-9.]+/); b = substr($0, RSTART + 12, RLENGTH - 12) }
+         END { print (p == "" ? "-" : p), (b == "" ? "-" : b) }'
+}
+
+printf '%-6s %14s %16s %20s %20s\n' round put_lat_us put_bw_MBps oshmem_pingpong_us oshmem_put_GBps
 for round in $(seq "$rounds"); do
   lat=$(run ucp_put_lat 8 20000 | awk '{ print $3 }')
   bw=$(run ucp_put_bw 1048576 200 | awk '{ print $6 }')
-  printf '%-6s %14s %16s\n' "$round" "$lat" "$bw"
+  read -r ping put < <(oshmem)
+  printf '%-6s %14s %16s %20s %20s\n' "$round" "$lat" "$bw" "$ping" "$put"
 done
