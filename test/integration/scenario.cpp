@@ -134,6 +134,17 @@ int crash() {
   return 0;
 }
 
+// PE 1 dies (SIGKILL, nothing runs after it) while PE 0 keeps putting to it: under tdist-run
+// --nodes 2, through UCX.
+int crashDuringPuts() {
+  if (initOrReport() != 0) return 1;
+  static char local[1 << 16];
+  auto *buffer = static_cast<char *>(aclshmem_malloc(sizeof local));
+  aclshmem_barrier_all();
+  if (aclshmem_my_pe() == 1) raise(SIGKILL);
+  for (;;) aclshmem_putmem(buffer, local, sizeof local, 1);
+}
+
 // PE 1 presents another secret to the store.
 int wrongSecret() {
   if (std::atoi(std::getenv("TDIST_PE")) == 1) setenv("TDIST_JOB_SECRET", "not-the-job-secret", 1);
@@ -156,7 +167,7 @@ int globalExit() {
 
 int main(int argc, char **argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: tdist_scenario wait-forever|dl-wait-missing-notify|dl-wait-one-deadline|crash|wrong-secret|global-exit|"
+    std::fprintf(stderr, "usage: tdist_scenario wait-forever|dl-wait-missing-notify|dl-wait-one-deadline|crash|crash-during-puts|wrong-secret|global-exit|"
                  "static-wait-forever|static-put|static-put-one-opted-out\n");
     return 2;
   }
@@ -164,6 +175,7 @@ int main(int argc, char **argv) {
   if (name == "wait-forever") return waitForever();
   if (name == "dl-wait-missing-notify") return dlWaitMissingNotify();
   if (name == "crash") return crash();
+  if (name == "crash-during-puts") return crashDuringPuts();
   if (name == "dl-wait-one-deadline") return dlWaitOneDeadline();
   if (name == "wrong-secret") return wrongSecret();
   if (name == "global-exit") return globalExit();

@@ -2,6 +2,7 @@
 // cause: a wait that can never be satisfied, a crash, a refused peer, global_exit.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "test/integration/backend_runs.h"
@@ -62,6 +63,28 @@ TEST_F(Scenario, CrashedPeEndsTheJob) {
     EXPECT_TRUE(contains(r.err, "PE " + std::to_string(n - 1))) << r.err;
     EXPECT_TRUE(contains(r.err, "signal 11")) << r.err;
   }
+}
+
+// Across nodes (tdist-run --nodes, the peers through UCX): a wait nobody satisfies still ends at
+// its deadline, and a PE that dies while a peer puts to it ends the job, naming it.
+TEST_F(Scenario, FailuresAcrossNodesEndTheJob) {
+#ifdef TDIST_TEST_WITH_UCX
+  const char *backend = std::getenv("TDIST_BACKEND");
+  if (backend != nullptr && std::string(backend) == "cuda") GTEST_SKIP() << "the cuda backend runs on one node";
+  LauncherResult wait = runScenario(4, "wait-forever", {"--nodes", "2", "--wait-timeout", "1"});
+  EXPECT_FALSE(wait.hung);
+  EXPECT_EQ(wait.exit_status, 97) << wait.err;
+  EXPECT_LT(wait.elapsed, 15s);
+  EXPECT_TRUE(contains(wait.err, "aclshmem_signal_wait_until: wait passed its deadline of 1.000 s")) << wait.err;
+  LauncherResult crash = runScenario(2, "crash-during-puts", {"--nodes", "2"});
+  EXPECT_FALSE(crash.hung);
+  EXPECT_NE(crash.exit_status, 0);
+  EXPECT_LT(crash.elapsed, 15s);
+  EXPECT_TRUE(contains(crash.err, "PE 1")) << crash.err;
+  EXPECT_TRUE(contains(crash.err, "signal 9")) << crash.err;
+#else
+  GTEST_SKIP() << "built without UCX";
+#endif
 }
 
 TEST_F(Scenario, PeerWithTheWrongSecretIsRefused) {
