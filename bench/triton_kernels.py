@@ -50,17 +50,11 @@ def global_timer():
 @tdl.jit
 def pingpong(slot, elapsed, partner, first, base, lead_in, iters):
     """lead_in + iters exchanges of a monotone sequence with partner; elapsed: the timed iters' ns."""
-    for i in range(1, lead_in + 1):
-        sequence = (base + i).to(tl.uint64)
-        if first:
-            shmem.signal_op(slot, sequence, "set", partner)
-            shmem.signal_wait_until(slot, "ge", sequence)
-        else:
-            shmem.signal_wait_until(slot, "ge", sequence)
-            shmem.signal_op(slot, sequence, "set", partner)
     begin = global_timer()
-    for i in range(1, iters + 1):
-        sequence = (base + lead_in + i).to(tl.uint64)
+    for i in range(1, lead_in + iters + 1):
+        if i == lead_in + 1:
+            begin = global_timer()
+        sequence = (base + i).to(tl.uint64)
         if first:
             shmem.signal_op(slot, sequence, "set", partner)
             shmem.signal_wait_until(slot, "ge", sequence)
@@ -128,15 +122,33 @@ class Job:
             medians.append(statistics.median(times))
         return self.slowest(medians)
 
+    def check(self, calls, prepare, result_of, expected, what):
+        """One call of each, after prepare(name) and a barrier: result_of(name, its return) must
+        equal expected exactly."""
+        torch = self.torch
+        for name, call in calls.items():
+            prepare(name)
+            torch.cuda.synchronize()
+            self.tdist.barrier_all()
+            returned = call()
+            torch.cuda.synchronize()
+            if not torch.equal(result_of(name, returned), expected):
+                raise SystemExit(f"triton_kernels.py: {name} {what}")
 
-def report(job, case, shape, results, reference):
-    if job.me != 0:
-        return
-    base = statistics.median(results[reference])
-    for name, samples in results.items():
-        median = statistics.median(samples)
-        print(f"RESULT impl={name} case={case} {shape} pes={job.n} median_us={median:.2f} min_us={min(samples):.2f} "
-              f"max_us={max(samples):.2f} ratio_to_{reference}={median / base:.3f}", flush=True)
+    def compare(self, case, shape, calls, reference, options, heap):
+        """Times every call, PE 0 prints their RESULT lines (each median's ratio to reference's),
+        then the heap tensors are freed."""
+        results = {name: self.time_calls(call, options.calls, options.repeats) for name, call in calls.items()}
+        if self.me == 0:
+            base = statistics.median(results[reference])
+            for name, samples in results.items():
+                median = statistics.median(samples)
+                print(f"RESULT impl={name} case={case} {shape} pes={self.n} median_us={median:.2f} "
+                      f"min_us={min(samples):.2f} max_us={max(samples):.2f} "
+                      f"ratio_to_{reference}={median / base:.3f}", flush=True)
+        self.tdist.barrier_all()
+        for t in heap:
+            self.tdist.free_tensor(t)
 
 
 def ag_gemm(job, options):
@@ -177,19 +189,9 @@ def ag_gemm(job, options):
             "fused": lambda: tk.all_gather_gemm(a, b, c, strategy="fused"),
             "torch": torch_call,
         }
-        for name, call in calls.items():
-            c.zero_()
-            torch.cuda.synchronize()
-            tdist.barrier_all()
-            result = call()
-            torch.cuda.synchronize()
-            if not torch.equal(result, expected):
-                raise SystemExit(f"triton_kernels.py: {name} computed a wrong C at M {total}")
-        results = {name: job.time_calls(call, options.calls, options.repeats) for name, call in calls.items()}
-        report(job, "ag-gemm", f"m={total} n={cols} k={k}", results, "triton")
-        tdist.barrier_all()
-        for t in heap:
-            tdist.free_tensor(t)
+        job.check(calls, lambda name: c.zero_(), lambda name, result: result, expected,
+                  f"computed a wrong C at M {total}")
+        job.compare("ag-gemm", f"m={total} n={cols} k={k}", calls, "triton", options, heap)
 
 
 def pingpong_case(job, options):
@@ -240,20 +242,11 @@ def allreduce_case(job, options):
             example.ring_allreduce[(programs,)](data, staging, signals, epoch[0], CHUNK=chunk, TILE=tile)
 
         calls = {"triton-ring": ring, "cxx-two-shot": lambda: tk.all_reduce(other, algorithm="two-shot")}
+        target = {"triton-ring": data, "cxx-two-shot": other}
         expected = sum(example.inputs(torch, pe, n * chunk) for pe in range(n)).cuda()
-        for name, target in (("triton-ring", data), ("cxx-two-shot", other)):
-            target.copy_(example.inputs(torch, job.me, n * chunk))
-            torch.cuda.synchronize()
-            tdist.barrier_all()
-            calls[name]()
-            torch.cuda.synchronize()
-            if not torch.equal(target, expected):
-                raise SystemExit(f"triton_kernels.py: {name} summed wrongly at {size} bytes")
-        results = {name: job.time_calls(call, options.calls, options.repeats) for name, call in calls.items()}
-        report(job, "allreduce", f"size={size}", results, "triton-ring")
-        tdist.barrier_all()
-        for t in heap:
-            tdist.free_tensor(t)
+        job.check(calls, lambda name: target[name].copy_(example.inputs(torch, job.me, n * chunk)),
+                  lambda name, _: target[name], expected, f"summed wrongly at {size} bytes")
+        job.compare("allreduce", f"size={size}", calls, "triton-ring", options, heap)
 
 
 def main():
