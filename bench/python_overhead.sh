@@ -4,17 +4,20 @@
 # same sizes, iterations and repeats), alternating, ROUNDS rounds, on PES PEs of the build's
 # backend. Prints both medians and their difference per round.
 #
-#   bench/python_overhead.sh [BUILD] [PES] [ROUNDS] [--torch|--views]
+#   bench/python_overhead.sh [BUILD] [PES] [ROUNDS] [--torch [--side-stream]|--views]
 #
 # Defaults: build 2 3, tdist.Tensor arguments; TDIST_BACKEND picks the backend. --torch passes torch
-# views (the torch ops, torch's current stream), --views numpy views (cpu).
+# views (the torch ops, torch's current stream: its default stream unless --side-stream, which
+# makes a stream of its own current), --views numpy views (cpu).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 pes=${2:-2}
 rounds=${3:-3}
-views=${4:-}
-case $views in ""|--torch|--views) ;; *) echo "python_overhead.sh: the 4th argument is --torch or --views, not $views" >&2; exit 2 ;; esac
+views="${*:4}"
+case $views in ""|--torch|--views|"--torch --side-stream") ;;
+  *) echo "python_overhead.sh: after ROUNDS come --torch, --torch --side-stream or --views, not '$views'" >&2; exit 2 ;;
+esac
 export PYTHONPATH="$build/python:$root/.deps/python${PYTHONPATH:+:$PYTHONPATH}"
 printf '%-6s %-8s %12s %12s %12s\n' round bytes cxx_us python_us extra_us
 for round in $(seq "$rounds"); do

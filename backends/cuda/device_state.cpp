@@ -86,7 +86,9 @@ void startDeviceTrace(CudaState &cuda) {
   device::TraceBuffer head;
   head.capacity = capacity;
   head.events = reinterpret_cast<device::TraceEvent *>(static_cast<device::TraceBuffer *>(memory) + 1);
-  check(cudaMemcpy(memory, &head, sizeof head, cudaMemcpyHostToDevice), "starting the device trace");
+  // On the PE's stream, and waited for: a copy from pageable memory may return before it has landed.
+  check(cudaMemcpyAsync(memory, &head, sizeof head, cudaMemcpyHostToDevice, cuda.stream), "starting the device trace");
+  check(cudaStreamSynchronize(cuda.stream), "starting the device trace");
   std::uint64_t *timer = nullptr;
   check(cudaMallocHost(reinterpret_cast<void **>(&timer), sizeof *timer), "starting the device trace");
   std::uint64_t best = UINT64_MAX;

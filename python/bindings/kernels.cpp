@@ -29,13 +29,22 @@ namespace nb = nanobind;
 namespace tdist::python {
 namespace {
 
-kernels::AllReduceAlgorithm algorithmOf(const std::string &name) {
+// A name as Python spells it: tdist-bench's hyphenated spelling ("two-shot", "copy-engine") is
+// accepted as well.
+std::string snakeCase(std::string name) {
+  for (char &c : name)
+    if (c == '-') c = '_';
+  return name;
+}
+
+kernels::AllReduceAlgorithm algorithmOf(const std::string &spelled) {
+  const std::string name = snakeCase(spelled);
   if (name == "auto") return kernels::AllReduceAlgorithm::Auto;
   if (name == "one_shot") return kernels::AllReduceAlgorithm::OneShot;
   if (name == "two_shot") return kernels::AllReduceAlgorithm::TwoShot;
   if (name == "ring") return kernels::AllReduceAlgorithm::Ring;
   throw Error(ErrorCode::InvalidParam,
-              "tdist.kernels.all_reduce: algorithm '" + name + "' is none of auto, one_shot, two_shot, ring");
+              "tdist.kernels.all_reduce: algorithm '" + spelled + "' is none of auto, one_shot, two_shot, ring");
 }
 
 kernels::GemmStrategy strategyOf(const std::string &name, const char *kernel) {
@@ -47,11 +56,12 @@ kernels::GemmStrategy strategyOf(const std::string &name, const char *kernel) {
 }
 
 template <class Engine>
-Engine engineOf(const std::string &name, const char *kernel) {
+Engine engineOf(const std::string &spelled, const char *kernel) {
+  const std::string name = snakeCase(spelled);
   if (name == "auto") return Engine::Auto;
   if (name == "sm") return Engine::Sm;
   if (name == "copy_engine") return Engine::CopyEngine;
-  throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": engine '" + name + "' is none of auto, sm, copy_engine");
+  throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": engine '" + spelled + "' is none of auto, sm, copy_engine");
 }
 
 // A context that the Python object owns until close() (collective) or, failing that, never: a

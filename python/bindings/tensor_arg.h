@@ -9,6 +9,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "python/bindings/heap_tensor.h"
 #include "tdist/error.h"
@@ -82,25 +85,106 @@ inline Tensor view(const AnyArray &array, const char *what) {
   return t;
 }
 
-// torch.utils.dlpack.to_dlpack where object is a torch tensor, else null. A torch tensor's
-// __dlpack__ is Python code (~4 us a call, and on cuda it orders the stream it is given after the
-// current one); to_dlpack makes the same capsule in ~0.3 us. The calls that take it run on torch's
-// current stream themselves. Looked up once torch has been imported (by the program).
-inline PyObject *torchToDlpack(nb::handle object) {
-  static PyObject *tensor_type = nullptr, *to_dlpack = nullptr;
-  if (tensor_type == nullptr) {
-    if (PyDict_GetItemString(PyImport_GetModuleDict(), "torch") == nullptr) return nullptr;
-    try {
-      nb::object function = nb::module_::import_("torch.utils.dlpack").attr("to_dlpack");
-      nb::object type = nb::module_::import_("torch").attr("Tensor");
-      to_dlpack = function.release().ptr();  // both kept for the process's life
-      tensor_type = type.release().ptr();
-    } catch (const nb::python_error &) {
-      return nullptr;  // a torch without them: the DLPack protocol serves
+// Torch tensors are read through their attributes (data_ptr(), shape, stride(), dtype, the
+// Python names torch keeps stable), not through DLPack: a torch tensor's __dlpack__ is Python code
+// (~4 us a call, and on cuda it orders the stream it is given after the current one), and even
+// torch.utils.dlpack.to_dlpack's capsule, taken and released, costs ~0.8 us a tensor on cuda
+// against ~0.3 us for the attributes. The calls that take them run on torch's current stream
+// themselves, and the caller's reference keeps the tensor alive for the call. Looked up once torch
+// has been imported (by the program); without torch, or a torch without these names, null.
+class TorchTensors {
+ public:
+  static const TorchTensors *get() {
+    static const TorchTensors *instance = nullptr;
+    static bool tried = false;
+    if (instance == nullptr && !tried) {
+      if (PyDict_GetItemString(PyImport_GetModuleDict(), "torch") == nullptr) return nullptr;
+      tried = true;
+      try {
+        instance = new TorchTensors();  // kept for the process's life, as the types it holds
+      } catch (const nb::python_error &) {
+        instance = nullptr;  // a torch without them: the DLPack protocol serves
+      }
+    }
+    return instance;
+  }
+
+  bool isTensor(nb::handle object) const {
+    return PyObject_TypeCheck(object.ptr(), reinterpret_cast<PyTypeObject *>(tensor_type_.ptr()));
+  }
+
+  // The C++ view of a torch tensor; what torch refuses (a sparse tensor's data_ptr) is passed on.
+  Tensor view(nb::handle object, const char *what) const {
+    if (PyObject_IsTrue(nb::steal(attribute(object, requires_grad_, what)).ptr())) {
+      throw Error(ErrorCode::InvalidParam, std::string(what) + " cannot be taken: it requires grad (tdist's calls "
+                                                               "are not differentiable: pass tensor.detach())");
+    }
+    Tensor t;
+    nb::object dtype = nb::steal(attribute(object, dtype_, what));
+    const auto found = dtypes_.find(dtype.ptr());
+    if (found == dtypes_.end()) {
+      throw Error(ErrorCode::InvalidParam, std::string(what) + " has an element type (" +
+                                               nb::str(dtype).c_str() + ") that tdist does not take");
+    }
+    t.dtype = found->second;
+    nb::object pointer = nb::steal(method(object, data_ptr_, what));
+    t.data = PyLong_AsVoidPtr(pointer.ptr());
+    nb::object shape = nb::steal(attribute(object, shape_, what));
+    nb::object strides = nb::steal(method(object, stride_, what));
+    if (!PyTuple_Check(shape.ptr()) || !PyTuple_Check(strides.ptr()) ||
+        PyTuple_GET_SIZE(shape.ptr()) != PyTuple_GET_SIZE(strides.ptr())) {
+      throw Error(ErrorCode::InvalidParam, std::string(what) + " cannot be taken: its shape and strides are not "
+                                                               "tuples of one length");
+    }
+    const Py_ssize_t rank = PyTuple_GET_SIZE(shape.ptr());
+    t.shape.resize(static_cast<std::size_t>(rank));
+    t.strides.resize(static_cast<std::size_t>(rank));
+    for (Py_ssize_t d = 0; d < rank; ++d) {
+      t.shape[static_cast<std::size_t>(d)] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape.ptr(), d));
+      t.strides[static_cast<std::size_t>(d)] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides.ptr(), d));
+    }
+    if (PyErr_Occurred()) throw nb::python_error();
+    return t;
+  }
+
+ private:
+  TorchTensors() {
+    nb::module_ torch = nb::module_::import_("torch");
+    tensor_type_ = torch.attr("Tensor");
+    data_ptr_ = nb::steal(PyUnicode_InternFromString("data_ptr"));
+    shape_ = nb::steal(PyUnicode_InternFromString("shape"));
+    stride_ = nb::steal(PyUnicode_InternFromString("stride"));
+    dtype_ = nb::steal(PyUnicode_InternFromString("dtype"));
+    requires_grad_ = nb::steal(PyUnicode_InternFromString("requires_grad"));
+    const std::pair<const char *, DType> names[] = {
+        {"int8", DType::I8},     {"int16", DType::I16},   {"int32", DType::I32},     {"int64", DType::I64},
+        {"uint8", DType::U8},    {"uint16", DType::U16},  {"uint32", DType::U32},    {"uint64", DType::U64},
+        {"float16", DType::F16}, {"float32", DType::F32}, {"float64", DType::F64}, {"bfloat16", DType::BF16}};
+    for (const auto &[name, dtype] : names) {
+      if (!nb::hasattr(torch, name)) continue;  // uint16..64 came with torch 2.3
+      nb::object type = torch.attr(name);
+      dtypes_.emplace(type.ptr(), dtype);
+      held_.push_back(std::move(type));
     }
   }
-  return PyObject_TypeCheck(object.ptr(), reinterpret_cast<PyTypeObject *>(tensor_type)) ? to_dlpack : nullptr;
-}
+
+  // object.<name> or object.<name>(), torch's refusal as "<what> cannot be taken: <reason>".
+  static PyObject *attribute(nb::handle object, const nb::object &name, const char *what) {
+    return refusedIfNull(PyObject_GetAttr(object.ptr(), name.ptr()), what);
+  }
+  static PyObject *method(nb::handle object, const nb::object &name, const char *what) {
+    return refusedIfNull(PyObject_CallMethodNoArgs(object.ptr(), name.ptr()), what);
+  }
+  static PyObject *refusedIfNull(PyObject *result, const char *what) {
+    if (result != nullptr) return result;
+    const std::string reason = nb::python_error().what();
+    throw Error(ErrorCode::InvalidParam, std::string(what) + " cannot be taken: " + reason.substr(0, reason.find('\n')));
+  }
+
+  nb::object tensor_type_, data_ptr_, shape_, stride_, dtype_, requires_grad_;
+  std::unordered_map<PyObject *, DType> dtypes_;
+  std::vector<nb::object> held_;  // the dtype objects dtypes_ points at
+};
 
 // A tensor argument, converted with the GIL held: a tdist.Tensor directly, anything else through
 // DLPack (kept alive here, with the memory it exports, until the call is done).
@@ -111,15 +195,8 @@ class TensorArg {
       tensor_ = nb::cast<const HeapTensor &>(object).tensor(what);
       return;
     }
-    if (PyObject *to_dlpack = torchToDlpack(object)) {
-      nb::object capsule = nb::steal(PyObject_CallOneArg(to_dlpack, object.ptr()));
-      if (!capsule.is_valid()) {  // e.g. a tensor that requires grad: torch says why
-        const std::string reason = nb::python_error().what();
-        throw Error(ErrorCode::InvalidParam, std::string(what) + " cannot be taken: " +
-                                                 reason.substr(0, reason.find('\n')));
-      }
-      array_ = nb::cast<AnyArray>(capsule);
-      tensor_ = view(*array_, what);
+    if (const TorchTensors *torch = TorchTensors::get(); torch != nullptr && torch->isTensor(object)) {
+      tensor_ = torch->view(object, what);
       return;
     }
     try {

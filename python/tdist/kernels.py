@@ -33,11 +33,12 @@ except ImportError:
 _TorchTensor = _torch.Tensor if _torch is not None else ()
 
 
-def _is_torch(*tensors):
-    for t in tensors:  # a loop, not any(...): this runs on every call
+def _first_torch(tensors):
+    """The first torch tensor of tensors, else None."""
+    for t in tensors:  # a loop, not next(...): this runs on every call
         if isinstance(t, _TorchTensor):
-            return True
-    return False
+            return t
+    return None
 
 
 def default_context():
@@ -73,7 +74,8 @@ def _run(name, context, tensors, *config):
     """One call: torch tensors without context= through torch's op of that name (on torch's
     current stream; its functional form while torch.compile traces: the output's last operand
     gets the result), everything else through the C++ call on a context."""
-    if context is None and _is_torch(*tensors):
+    torch_tensor = _first_torch(tensors) if context is None else None
+    if torch_tensor is not None:
         if _compiling():
             *inputs, output = tensors
             result = getattr(_torch.ops.tdist, name + "_functional")(*inputs, *config)
@@ -83,7 +85,7 @@ def _run(name, context, tensors, *config):
             output.copy_(result.reshape(output.shape))
         else:
             # What torch.ops.tdist.<name> does, without the dispatcher's ~15 us a call.
-            getattr(_K, name)(_torch_ops.context_for(tensors[-1]), *tensors, *config)
+            getattr(_K, name)(_torch_ops.context_for(torch_tensor), *tensors, *config)
     else:
         getattr(_K, name)(_context(context), *tensors, *config)
 
@@ -130,12 +132,13 @@ def moe_dispatch(x, topk_ids, recv, *, experts, top_k=1, capacity=0, programs=0,
     """Sends each token's row to the PEs of its top_k experts; returns the DispatchLayout of recv
     (torch tensors: the counts, a [local experts, n_pes] int32 tensor, which moe_combine takes too)."""
     config = (experts, top_k, capacity, programs)
-    if context is None and _is_torch(x, topk_ids, recv):
+    torch_tensor = _first_torch((x, topk_ids, recv)) if context is None else None
+    if torch_tensor is not None:
         if _compiling():
             received, counts = _torch.ops.tdist.moe_dispatch_functional(x, topk_ids, *config)
             recv.copy_(received)
             return counts
-        layout = _K.moe_dispatch(_torch_ops.context_for(recv), x, topk_ids, recv, *config)
+        layout = _K.moe_dispatch(_torch_ops.context_for(torch_tensor), x, topk_ids, recv, *config)
         return _torch_ops.counts_of(layout, experts)
     return _K.moe_dispatch(_context(context), x, topk_ids, recv, *config)
 
@@ -145,12 +148,13 @@ def moe_combine(expert_out, layout, topk_ids, topk_weights, out, *, experts, top
     """out[t] = the sum over k of topk_weights[t, k] times the expert output of (t, k). layout: what
     moe_dispatch returned (a DispatchLayout, or its counts as a tensor)."""
     config = (experts, top_k, capacity, programs)
-    if context is None and _is_torch(expert_out, topk_ids, topk_weights, out):
+    torch_tensor = _first_torch((expert_out, topk_ids, topk_weights, out)) if context is None else None
+    if torch_tensor is not None:
         counts = layout if isinstance(layout, _torch.Tensor) else _torch.tensor(layout.counts, dtype=_torch.int32)
         if _compiling():
             out.copy_(_torch.ops.tdist.moe_combine_functional(expert_out, counts, topk_ids, topk_weights, *config))
         else:
-            _K.moe_combine(_torch_ops.context_for(out), expert_out, _torch_ops.layout_of(counts), topk_ids,
+            _K.moe_combine(_torch_ops.context_for(torch_tensor), expert_out, _torch_ops.layout_of(counts), topk_ids,
                            topk_weights, out, *config)
         return out
     if _torch is not None and isinstance(layout, _torch.Tensor):

@@ -29,7 +29,7 @@ def heap(shape, data=None, dtype="float32"):
     return t
 
 
-@pytest.mark.parametrize("algorithm", ["auto", "one_shot", "two_shot", "ring"])
+@pytest.mark.parametrize("algorithm", ["auto", "one_shot", "two_shot", "ring", "two-shot"])
 def test_all_reduce(algorithm):
     me, n = tdist.my_pe(), tdist.n_pes()
     x, y = heap(4096, values(me, 4096)), heap(4096)
@@ -47,11 +47,15 @@ def test_all_gather_and_reduce_scatter():
     x, gathered = heap(1024, values(me, 1024)), heap(n * 1024)
     tk.all_gather(x, gathered)
     np.testing.assert_array_equal(read(gathered), np.concatenate([values(pe, 1024) for pe in range(n)]))
+    tdist.barrier_all()
+    gathered_too = heap(n * 1024)
+    tk.all_gather(x, gathered_too, engine="copy-engine")  # tdist-bench's spelling of copy_engine
+    np.testing.assert_array_equal(read(gathered_too), read(gathered))
     block = heap(1024)
     tk.reduce_scatter(gathered, block)  # every PE's input is the same gather: block p is n times it
     np.testing.assert_array_equal(read(block), n * values(me, 1024))
     tdist.barrier_all()
-    for t in (x, gathered, block):
+    for t in (x, gathered, gathered_too, block):
         tdist.free_tensor(t)
 
 

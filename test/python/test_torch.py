@@ -69,9 +69,20 @@ def test_all_reduce_on_torch_views(dtype):
     tk.all_reduce(x)  # in place
     sync()
     assert (y.float() == total(n, lambda pe: pe + 1)).all() and (x.float() == total(n, lambda pe: pe + 1)).all()
+    # A torch view beside a tdist.Tensor: the call runs on the torch tensor's stream.
+    x.fill_(me + 1)
+    y.zero_()
+    sync()
+    tk.all_reduce(x, u)
+    sync()
+    assert (y.float() == total(n, lambda pe: pe + 1)).all()
     # A tensor torch will not export (a sparse one) is a tdist.Error that passes torch's reason on.
     with pytest.raises(tdist.Error, match="input cannot be taken: ") as raised:
         tk.all_reduce(torch.ones(8).to_sparse(), y)
+    assert raised.value.code == tdist.ErrorCode.InvalidParam
+    # One that requires grad is refused (the calls are not differentiable), and nothing is changed.
+    with pytest.raises(tdist.Error, match="input cannot be taken: it requires grad") as raised:
+        tk.all_reduce(torch.ones(8192, dtype=dtype, requires_grad=True), y)
     assert raised.value.code == tdist.ErrorCode.InvalidParam
     # The torch ops themselves (tdist.kernels calls the C++ calls directly in eager mode).
     x.fill_(me + 1)

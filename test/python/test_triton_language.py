@@ -240,7 +240,7 @@ def test_the_kernel_of_docs_triton_compiles_as_printed(tmp_path):
     assert unresolved(kernel.asm["ptx"]) == [] and len(kernel.asm["cubin"]) > 0
 
 
-def test_the_benchmarks_pingpong_kernel_compiles_with_the_global_timer():
+def test_the_benchmarks_kernels_compile_with_the_global_timer():
     import importlib.util
     path = os.path.join(os.path.dirname(__file__), "..", "..", "bench", "triton_kernels.py")
     spec = importlib.util.spec_from_file_location("triton_kernels_bench", path)
@@ -250,3 +250,5 @@ def test_the_benchmarks_pingpong_kernel_compiles_with_the_global_timer():
                  "lead_in": "i32", "iters": "i32"}
     ptx = compile_kernel(bench.pingpong, signature).asm["ptx"]
     assert unresolved(ptx) == [] and "%globaltimer" in ptx
+    lead_in = compile_kernel(bench.lead_in_kernel, {"ns": "i64"}).asm["ptx"]
+    assert lead_in.count("%globaltimer") >= 2  # the start and the loop's reads

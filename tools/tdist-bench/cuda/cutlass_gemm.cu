@@ -114,12 +114,12 @@ void runCudaGemmCutlass(const Options &options, Reporter &reporter) {
     // The word the notified variant's call epoch comes from (zero: epoch 1).
     std::vector<std::uint64_t> zeros(64, 0);
     gpu::DeviceBuffer<std::uint64_t> epoch_slots(zeros.size());
-    gpu::check(cudaMemcpy(epoch_slots.get(), zeros.data(), zeros.size() * sizeof(std::uint64_t), cudaMemcpyHostToDevice),
-               "cudaMemcpy(epoch slots)");
+    gpu::copyToDevice(epoch_slots.get(), zeros.data(), zeros.size() * sizeof(std::uint64_t), stream.get(),
+                      "copying the epoch slots");
     std::vector<std::uint64_t> ones(8, 1);
     gpu::DeviceBuffer<std::uint64_t> arrivals(ones.size());
-    gpu::check(cudaMemcpy(arrivals.get(), ones.data(), ones.size() * sizeof(std::uint64_t), cudaMemcpyHostToDevice),
-               "cudaMemcpy(arrivals)");
+    gpu::copyToDevice(arrivals.get(), ones.data(), ones.size() * sizeof(std::uint64_t), stream.get(),
+                      "copying the arrivals");
     fillSmallIntegers<<<1024, 256, 0, stream.get()>>>(a.get(), most_a, 0x1234u);
     fillSmallIntegers<<<1024, 256, 0, stream.get()>>>(b.get(), most_b, 0x9876u);
     gpu::check_launch("fillSmallIntegers");

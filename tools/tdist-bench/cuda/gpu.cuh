@@ -24,6 +24,14 @@ __device__ __forceinline__ std::uint64_t globalTimer() {
   return ns;
 }
 
+// Copies host bytes to the device on `stream` and waits for them to land. cudaMemcpy from pageable
+// memory may return before its DMA has reached the device, and a kernel on a non-blocking stream is
+// not ordered after it: a peer could read the old bytes.
+inline void copyToDevice(void *device, const void *host, std::size_t bytes, cudaStream_t stream, const char *what) {
+  check(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream), what);
+  check(cudaStreamSynchronize(stream), what);
+}
+
 // The cases run on the GPU the backend chose for this PE (TDIST_LOCAL_PE % devices).
 inline int useBackendDevice() {
   const int device = tdist::cuda::device();
