@@ -6,7 +6,8 @@ C++ and what torch runs, in the same processes, on the cuda backend.
         [--m 4096,8192] [--k 8192] [--n 8192] [--repeats 5] [--calls 10]
 
 ag-gemm: C [M, N] = all_gather(A) x B, bf16, M / n_pes rows of A per PE; side by side per M:
-    triton       examples/triton/allgather_gemm.py's kernel (producers and tl.dot consumers in one grid)
+    triton       examples/triton/allgather_gemm.py's kernel (producers and tl.dot consumers in one
+                 persistent grid of this PE's share of the SMs)
     decomposed   tdist.kernels.all_gather_gemm(strategy="decomposed") (C++: pushes, then cuBLASLt per chunk)
     fused        tdist.kernels.all_gather_gemm(strategy="fused") (C++: one persistent kernel)
     torch        torch.ops.symm_mem.fused_all_gather_matmul (process group gloo, rendezvous on the heap)
@@ -184,12 +185,13 @@ def ag_gemm(job, options):
         expected = (torch.cat([example.rows_of(torch, pe, m, k) for pe in range(n)]).cuda().float()
                     @ b.float()).to(torch.bfloat16)
         tiles = triton.cdiv(n * m, 128) * triton.cdiv(cols, 128)
+        programs, consumers = example.grid(torch, tiles, 2)
         epoch = [0]
 
         def triton_call():
             epoch[0] += 1
-            example.allgather_gemm[(2 + tiles,)](a, b, c, gathered, signals, epoch[0], m, k, cols, PRODUCERS=2,
-                                                 BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, COPY=4096)
+            example.allgather_gemm[(programs,)](a, b, c, gathered, signals, epoch[0], m, k, cols, consumers,
+                                                PRODUCERS=2, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, COPY=4096)
             return c
 
         op = torch.ops.symm_mem.fused_all_gather_matmul

@@ -11,10 +11,15 @@ a: this PE's rows [M_local, K] (fp16), b: [K, N], c: [n_pes * M_local, N]; gathe
 M_local, K] and signals (n_pes slots, 64 bytes apart, uint64), both on the symmetric heap, the
 signals zero before the first call; the call's epoch is 1, then 2, ...; a barrier between calls.
 The producers have the lowest program ids, so that they are scheduled before consumers can fill
-the GPU waiting for them. Checked against torch's matmul of the gathered rows.
+the GPU waiting for them, and the grid is persistent: at most this PE's share of the GPU's SMs
+(grid()), the consumers looping over the tiles. A consumer waits for another PE's producers, so
+every PE's programs must be resident at once where several PEs share a GPU: a program per tile
+(thousands) would let one PE's waiting consumers take every SM while another PE's producers
+wait for one. Checked against torch's matmul of the gathered rows.
 """
 
 import argparse
+import os
 import sys
 
 import triton
@@ -26,8 +31,19 @@ SLOT_WORDS = 8  # uint64 words between two signals: 64 bytes
 SLOT = tl.constexpr(SLOT_WORDS)  # the same, for the kernel
 
 
+def grid(torch, tiles, producers):
+    """(programs, consumers) of a call with `tiles` output tiles: the producers, then a consumer per
+    tile up to this PE's share of the SMs (the PEs of this node spread over its GPUs as tdist-run
+    spreads them)."""
+    sms = torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+    local_pes = int(os.environ.get("TDIST_LOCAL_PES", "1"))
+    sharing = -(-local_pes // max(torch.cuda.device_count(), 1))  # PEs on this GPU
+    consumers = max(1, min(tiles, sms // sharing - producers))
+    return producers + consumers, consumers
+
+
 @tdl.jit
-def allgather_gemm(a, b, c, gathered, signals, epoch, M_LOCAL, K, N, PRODUCERS: tl.constexpr,
+def allgather_gemm(a, b, c, gathered, signals, epoch, M_LOCAL, K, N, CONSUMERS, PRODUCERS: tl.constexpr,
                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, COPY: tl.constexpr):
     pid = tl.program_id(0)
     rank = tdl.rank()
@@ -42,26 +58,27 @@ def allgather_gemm(a, b, c, gathered, signals, epoch, M_LOCAL, K, N, PRODUCERS: 
                 tl.store(target + offsets, tl.load(a + offsets, mask=mask), mask=mask)
             tdl.notify(signals + rank * SLOT, peer, signal=epoch, sig_op="set")
     else:
-        tile = pid - PRODUCERS
         tiles_n = tl.cdiv(N, BLOCK_N)
         tiles_m = tl.cdiv(n * M_LOCAL, BLOCK_M)
         tiles_per_pe = tl.cdiv(M_LOCAL, BLOCK_M)
-        pid_m = tile // tiles_n
-        pid_n = tile % tiles_n
-        pid_m = (pid_m + rank * tiles_per_pe) % tiles_m  # the seed's swizzle: own rows first
-        rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-        cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-        source = (pid_m * BLOCK_M) // M_LOCAL  # the PE whose rows this tile reads (BLOCK_M divides M_LOCAL)
-        token = tdl.wait(signals + source * SLOT, 1, "sys", "acquire", epoch)
-        rows_of_a = tdl.consume_token(gathered, token)
-        accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for k in range(0, K, BLOCK_K):
-            ks = k + tl.arange(0, BLOCK_K)
-            tile_a = tl.load(rows_of_a + rows[:, None] * K + ks[None, :], mask=ks[None, :] < K, other=0.0)
-            tile_b = tl.load(b + ks[:, None] * N + cols[None, :], mask=(ks[:, None] < K) & (cols[None, :] < N),
-                             other=0.0)
-            accumulator = tl.dot(tile_a, tile_b, accumulator)
-        tl.store(c + rows[:, None] * N + cols[None, :], accumulator.to(c.dtype.element_ty), mask=cols[None, :] < N)
+        for tile in range(pid - PRODUCERS, tiles_m * tiles_n, CONSUMERS):
+            pid_m = tile // tiles_n
+            pid_n = tile % tiles_n
+            pid_m = (pid_m + rank * tiles_per_pe) % tiles_m  # the seed's swizzle: own rows first
+            rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+            cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+            source = (pid_m * BLOCK_M) // M_LOCAL  # the PE whose rows this tile reads (BLOCK_M divides M_LOCAL)
+            token = tdl.wait(signals + source * SLOT, 1, "sys", "acquire", epoch)
+            rows_of_a = tdl.consume_token(gathered, token)
+            accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+            for k in range(0, K, BLOCK_K):
+                ks = k + tl.arange(0, BLOCK_K)
+                tile_a = tl.load(rows_of_a + rows[:, None] * K + ks[None, :], mask=ks[None, :] < K, other=0.0)
+                tile_b = tl.load(b + ks[:, None] * N + cols[None, :],
+                                 mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)
+                accumulator = tl.dot(tile_a, tile_b, accumulator)
+            tl.store(c + rows[:, None] * N + cols[None, :], accumulator.to(c.dtype.element_ty),
+                     mask=cols[None, :] < N)
 
 
 def rows_of(torch, pe, m, k):
@@ -93,15 +110,16 @@ def main():
     c = torch.empty((n * m, cols), dtype=torch.float16, device="cuda")
     expected = (torch.cat([rows_of(torch, pe, m, k) for pe in range(n)]).cuda().float() @ b.float()).half()
     tiles = triton.cdiv(n * m, options.block_m) * triton.cdiv(cols, options.block_n)
+    programs, consumers = grid(torch, tiles, options.producers)
     ok = True
     for epoch in range(1, options.calls + 1):
         a.copy_(rows_of(torch, me, m, k))
         c.zero_()
         torch.cuda.synchronize()
         tdist.barrier_all()
-        allgather_gemm[(options.producers + tiles,)](a, b, c, gathered, signals, epoch, m, k, cols,
-                                                     PRODUCERS=options.producers, BLOCK_M=options.block_m,
-                                                     BLOCK_N=options.block_n, BLOCK_K=options.block_k, COPY=4096)
+        allgather_gemm[(programs,)](a, b, c, gathered, signals, epoch, m, k, cols, consumers,
+                                    PRODUCERS=options.producers, BLOCK_M=options.block_m, BLOCK_N=options.block_n,
+                                    BLOCK_K=options.block_k, COPY=4096)
         torch.cuda.synchronize()
         ok = ok and torch.equal(c, expected)
     print(f"allgather_gemm: PE {me} of {n}, [{n * m} x {k}] x [{k} x {cols}], {options.calls} calls: "

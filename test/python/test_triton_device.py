@@ -188,14 +188,15 @@ def test_the_allgather_gemm_example_against_torch():
     c = torch.empty((n * m, cols), dtype=torch.float16, device="cuda")
     expected = (torch.cat([ag.rows_of(torch, pe, m, k) for pe in range(n)]).cuda().float() @ b.float()).half()
     tiles = triton.cdiv(n * m, 128) * triton.cdiv(cols, 128)
-    for epoch in (1, 2):
+    # The example's persistent grid, and one of 3 consumers (each loops over several tiles).
+    for epoch, (programs, consumers) in enumerate((ag.grid(torch, tiles, 2), (5, 3)), start=1):
         a.copy_(ag.rows_of(torch, me, m, k))
         c.zero_()
         settle()
-        ag.allgather_gemm[(2 + tiles,)](a, b, c, gathered, signals, epoch, m, k, cols, PRODUCERS=2, BLOCK_M=128,
-                                        BLOCK_N=128, BLOCK_K=64, COPY=4096)
+        ag.allgather_gemm[(programs,)](a, b, c, gathered, signals, epoch, m, k, cols, consumers, PRODUCERS=2,
+                                       BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, COPY=4096)
         torch.cuda.synchronize()
-        assert torch.equal(c, expected), epoch
+        assert torch.equal(c, expected), (epoch, programs)
     settle()
     for h in heaps:
         tdist.free_tensor(h[0])

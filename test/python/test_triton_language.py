@@ -218,7 +218,7 @@ def test_the_ring_allreduce_example_compiles():
 def test_the_allgather_gemm_example_compiles_to_tensor_core_tiles():
     gemm = example("allgather_gemm").allgather_gemm
     signature = {"a": "*fp16", "b": "*fp16", "c": "*fp16", "gathered": "*fp16", "signals": "*u64", "epoch": "i32",
-                 "M_LOCAL": "i32", "K": "i32", "N": "i32"}
+                 "M_LOCAL": "i32", "K": "i32", "N": "i32", "CONSUMERS": "i32"}
     kernel = compile_kernel(gemm, signature, {"PRODUCERS": 2, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64,
                                               "COPY": 4096})
     ptx = kernel.asm["ptx"]
