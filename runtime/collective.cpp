@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "runtime/backend.h"
 #include "runtime/wait.h"
@@ -35,11 +36,23 @@ std::vector<CollectiveRecord> membersRecords(const RuntimeState &state, const Te
   return all;
 }
 
+// The members of other nodes keep a mirror of this PE's block: the step goes to them too.
+void pushToOtherNodes(RuntimeState &state, const TeamInfo &team, int index, std::uint64_t sequence,
+                      std::size_t carried_bytes) {
+  std::vector<int> remote;
+  for (int member = 0; member < team.size; ++member) {
+    const int pe = team.worldPe(member);
+    if (pe != state.my_pe && state.channel.mirrored(pe)) remote.push_back(pe);
+  }
+  state.channel.pushStep(remote, index, sequence, carried_bytes);
+}
+
 // Publishes this PE's step and pulls every member's line until it reached the step. A mismatch
 // is reported only once every member reached the step: so no member can be more than one step
 // ahead of another (the records' double buffer relies on it), and every member sees the same
 // calls and decides alike.
-std::uint64_t step(RuntimeState &state, TeamInfo &team, CollectiveRecord record, const char *call) {
+std::uint64_t step(RuntimeState &state, TeamInfo &team, CollectiveRecord record, const char *call,
+                   std::size_t carried_bytes = 0) {
   const int index = teamIndex(state, team);
   ControlBlock &mine = state.channel.local();
   record.sequence = ++team.sequence;
@@ -47,6 +60,7 @@ std::uint64_t step(RuntimeState &state, TeamInfo &team, CollectiveRecord record,
   mine.team_line[index].value.store(lineValue(record.sequence, record.op, team.last_op),
                                     std::memory_order_release);
   team.last_op = record.op;
+  if (state.channel.anyMirrored()) pushToOtherNodes(state, team, index, record.sequence, carried_bytes);
   bool same = true;
   for (int member = 0; member < team.size; ++member) {
     const int pe = team.worldPe(member);
@@ -193,7 +207,7 @@ std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team, c
   const std::uint64_t sequence = team.sequence + 1;
   if (!carried.empty())
     std::memcpy(state.channel.local().carried[teamIndex(state, team)][sequence & 1], carried.data(), carried.size());
-  return membersRecords(state, team, step(state, team, record, call));
+  return membersRecords(state, team, step(state, team, record, call, carried.size()));
 }
 
 const std::byte *carriedBy(const RuntimeState &state, const TeamInfo &team, int member) {

@@ -1,4 +1,4 @@
-// runtime/host_channel.cpp - memfd segments holding one ControlBlock each.
+// runtime/host_channel.cpp - memfd segments of ControlBlocks, mapped on a node, mirrored across nodes.
 #include "runtime/host_channel.h"
 
 #include <sys/mman.h>
@@ -17,36 +17,94 @@ namespace {
   throw Error(ErrorCode::SharedMemory, "init: host channel: " + what + ": " + std::strerror(errno));
 }
 
-ControlBlock *mapBlock(int fd, const std::string &whose) {
-  void *addr = mmap(nullptr, kControlBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+void *mapShared(int fd, std::size_t bytes, off_t offset, const std::string &whose) {
+  void *addr = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset);
   if (addr == MAP_FAILED) fail("mapping " + whose + " segment");
-  return static_cast<ControlBlock *>(addr);
+  return addr;
+}
+
+template <class Field>
+std::size_t fieldOffset(const ControlBlock &block, const Field &field) {
+  return static_cast<std::size_t>(reinterpret_cast<const std::byte *>(&field) -
+                                  reinterpret_cast<const std::byte *>(&block));
 }
 
 }  // namespace
 
-UniqueFd HostChannel::create() {
+UniqueFd HostChannel::create(int n_pes, int my_pe) {
   UniqueFd fd(memfd_create("tdist-channel", MFD_CLOEXEC));
   if (!fd.valid()) fail("memfd_create");
-  if (ftruncate(fd.get(), kControlBytes) != 0) fail("sizing the segment");
-  local_ = mapBlock(fd.get(), "this PE's");
+  segment_bytes_ = static_cast<std::size_t>(n_pes) * kControlBytes;
+  if (ftruncate(fd.get(), static_cast<off_t>(segment_bytes_)) != 0) fail("sizing the segment");
+  segment_ = static_cast<std::byte *>(mapShared(fd.get(), segment_bytes_, 0, "this PE's"));
+  my_pe_ = my_pe;
+  local_ = slot(my_pe);
   return fd;
 }
 
-void HostChannel::map(std::span<const UniqueFd> fds, int my_pe) {
+void HostChannel::map(std::span<const UniqueFd> fds) {
   peers_.assign(fds.size(), nullptr);
+  mapped_.assign(fds.size(), false);
   for (std::size_t pe = 0; pe < fds.size(); ++pe) {
-    peers_[pe] = static_cast<int>(pe) == my_pe ? local_ : mapBlock(fds[pe].get(), "PE " + std::to_string(pe) + "'s");
+    if (static_cast<int>(pe) == my_pe_) {
+      peers_[pe] = local_;
+    } else if (fds[pe].valid()) {  // its own slot of its segment
+      peers_[pe] = static_cast<ControlBlock *>(mapShared(fds[pe].get(), kControlBytes,
+                                                         static_cast<off_t>(pe * kControlBytes),
+                                                         "PE " + std::to_string(pe) + "'s"));
+      mapped_[pe] = true;
+    } else {  // another node's PE: its mirror here
+      peers_[pe] = slot(static_cast<int>(pe));
+      any_mirrored_ = true;
+    }
   }
 }
 
 void HostChannel::unmap() {
-  for (ControlBlock *block : peers_) {
-    if (block != nullptr && block != local_) munmap(block, kControlBytes);
+  link_ = nullptr;
+  for (std::size_t pe = 0; pe < peers_.size(); ++pe) {
+    if (mapped_[pe]) munmap(peers_[pe], kControlBytes);
   }
   peers_.clear();
-  if (local_ != nullptr) munmap(local_, kControlBytes);
+  mapped_.clear();
+  any_mirrored_ = false;
+  if (segment_ != nullptr) munmap(segment_, segment_bytes_);
+  segment_ = nullptr;
+  segment_bytes_ = 0;
   local_ = nullptr;
+}
+
+void HostChannel::pushStep(std::span<const int> to, int team, std::uint64_t sequence, std::size_t carried_bytes) {
+  if (to.empty()) return;
+  if (link_ == nullptr) {
+    throw Error(ErrorCode::Internal, "host channel: PEs of other nodes, and no network link to reach them");
+  }
+  const ControlBlock &mine = *local_;
+  const auto &record = mine.records[team][sequence & 1];
+  const auto &carried = mine.carried[team][sequence & 1];
+  const std::size_t base = static_cast<std::size_t>(my_pe_) * kControlBytes;  // my mirror in their segment
+  for (int pe : to) {
+    link_->put(pe, base + fieldOffset(mine, record), &record, sizeof record);
+    if (carried_bytes != 0) link_->put(pe, base + fieldOffset(mine, carried), carried, carried_bytes);
+  }
+  link_->fence();  // the record and the carried bytes land before the line
+  const std::int64_t line = mine.team_line[team].value.load(std::memory_order_relaxed);
+  for (int pe : to) link_->store(pe, base + fieldOffset(mine, mine.team_line[team]), line);
+  link_->settle();
+}
+
+void HostChannel::requestExit(std::int64_t request, long deadline_ms) {
+  bool sent = false;
+  for (std::size_t pe = 0; pe < peers_.size(); ++pe) {
+    if (!mirrored(static_cast<int>(pe))) {
+      peers_[pe]->exit_request.value.store(request, std::memory_order_release);
+    } else if (link_ != nullptr) {  // its own block, in its segment
+      const std::size_t offset = pe * kControlBytes + fieldOffset(*local_, local_->exit_request);
+      link_->store(static_cast<int>(pe), offset, request);
+      sent = true;
+    }
+  }
+  if (sent) link_->flush(deadline_ms);
 }
 
 }  // namespace tdist::runtime

@@ -1,11 +1,18 @@
-// runtime/host_channel.h - the core's own shared host memory: one small segment per PE, mapped
-// by every PE of the job.
+// runtime/host_channel.h - the core's own shared host memory: a ControlBlock per PE.
 //
 // Team barriers, collective agreement and global_exit are loads and stores on it, apart from the
-// symmetric heap, which a backend may keep in device memory. The segment is a memfd passed to
-// the peers with the heap's descriptors: nothing is named, nothing outlives the job.
+// symmetric heap, which a backend may keep in device memory. Each PE makes one segment with a slot
+// per PE of the job (a memfd passed to the peers of its node with the heap's descriptors: nothing
+// is named, nothing outlives the job): its own slot holds its ControlBlock, which the PEs of its
+// node map; the slot of a PE of another node is this PE's mirror of that PE's block, which that PE
+// writes through the network (a push model: a PE's step writes its record, its carried bytes and,
+// after a fence, its line into every remote member's mirror of it, through the ChannelLink the
+// backend provides). Readers load the same fields either way: peer(pe) is the mapped block or the
+// mirror.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -14,6 +21,24 @@
 
 namespace tdist::runtime {
 
+// How a PE writes into the channel segment of a PE of another node: the backend's network engine.
+// Offsets are in that PE's segment (slot i at i * kControlBytes).
+class ChannelLink {
+ public:
+  virtual ~ChannelLink() = default;
+  // Bytes into PE pe's segment, ordered before what follows the next fence.
+  virtual void put(int pe, std::size_t offset, const void *source, std::size_t bytes) = 0;
+  virtual void fence() = 0;
+  // An atomic store of an 8-byte word of PE pe's segment (a line, an exit request), after the
+  // puts before the last fence.
+  virtual void store(int pe, std::size_t offset, std::int64_t value) = 0;
+  // Every store so far has landed (and the puts before them): a step returns only then, so that
+  // nothing of it waits in a queue that nobody progresses. Throws at the job's wait deadline.
+  virtual void settle() = 0;
+  // What was put and stored so far has landed, or `deadline_ms` passed (false; nothing thrown).
+  virtual bool flush(long deadline_ms) = 0;
+};
+
 class HostChannel {
  public:
   HostChannel() = default;
@@ -21,19 +46,43 @@ class HostChannel {
   HostChannel &operator=(const HostChannel &) = delete;
   ~HostChannel() { unmap(); }
 
-  // Creates and maps this PE's segment (zeroed); returns its descriptor for the exchange.
-  UniqueFd create();
-  // Maps every peer's segment: fds[pe] for pe != my_pe.
-  void map(std::span<const UniqueFd> fds, int my_pe);
+  // Creates and maps this PE's segment (zeroed: n_pes slots); returns its descriptor for the exchange.
+  UniqueFd create(int n_pes, int my_pe);
+  // Maps the block of every peer whose descriptor is given (fds[pe], a PE of this node); a peer
+  // without one (another node) is read from its mirror in this PE's segment.
+  void map(std::span<const UniqueFd> fds);
   void unmap();
 
   bool mapped() const { return local_ != nullptr; }
   ControlBlock &local() const { return *local_; }
-  ControlBlock &peer(int pe) const { return *peers_[pe]; }
+  const ControlBlock &peer(int pe) const { return *peers_[pe]; }
+
+  // The segment, for the backend to register with its engine; whether PE pe is read from a mirror.
+  std::span<std::byte> segment() const { return {reinterpret_cast<std::byte *>(segment_), segment_bytes_}; }
+  bool mirrored(int pe) const { return peers_[pe] != nullptr && peers_[pe] != local_ && !mapped_[pe]; }
+  bool anyMirrored() const { return any_mirrored_; }
+  // The backend's link to the mirrored PEs (null: none yet, or no longer).
+  void link(ChannelLink *link) { link_ = link; }
+  bool linked() const { return link_ != nullptr; }
+
+  // After this PE wrote its record of a step of team `team` (with `carried_bytes` of carried
+  // data) into its own block and stored its line: the same into the mirrors of the PEs `to`.
+  void pushStep(std::span<const int> to, int team, std::uint64_t sequence, std::size_t carried_bytes);
+  // global_exit's request into every PE's own block; mirrored PEs' through the link, waited for
+  // at most deadline_ms (they may be gone).
+  void requestExit(std::int64_t request, long deadline_ms);
 
  private:
+  ControlBlock *slot(int pe) const { return reinterpret_cast<ControlBlock *>(segment_ + pe * kControlBytes); }
+
+  std::byte *segment_ = nullptr;
+  std::size_t segment_bytes_ = 0;
+  int my_pe_ = 0;
   ControlBlock *local_ = nullptr;
   std::vector<ControlBlock *> peers_;
+  std::vector<bool> mapped_;  // peers_[pe] is a mapping of PE pe's segment (to unmap)
+  bool any_mirrored_ = false;
+  ChannelLink *link_ = nullptr;
 };
 
 }  // namespace tdist::runtime

@@ -110,10 +110,11 @@ std::vector<int> agreedNodes(BootstrapStore &store, const InitAttr &attr) {
 }
 
 // The host channel, the heap and the static data: each PE creates its segments, passes their
-// descriptors to every peer, and maps every peer's channel and static data, and the heaps of
-// the PEs of its node (a heap of another node's PE is the backend's to reach: fd -1).
+// descriptors to every peer, and maps every peer's static data, and the channel blocks and heaps
+// of the PEs of its node (another node's PE: its channel block is mirrored here and its heap is
+// the backend's to reach, fd -1).
 void createSegments(RuntimeState &state, std::uint64_t heap_bytes) {
-  UniqueFd channel = state.channel.create();
+  UniqueFd channel = state.channel.create(state.n_pes, state.my_pe);
   UniqueFd heap(state.backend->heap_create(state, heap_bytes));
   std::vector<int> mine = {channel.get(), heap.get()};
   const std::vector<int> statics = staticDataFds(state);
@@ -124,12 +125,12 @@ void createSegments(RuntimeState &state, std::uint64_t heap_bytes) {
   for (int pe = 0; pe < state.n_pes; ++pe) {
     if (pe == state.my_pe) {
       heaps[pe] = heap.get();
-    } else {
+    } else if (state.node_of[pe] == state.node_of[state.my_pe]) {
       channels[pe] = std::move(peers[pe][0]);
-      if (state.node_of[pe] == state.node_of[state.my_pe]) heaps[pe] = peers[pe][1].get();
+      heaps[pe] = peers[pe][1].get();
     }
   }
-  state.channel.map(channels, state.my_pe);
+  state.channel.map(channels);
   state.backend->heap_map(state, heaps);
   mapStaticData(state, peers, 2);
 }
@@ -344,10 +345,8 @@ void fence() { quiet(); }
 void global_exit(int status) {
   if (runtime::RuntimeState *state = runtime::g_state; state != nullptr && state->channel.mapped()) {
     // Every PE's waits look at their own exit line, so they end promptly with this status.
-    const std::int64_t request = 1 + (status & 0xff);
-    for (int pe = 0; pe < state->n_pes; ++pe) {
-      state->channel.peer(pe).exit_request.value.store(request, std::memory_order_release);
-    }
+    // PEs of other nodes through the network, waited for a few seconds at most: they may be gone.
+    state->channel.requestExit(1 + (status & 0xff), 5000);
   }
   // The job ends by request, not by a PE that forgot finalize.
   runtime::reportFinalized();

@@ -41,7 +41,8 @@ void detach(runtime::RuntimeState &state) {
   CpuState &cpu = cpuState(state);
   cpu.copy_engine.reset();  // drains what is still queued
   g_waiting_progress.store(nullptr, std::memory_order_relaxed);
-  cpu.ucx.reset();          // before the heap it registered is unmapped
+  state.channel.link(nullptr);
+  cpu.ucx.reset();          // before the heap and the channel it registered are unmapped
   unmapSegments(state);
   delete &cpu;
   state.backend_state = nullptr;
@@ -60,8 +61,10 @@ void startEngines(runtime::RuntimeState &state) {
     any = any || routed[pe];
   }
   if (any) {
-    cpu.ucx = std::make_unique<UcxEngine>(state, cpu.mappings, cpu.segment_bytes, routed);
+    cpu.ucx = std::make_unique<UcxEngine>(state, cpu.mappings, cpu.segment_bytes, routed, state.channel.segment());
     g_waiting_progress.store(cpu.ucx.get(), std::memory_order_relaxed);
+    // The host channel's blocks of other nodes' PEs are mirrors, which those PEs write through it.
+    if (state.channel.anyMirrored()) state.channel.link(&cpu.ucx->channelLink());
     runtime::PeerTable peers = state.heap.peers();
     for (int pe = 0; pe < state.n_pes; ++pe) {
       if (!routed[pe]) continue;

@@ -69,6 +69,12 @@ struct UcxEngine::Impl {
   ucp_mem_h memory = nullptr;
   std::vector<ucp_ep_h> endpoints;
   std::vector<ucp_rkey_h> keys;
+  // The host channel: this PE's segment registered, each routed peer's base and key.
+  ucp_mem_h channel_memory = nullptr;
+  std::vector<std::uint64_t> channel_base;
+  std::vector<ucp_rkey_h> channel_keys;
+  std::uint64_t swap_sink = 0;  // the discarded replies of the channel's stores
+  runtime::ChannelLink *channel_link = nullptr;
   int wake_fd = -1;
   std::atomic<bool> stopping{false};
   std::thread progress;
@@ -107,8 +113,64 @@ struct UcxEngine::Impl {
   std::uint64_t remote(int pe, std::size_t offset) const { return remote_base[pe] + offset; }
 };
 
+// The host channel's writes (runtime/host_channel.h): puts, a worker fence, and stores as swaps
+// whose replies nobody reads, all posted, then settled together (one round trip for a step's
+// members, not one each).
+class UcxChannelLink final : public runtime::ChannelLink {
+ public:
+  explicit UcxChannelLink(UcxEngine::Impl &engine) : e_(engine) {}
+
+  void put(int pe, std::size_t offset, const void *source, std::size_t bytes) override {
+    ucp_request_param_t param{};
+    e_.wait(ucp_put_nbx(e_.endpoints[pe], source, bytes, e_.channel_base[pe] + offset, e_.channel_keys[pe], &param),
+            "the host channel", "put");
+  }
+  void fence() override { check(ucp_worker_fence(e_.worker), "the host channel: ucp_worker_fence"); }
+  void store(int pe, std::size_t offset, std::int64_t value) override {
+    std::uint64_t operand = static_cast<std::uint64_t>(value);
+    ucp_request_param_t param{};
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+    param.datatype = ucp_dt_make_contig(sizeof operand);
+    param.reply_buffer = &e_.swap_sink;
+    ucs_status_ptr_t request = ucp_atomic_op_nbx(e_.endpoints[pe], UCP_ATOMIC_OP_SWAP, &operand, 1,
+                                                 e_.channel_base[pe] + offset, e_.channel_keys[pe], &param);
+    if (UCS_PTR_IS_ERR(request)) fail("the host channel: a store", UCS_PTR_STATUS(request));
+    if (request != nullptr) pending_.push_back(request);
+  }
+  void settle() override {
+    std::vector<ucs_status_ptr_t> pending;
+    pending.swap(pending_);
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      try {
+        e_.wait(pending[i], "the host channel", "a store");
+      } catch (...) {
+        for (std::size_t j = i + 1; j < pending.size(); ++j) ucp_request_free(pending[j]);  // released once complete
+        throw;
+      }
+    }
+  }
+  bool flush(long deadline_ms) override {
+    const auto saved = e_.deadline;
+    e_.deadline = std::chrono::milliseconds(deadline_ms);
+    bool done = true;
+    try {
+      settle();
+      ucp_request_param_t param{};
+      e_.wait(ucp_worker_flush_nbx(e_.worker, &param), "the host channel", "flush");
+    } catch (const Error &) {
+      done = false;
+    }
+    e_.deadline = saved;
+    return done;
+  }
+
+ private:
+  UcxEngine::Impl &e_;
+  std::vector<ucs_status_ptr_t> pending_;  // stores not yet known to have landed
+};
+
 UcxEngine::UcxEngine(runtime::RuntimeState &state, std::span<std::byte *const> mappings, std::size_t segment_bytes,
-                     std::vector<bool> routed)
+                     std::vector<bool> routed, std::span<std::byte> channel)
     : impl_(new Impl) {
   Impl &e = *impl_;
   e.me = state.my_pe;
@@ -139,30 +201,39 @@ UcxEngine::UcxEngine(runtime::RuntimeState &state, std::span<std::byte *const> m
     map.address = e.mappings[e.me];
     map.length = segment_bytes;
     check(ucp_mem_map(e.context, &map, &e.memory), "ucp_mem_map of the heap");
+    ucp_mem_map_params_t channel_map{};
+    channel_map.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+    channel_map.address = channel.data();
+    channel_map.length = channel.size();
+    check(ucp_mem_map(e.context, &channel_map, &e.channel_memory), "ucp_mem_map of the host channel");
 
-    // This PE's card: its worker's address, its segment's base here and the segment's packed key.
+    // This PE's card: its worker's address, then the heap segment's and the channel segment's
+    // packed keys and bases here.
     ucp_address_t *address = nullptr;
     std::size_t address_bytes = 0;
     check(ucp_worker_get_address(e.worker, &address, &address_bytes), "ucp_worker_get_address");
-    void *key = nullptr;
-    std::size_t key_bytes = 0;
-    const ucs_status_t packed = ucp_rkey_pack(e.context, e.memory, &key, &key_bytes);
     runtime::Bytes card;
-    if (packed == UCS_OK) {
-      append(card, static_cast<std::uint64_t>(address_bytes));
-      card.insert(card.end(), reinterpret_cast<std::byte *>(address), reinterpret_cast<std::byte *>(address) + address_bytes);
+    append(card, static_cast<std::uint64_t>(address_bytes));
+    card.insert(card.end(), reinterpret_cast<std::byte *>(address), reinterpret_cast<std::byte *>(address) + address_bytes);
+    ucp_worker_release_address(e.worker, address);
+    const auto addKey = [&](ucp_mem_h memory, const void *base, const char *what) {
+      void *key = nullptr;
+      std::size_t key_bytes = 0;
+      check(ucp_rkey_pack(e.context, memory, &key, &key_bytes), std::string("ucp_rkey_pack of ") + what);
       append(card, static_cast<std::uint64_t>(key_bytes));
       card.insert(card.end(), static_cast<std::byte *>(key), static_cast<std::byte *>(key) + key_bytes);
-      append(card, reinterpret_cast<std::uint64_t>(e.mappings[e.me]));
+      append(card, reinterpret_cast<std::uint64_t>(base));
       ucp_rkey_buffer_release(key);
-    }
-    ucp_worker_release_address(e.worker, address);
-    check(packed, "ucp_rkey_pack");
+    };
+    addKey(e.memory, e.mappings[e.me], "the heap");
+    addKey(e.channel_memory, channel.data(), "the host channel");
     const std::vector<runtime::Bytes> cards = state.store->allgather(card);
 
     e.endpoints.assign(n, nullptr);
     e.keys.assign(n, nullptr);
     e.remote_base.assign(n, 0);
+    e.channel_keys.assign(n, nullptr);
+    e.channel_base.assign(n, 0);
     for (int pe = 0; pe < n; ++pe) {
       if (!e.routed[pe]) continue;
       const runtime::Bytes &theirs = cards[pe];
@@ -170,15 +241,20 @@ UcxEngine::UcxEngine(runtime::RuntimeState &state, std::span<std::byte *const> m
       const auto their_address_bytes = take<std::uint64_t>(theirs, &at);
       const std::byte *their_address = theirs.data() + at;
       at += their_address_bytes;
-      const auto their_key_bytes = take<std::uint64_t>(theirs, &at);
-      const std::byte *their_key = theirs.data() + at;
-      at += their_key_bytes;
-      e.remote_base[pe] = take<std::uint64_t>(theirs, &at);
       ucp_ep_params_t ep{};
       ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
       ep.address = reinterpret_cast<const ucp_address_t *>(their_address);
       check(ucp_ep_create(e.worker, &ep, &e.endpoints[pe]), "ucp_ep_create to PE " + std::to_string(pe));
-      check(ucp_ep_rkey_unpack(e.endpoints[pe], their_key, &e.keys[pe]), "ucp_ep_rkey_unpack of PE " + std::to_string(pe));
+      const auto unpackKey = [&](ucp_rkey_h *key, std::uint64_t *base, const char *what) {
+        const auto key_bytes = take<std::uint64_t>(theirs, &at);
+        if (at + key_bytes > theirs.size()) throw Error(ErrorCode::Internal, "UCX: a peer's card is cut short");
+        check(ucp_ep_rkey_unpack(e.endpoints[pe], theirs.data() + at, key),
+              "ucp_ep_rkey_unpack of PE " + std::to_string(pe) + "'s " + what);
+        at += key_bytes;
+        *base = take<std::uint64_t>(theirs, &at);
+      };
+      unpackKey(&e.keys[pe], &e.remote_base[pe], "heap");
+      unpackKey(&e.channel_keys[pe], &e.channel_base[pe], "host channel");
     }
     e.wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     e.progress = std::thread([&e] { e.progressLoop(); });
@@ -201,6 +277,9 @@ UcxEngine::~UcxEngine() {
   if (e.wake_fd >= 0) ::close(e.wake_fd);
   for (ucp_rkey_h key : e.keys)
     if (key != nullptr) ucp_rkey_destroy(key);
+  for (ucp_rkey_h key : e.channel_keys)
+    if (key != nullptr) ucp_rkey_destroy(key);
+  delete e.channel_link;
   for (ucp_ep_h ep : e.endpoints) {
     if (ep == nullptr) continue;
     ucp_request_param_t param{};
@@ -213,6 +292,7 @@ UcxEngine::~UcxEngine() {
     }
   }
   if (e.memory != nullptr) ucp_mem_unmap(e.context, e.memory);
+  if (e.channel_memory != nullptr) ucp_mem_unmap(e.context, e.channel_memory);
   if (e.worker != nullptr) ucp_worker_destroy(e.worker);
   if (e.context != nullptr) ucp_cleanup(e.context);
   delete impl_;
@@ -333,11 +413,17 @@ void UcxEngine::quiet(const char *call) {
 
 void UcxEngine::progress() { ucp_worker_progress(impl_->worker); }
 
+runtime::ChannelLink &UcxEngine::channelLink() {
+  if (impl_->channel_link == nullptr) impl_->channel_link = new UcxChannelLink(*impl_);
+  return *impl_->channel_link;
+}
+
 #else  // a build without UCX
 
 struct UcxEngine::Impl {};
 
-UcxEngine::UcxEngine(runtime::RuntimeState &, std::span<std::byte *const>, std::size_t, std::vector<bool>)
+UcxEngine::UcxEngine(runtime::RuntimeState &, std::span<std::byte *const>, std::size_t, std::vector<bool>,
+                     std::span<std::byte>)
     : impl_(nullptr) {
   throw Error(ErrorCode::NotSupported,
               "TDIST_TRANSPORT=ucx: this tdist was built without UCX (Debian: libucx-dev)");
@@ -352,6 +438,7 @@ std::uint64_t UcxEngine::wordOp(int, std::size_t, runtime::WordOp, unsigned, std
 }
 void UcxEngine::quiet(const char *) {}
 void UcxEngine::progress() {}
+runtime::ChannelLink &UcxEngine::channelLink() { throw Error(ErrorCode::NotSupported, "a build without UCX"); }
 
 #endif
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "runtime/backend.h"
+#include "runtime/host_channel.h"
 
 namespace tdist::runtime {
 struct RuntimeState;
@@ -31,10 +32,11 @@ class UcxEngine {
  public:
   // Collective (through the bootstrap store). mappings[pe]: where PE pe's segment is mapped in
   // this process (the addresses host calls name); routed[pe]: whether this engine carries what
-  // goes to PE pe. Throws Error(NotSupported) in a build without UCX, Error(Internal) naming the
-  // UCX call that failed.
+  // goes to PE pe; channel: this PE's host-channel segment, registered too, which channelLink()
+  // writes into on the routed PEs. Throws Error(NotSupported) in a build without UCX,
+  // Error(Internal) naming the UCX call that failed.
   UcxEngine(runtime::RuntimeState &state, std::span<std::byte *const> mappings, std::size_t segment_bytes,
-            std::vector<bool> routed);
+            std::vector<bool> routed, std::span<std::byte> channel);
   ~UcxEngine();
   UcxEngine(const UcxEngine &) = delete;
   UcxEngine &operator=(const UcxEngine &) = delete;
@@ -55,6 +57,9 @@ class UcxEngine {
   // One round of the worker's progress: a PE that waits calls it while it polls, so that what it
   // waits for lands without waking the progress thread.
   void progress();
+
+  // The host channel's writes into the routed PEs' channel segments (runtime/host_channel.h).
+  runtime::ChannelLink &channelLink();
 
   struct Impl;
 

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "aclshmem.h"
@@ -38,6 +40,23 @@ TEST(Rma, PeQueriesMatchTheLauncher) {
     EXPECT_EQ(aclshmemx_transport_mask(pe),
               (network || other_node) && pe != sh::my_pe() ? uint32_t{ACLSHMEM_TRANSPORT_ROCE} : expected);
   }
+}
+
+// The host channel (team lines, collective records) of a PE of another node is not mapped: it is
+// a mirror in this PE's own segment, which that PE writes through the network (as across hosts).
+// The mappings of the channel in this process: this PE's segment and one block per PE of its node.
+TEST(Rma, HostChannelsOfOtherNodesAreMirrorsNotMappings) {
+  const char *nodes = std::getenv("TDIST_N_NODES");
+  const int per_node = sh::n_pes() / (nodes != nullptr ? std::atoi(nodes) : 1);
+  std::ifstream maps("/proc/self/maps");
+  int channel_mappings = 0;
+  for (std::string line; std::getline(maps, line);) channel_mappings += line.find("tdist-channel") != std::string::npos;
+  EXPECT_EQ(channel_mappings, per_node);
+  // And the collective steps across nodes go through the mirrors.
+  sh::barrier_all();
+  auto *block = static_cast<std::int64_t *>(allocate(64));
+  sh::barrier_all();
+  deallocate(block);
 }
 
 TEST(Rma, PeerPointersAddressTheSameOffset) {
