@@ -1,4 +1,7 @@
 // runtime/environment.cpp - the attributes tdist-run passes through the environment.
+#include <sched.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -156,6 +159,12 @@ long tuningKnob(const char *name, long fallback) {
 int localPes() {
   long pes = tuningKnob("TDIST_LOCAL_PES", g_state != nullptr ? g_state->n_pes : 1);
   return pes > 0 ? static_cast<int>(pes) : 1;
+}
+
+bool oversubscribed() {
+  cpu_set_t set;
+  long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus > 0 && localPes() > cpus;
 }
 
 }  // namespace tdist::runtime

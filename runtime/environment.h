@@ -19,6 +19,10 @@ bool allowNoSecretFromEnvironment();
 bool staticDataFromEnvironment();
 // PEs on this host: TDIST_LOCAL_PES, else the job's size when initialized, else 1.
 int localPes();
+// More PEs on this host than CPUs to run them: the PE a waiter waits for may need the waiter's
+// own CPU, so every poll spent spinning delays it (each poll costs ~40 ns; a hand-over through a
+// yield ~2 us). Measured in docs/BENCHMARKS.md.
+bool oversubscribed();
 // A non-negative integer knob (TDIST_WORKERS, TDIST_WAIT_SPIN, ...), or fallback when unset or
 // not a non-negative integer.
 long tuningKnob(const char *name, long fallback);

@@ -28,15 +28,6 @@ struct WaitPolicy {
   std::chrono::microseconds max_sleep{1000};         // ... up to this
 };
 
-// More PEs on this host than CPUs to run them: the PE a waiter waits for may need the waiter's
-// own CPU, so every poll spent spinning delays it (each poll costs ~40 ns; a hand-over through
-// a yield ~2 us). Measured in docs/BENCHMARKS.md.
-bool oversubscribed() {
-  cpu_set_t set;
-  long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
-  return cpus > 0 && localPes() > cpus;
-}
-
 const WaitPolicy &policy() {
   static const WaitPolicy p = [] {
     WaitPolicy w;
