@@ -44,7 +44,6 @@ UniqueFd HostChannel::create(int n_pes, int my_pe) {
 
 void HostChannel::map(std::span<const UniqueFd> fds) {
   peers_.assign(fds.size(), nullptr);
-  mapped_.assign(fds.size(), false);
   for (std::size_t pe = 0; pe < fds.size(); ++pe) {
     if (static_cast<int>(pe) == my_pe_) {
       peers_[pe] = local_;
@@ -52,7 +51,6 @@ void HostChannel::map(std::span<const UniqueFd> fds) {
       peers_[pe] = static_cast<ControlBlock *>(mapShared(fds[pe].get(), kControlBytes,
                                                          static_cast<off_t>(pe * kControlBytes),
                                                          "PE " + std::to_string(pe) + "'s"));
-      mapped_[pe] = true;
     } else {  // another node's PE: its mirror here
       peers_[pe] = slot(static_cast<int>(pe));
       any_mirrored_ = true;
@@ -63,10 +61,10 @@ void HostChannel::map(std::span<const UniqueFd> fds) {
 void HostChannel::unmap() {
   link_ = nullptr;
   for (std::size_t pe = 0; pe < peers_.size(); ++pe) {
-    if (mapped_[pe]) munmap(peers_[pe], kControlBytes);
+    const int p = static_cast<int>(pe);
+    if (p != my_pe_ && peers_[pe] != nullptr && !mirrored(p)) munmap(peers_[pe], kControlBytes);
   }
   peers_.clear();
-  mapped_.clear();
   any_mirrored_ = false;
   if (segment_ != nullptr) munmap(segment_, segment_bytes_);
   segment_ = nullptr;

@@ -59,7 +59,7 @@ class HostChannel {
 
   // The segment, for the backend to register with its engine; whether PE pe is read from a mirror.
   std::span<std::byte> segment() const { return {reinterpret_cast<std::byte *>(segment_), segment_bytes_}; }
-  bool mirrored(int pe) const { return peers_[pe] != nullptr && peers_[pe] != local_ && !mapped_[pe]; }
+  bool mirrored(int pe) const { return pe != my_pe_ && peers_[pe] == slot(pe); }
   bool anyMirrored() const { return any_mirrored_; }
   // The backend's link to the mirrored PEs (null: none yet, or no longer).
   void link(ChannelLink *link) { link_ = link; }
@@ -79,8 +79,7 @@ class HostChannel {
   std::size_t segment_bytes_ = 0;
   int my_pe_ = 0;
   ControlBlock *local_ = nullptr;
-  std::vector<ControlBlock *> peers_;
-  std::vector<bool> mapped_;  // peers_[pe] is a mapping of PE pe's segment (to unmap)
+  std::vector<ControlBlock *> peers_;  // a mapping of a PE of this node, else its mirror: slot(pe)
   bool any_mirrored_ = false;
   ChannelLink *link_ = nullptr;
 };

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 
 #include "runtime/bootstrap_store.h"
@@ -77,16 +78,18 @@ struct UcxEngine::Impl {
   std::vector<std::uint64_t> channel_base;
   std::vector<ucp_rkey_h> channel_keys;
   std::uint64_t swap_sink = 0;  // the discarded replies of the channel's stores
-  runtime::ChannelLink *channel_link = nullptr;
+  std::unique_ptr<runtime::ChannelLink> channel_link;  // made on first use
   int wake_fd = -1;
   std::atomic<bool> stopping{false};
   std::thread progress;
 
-  // Progresses until request completes; an error or the deadline is an Error naming what.
-  void wait(ucs_status_ptr_t request, const char *call, const char *what) {
+  // Progresses until request completes; an error or the deadline (the job's wait deadline unless
+  // given) is an Error naming what.
+  void wait(ucs_status_ptr_t request, const char *call, const char *what) { wait(request, call, what, deadline); }
+  void wait(ucs_status_ptr_t request, const char *call, const char *what, std::chrono::nanoseconds limit) {
     if (request == nullptr) return;
     if (UCS_PTR_IS_ERR(request)) fail(std::string(call) + ": " + what, UCS_PTR_STATUS(request));
-    const auto until = std::chrono::steady_clock::now() + deadline;
+    const auto until = std::chrono::steady_clock::now() + limit;
     ucs_status_t status;
     unsigned idle = 0;
     while ((status = ucp_request_check_status(request)) == UCS_INPROGRESS) {
@@ -103,7 +106,7 @@ struct UcxEngine::Impl {
         ucp_request_free(request);
         throw Error(ErrorCode::Internal, std::string(call) + ": " + what + " through UCX did not complete within " +
                                                 std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                                   deadline).count()) + " ms");
+                                                                   limit).count()) + " ms");
       }
     }
     ucp_request_free(request);
@@ -149,34 +152,33 @@ class UcxChannelLink final : public runtime::ChannelLink {
     if (UCS_PTR_IS_ERR(request)) fail("the host channel: a store", UCS_PTR_STATUS(request));
     if (request != nullptr) pending_.push_back(request);
   }
-  void settle() override {
+  void settle() override { settleWithin(e_.deadline); }
+  bool flush(long deadline_ms) override {
+    const std::chrono::milliseconds limit(deadline_ms);
+    try {
+      settleWithin(limit);
+      ucp_request_param_t param{};
+      e_.wait(ucp_worker_flush_nbx(e_.worker, &param), "the host channel", "flush", limit);
+      return true;
+    } catch (const Error &) {
+      return false;
+    }
+  }
+
+ private:
+  void settleWithin(std::chrono::nanoseconds limit) {
     std::vector<ucs_status_ptr_t> pending;
     pending.swap(pending_);
     for (std::size_t i = 0; i < pending.size(); ++i) {
       try {
-        e_.wait(pending[i], "the host channel", "a store");
+        e_.wait(pending[i], "the host channel", "a store", limit);
       } catch (...) {
         for (std::size_t j = i + 1; j < pending.size(); ++j) ucp_request_free(pending[j]);  // released once complete
         throw;
       }
     }
   }
-  bool flush(long deadline_ms) override {
-    const auto saved = e_.deadline;
-    e_.deadline = std::chrono::milliseconds(deadline_ms);
-    bool done = true;
-    try {
-      settle();
-      ucp_request_param_t param{};
-      e_.wait(ucp_worker_flush_nbx(e_.worker, &param), "the host channel", "flush");
-    } catch (const Error &) {
-      done = false;
-    }
-    e_.deadline = saved;
-    return done;
-  }
 
- private:
   UcxEngine::Impl &e_;
   std::vector<ucs_status_ptr_t> pending_;  // stores not yet known to have landed
 };
@@ -292,7 +294,6 @@ UcxEngine::~UcxEngine() {
     if (key != nullptr) ucp_rkey_destroy(key);
   for (ucp_rkey_h key : e.channel_keys)
     if (key != nullptr) ucp_rkey_destroy(key);
-  delete e.channel_link;
   for (ucp_ep_h ep : e.endpoints) {
     if (ep == nullptr) continue;
     ucp_request_param_t param{};
@@ -427,7 +428,7 @@ void UcxEngine::quiet(const char *call) {
 void UcxEngine::progress() { ucp_worker_progress(impl_->worker); }
 
 runtime::ChannelLink &UcxEngine::channelLink() {
-  if (impl_->channel_link == nullptr) impl_->channel_link = new UcxChannelLink(*impl_);
+  if (impl_->channel_link == nullptr) impl_->channel_link = std::make_unique<UcxChannelLink>(*impl_);
   return *impl_->channel_link;
 }
 
