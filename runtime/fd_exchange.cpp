@@ -154,10 +154,15 @@ std::vector<UniqueFd> receiveFds(int fd, std::size_t expected, int pe, Clock::ti
 }  // namespace
 
 std::vector<std::vector<UniqueFd>> exchangeFds(BootstrapStore &store, std::span<const int> mine,
-                                               std::chrono::milliseconds timeout) {
+                                               std::chrono::milliseconds timeout,
+                                               const std::vector<bool> &partners) {
   const int me = store.myPe();
   const int n = store.nPes();
   if (mine.size() > kMaxFds) fail("too many descriptors (" + std::to_string(mine.size()) + ")");
+  if (!partners.empty() && partners.size() != static_cast<std::size_t>(n)) fail("a partner table of another size");
+  const auto partner = [&](int pe) { return pe != me && (partners.empty() || partners[pe]); };
+  int count = 0;
+  for (int pe = 0; pe < n; ++pe) count += partner(pe) ? 1 : 0;
   std::vector<std::vector<UniqueFd>> result(n);
   if (n == 1) return result;
   const Clock::time_point deadline = Clock::now() + timeout;
@@ -175,14 +180,14 @@ std::vector<std::vector<UniqueFd>> exchangeFds(BootstrapStore &store, std::span<
   socklen_t length;
   sockaddr_un addr = abstractAddress(contact.name, &length);
   if (bind(listener.get(), reinterpret_cast<sockaddr *>(&addr), length) != 0) fail("bind", errno);
-  if (listen(listener.get(), n) != 0) fail("listen", errno);
+  if (listen(listener.get(), count + 1) != 0) fail("listen", errno);
 
   auto contacts = store.allgather({reinterpret_cast<const std::byte *>(&contact), sizeof contact});
 
   // Connect to every peer and ask for its descriptors.
   std::vector<UniqueFd> outgoing(n);
   for (int pe = 0; pe < n; ++pe) {
-    if (pe == me) continue;
+    if (!partner(pe)) continue;
     Contact theirs;
     if (contacts[pe].size() != sizeof theirs) fail("PE " + std::to_string(pe) + " published a malformed contact");
     std::memcpy(&theirs, contacts[pe].data(), sizeof theirs);
@@ -197,11 +202,11 @@ std::vector<std::vector<UniqueFd>> exchangeFds(BootstrapStore &store, std::span<
 
   // Serve every peer once: same user, this PE's token.
   std::vector<bool> served(n, false);
-  for (int left = n - 1; left > 0;) {
+  for (int left = count; left > 0;) {
     if (!ready(listener.get(), POLLIN, deadline)) {
       std::string missing;
       for (int pe = 0; pe < n; ++pe) {
-        if (pe != me && !served[pe]) missing += (missing.empty() ? "" : ", ") + std::to_string(pe);
+        if (partner(pe) && !served[pe]) missing += (missing.empty() ? "" : ", ") + std::to_string(pe);
       }
       fail("PEs " + missing + " did not ask for this PE's descriptors before the deadline");
     }
@@ -217,7 +222,7 @@ std::vector<std::vector<UniqueFd>> exchangeFds(BootstrapStore &store, std::span<
     }
     Request request{};
     recvAll(peer.get(), &request, sizeof request, deadline, "a connecting PE");
-    const bool valid = request.pe < static_cast<std::uint32_t>(n) && static_cast<int>(request.pe) != me &&
+    const bool valid = request.pe < static_cast<std::uint32_t>(n) && partner(static_cast<int>(request.pe)) &&
                        !served[request.pe] &&
                        std::memcmp(request.token, contact.token, kTokenBytes) == 0;
     if (!valid) continue;  // closes the connection: the requester fails, naming this PE
@@ -228,7 +233,7 @@ std::vector<std::vector<UniqueFd>> exchangeFds(BootstrapStore &store, std::span<
   listener.reset();
 
   for (int pe = 0; pe < n; ++pe) {
-    if (pe != me) result[pe] = receiveFds(outgoing[pe].get(), mine.size(), pe, deadline);
+    if (partner(pe)) result[pe] = receiveFds(outgoing[pe].get(), mine.size(), pe, deadline);
   }
   return result;
 }

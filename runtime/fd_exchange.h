@@ -18,11 +18,14 @@ namespace tdist::runtime {
 
 using bootstrap::UniqueFd;
 
-// Collective over the store's PEs: sends `mine` to every peer and returns every PE's descriptors
-// (index = PE; this PE's entry is empty). Every PE passes the same number of descriptors.
-// Throws Error(SharedMemory) naming the peer and the step when the deadline passes or a peer
-// misbehaves.
+// Collective over the store's PEs: sends `mine` to every partner and returns every partner's
+// descriptors (index = PE; this PE's entry and those of PEs that are not partners are empty).
+// partners[pe]: whether PE pe is one, the same relation on every PE (the PEs of one host: a
+// socket in the abstract namespace is reached only from its network namespace); empty: every
+// peer. Every PE passes the same number of descriptors. Throws Error(SharedMemory) naming the
+// peer and the step when the deadline passes or a peer misbehaves.
 std::vector<std::vector<UniqueFd>> exchangeFds(BootstrapStore &store, std::span<const int> mine,
-                                               std::chrono::milliseconds timeout);
+                                               std::chrono::milliseconds timeout,
+                                               const std::vector<bool> &partners = {});
 
 }  // namespace tdist::runtime

@@ -110,16 +110,18 @@ std::vector<int> agreedNodes(BootstrapStore &store, const InitAttr &attr) {
 }
 
 // The host channel, the heap and the static data: each PE creates its segments, passes their
-// descriptors to every peer, and maps every peer's static data, and the channel blocks and heaps
-// of the PEs of its node (another node's PE: its channel block is mirrored here and its heap is
-// the backend's to reach, fd -1).
+// descriptors to the PEs of its node, and maps their channel blocks, heaps and static data (a PE
+// of another node: its channel block is mirrored here, its heap is the backend's to reach, fd -1,
+// and its static data is address space that names it).
 void createSegments(RuntimeState &state, std::uint64_t heap_bytes) {
   UniqueFd channel = state.channel.create(state.n_pes, state.my_pe);
   UniqueFd heap(state.backend->heap_create(state, heap_bytes));
   std::vector<int> mine = {channel.get(), heap.get()};
   const std::vector<int> statics = staticDataFds(state);
   mine.insert(mine.end(), statics.begin(), statics.end());
-  auto peers = exchangeFds(*state.store, mine, state.attr.create_timeout);
+  std::vector<bool> same_node(state.n_pes);
+  for (int pe = 0; pe < state.n_pes; ++pe) same_node[pe] = state.node_of[pe] == state.node_of[state.my_pe];
+  auto peers = exchangeFds(*state.store, mine, state.attr.create_timeout, same_node);
   std::vector<UniqueFd> channels(state.n_pes);
   std::vector<int> heaps(state.n_pes, -1);
   for (int pe = 0; pe < state.n_pes; ++pe) {
@@ -296,8 +298,9 @@ std::size_t heapSize() { return runtime::requireState("heap_size").heap.size(); 
 void *peerPointer(const void *ptr, int pe) {
   RuntimeState &state = runtime::requireState("aclshmem_ptr");
   if (pe < 0 || pe >= state.n_pes) return nullptr;
-  if (!state.heap.contains(ptr)) return runtime::staticPeerAddress(state, ptr, 1, pe);
   std::byte *base = state.heap.peers().p2p_base[pe];
+  // No load or store reaches a PE that the network reaches: no pointer, as for its heap.
+  if (!state.heap.contains(ptr)) return base == nullptr ? nullptr : runtime::staticPeerAddress(state, ptr, 1, pe);
   return base == nullptr ? nullptr : base + state.heap.offsetOf(ptr);
 }
 

@@ -434,10 +434,15 @@ void mapStaticData(RuntimeState &state, const std::vector<std::vector<UniqueFd>>
         range.peers[pe] = range.local;
         continue;
       }
-      void *mapped = mmap(nullptr, range.size, PROT_READ | PROT_WRITE, MAP_SHARED, peer_fds[pe][first + i].get(), 0);
+      // A PE of another node sent nothing: address space without memory names its copy, which
+      // the backend's network engine reaches.
+      const bool remote = peer_fds[pe].size() <= first + i;
+      void *mapped = remote ? mmap(nullptr, range.size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+                            : mmap(nullptr, range.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+                                   peer_fds[pe][first + i].get(), 0);
       if (mapped == MAP_FAILED) {
-        throw Error(ErrorCode::SharedMemory, "init: mapping PE " + std::to_string(pe) +
-                                                 "'s static data: " + std::strerror(errno));
+        throw Error(ErrorCode::SharedMemory, std::string("init: ") + (remote ? "reserving address space for" : "mapping") +
+                                                 " PE " + std::to_string(pe) + "'s static data: " + std::strerror(errno));
       }
       range.peers[pe] = static_cast<std::byte *>(mapped);
     }

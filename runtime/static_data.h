@@ -3,7 +3,8 @@
 //
 // At init, before the bootstrap store starts any thread, each PE moves its writable data pages
 // into a memfd mapped over the same addresses (contents kept, once per process), and the PEs
-// pass these memfds with the heap's descriptors and map every peer's. Every PE runs the same
+// of a node pass these memfds with the heap's descriptors and map each other's; a PE of another
+// node is reached as its heap is, through the backend's network engine. Every PE runs the same
 // executable, so a variable is at the same offset from the start of its range on every PE,
 // whatever address ASLR loaded the program at. The PEs check that they agree (same program,
 // same ranges); when they do not, or a PE opted out (TDIST_STATIC_DATA=0), or the backend
@@ -62,7 +63,8 @@ void agreeOnStaticData(RuntimeState &state);
 // The descriptors to pass to every peer: one per range once agreed, else none.
 std::vector<int> staticDataFds(const RuntimeState &state);
 // Maps every peer's ranges from the exchanged descriptors: peer_fds[pe][first + i] is range i
-// of PE pe (peer_fds[my_pe] is unused).
+// of PE pe (peer_fds[my_pe] is unused); a PE that sent none (another node's) gets address space
+// without memory that names its copy, which the backend reaches through its network engine.
 void mapStaticData(RuntimeState &state, const std::vector<std::vector<UniqueFd>> &peer_fds, std::size_t first);
 // Unmaps the peers' ranges; this PE's own stay where they are, and so does its data.
 void unmapStaticData(StaticData &statics);

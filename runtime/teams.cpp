@@ -139,8 +139,60 @@ void syncTeam(Team team, const char *call, CollectiveApi api) {
 
 namespace {
 
-std::int64_t readRemoteLong(const void *address, void *) {
-  return static_cast<const std::atomic<long> *>(address)->load(std::memory_order_acquire);
+// The words of pSync on the set's first PE, as this PE reaches them: loads and CPU atomics where
+// the host has a view of them, else the backend's word operations (a PE of another node).
+class PsyncWords {
+ public:
+  PsyncWords(RuntimeState &state, long *words, const char *call)
+      : state_(state), words_(words), call_(call),
+        direct_(state.backend->host_view(state, words, 3 * sizeof(long)) != nullptr) {}
+
+  long load(int i) const {
+    if (direct_) return word(i).load(std::memory_order_acquire);
+    return static_cast<long>(op(WordOp::Fetch, i, 0, 0));
+  }
+  // Previous value.
+  long fetchAdd(int i, long value) const {
+    if (direct_) return word(i).fetch_add(value, std::memory_order_acq_rel);
+    return static_cast<long>(op(WordOp::FetchAdd, i, static_cast<std::uint64_t>(value), 0));
+  }
+  // Raises word i to at least value.
+  void raise(int i, long value) const {
+    long seen = load(i);
+    while (seen < value) {
+      if (direct_) {
+        if (word(i).compare_exchange_weak(seen, value, std::memory_order_acq_rel)) return;
+      } else {
+        const long before = static_cast<long>(
+            op(WordOp::CompareSwap, i, static_cast<std::uint64_t>(value), static_cast<std::uint64_t>(seen)));
+        if (before == seen) return;
+        seen = before;
+      }
+    }
+  }
+  void store(int i, long value) const {
+    if (direct_) return word(i).store(value, std::memory_order_release);
+    op(WordOp::Set, i, static_cast<std::uint64_t>(value), 0);
+  }
+  const long *address(int i) const { return words_ + i; }
+  bool direct() const { return direct_; }
+
+ private:
+  std::atomic<long> &word(int i) const { return *reinterpret_cast<std::atomic<long> *>(words_ + i); }
+  std::uint64_t op(WordOp kind, int i, std::uint64_t operand, std::uint64_t compare) const {
+    return state_.backend->word_op(state_, kind, words_ + i, sizeof(long), operand, compare, call_);
+  }
+
+  RuntimeState &state_;
+  long *words_;
+  const char *call_;
+  bool direct_;
+};
+
+std::int64_t readPsyncWord(const void *address, void *context) {
+  const auto &words = *static_cast<const PsyncWords *>(context);
+  return words.direct() ? static_cast<const std::atomic<long> *>(address)->load(std::memory_order_acquire)
+                        : words.load(0);
 }
 
 // Joins kActiveSetTeam with the PEs of (start, stride, size), this PE among them.
@@ -159,35 +211,34 @@ Team joinActiveSet(RuntimeState &state, int start, int stride, int size, long *p
     throw Error(ErrorCode::Internal, std::string(call) + ": an active-set call is already in progress on this PE");
   }
   // psync words 0 (arrivals), 1 (the largest step count) and 2 (departures) on the set's first PE.
-  auto *count = reinterpret_cast<std::atomic<long> *>(peerAddress(state, psync, 3 * sizeof(long), start, call, "pSync"));
-  auto *steps = count + 1;
-  auto *departed = count + 2;
-  const long mine = static_cast<long>(team.sequence);
-  long seen = steps->load(std::memory_order_acquire);
-  while (seen < mine && !steps->compare_exchange_weak(seen, mine, std::memory_order_acq_rel)) {
-  }
-  count->fetch_add(1, std::memory_order_acq_rel);
+  const PsyncWords words(state, reinterpret_cast<long *>(peerAddress(state, psync, 3 * sizeof(long), start, call,
+                                                                     "pSync")),
+                         call);
+  constexpr int kArrivals = 0, kSteps = 1, kDepartures = 2;
+  words.raise(kSteps, static_cast<long>(team.sequence));
+  words.fetchAdd(kArrivals, 1);
   WaitSite site;
   site.call = call;
-  site.address = count;
+  site.address = words.address(kArrivals);
   site.owner_pe = start;
   site.predicate = "active-set arrivals in pSync[0] GE";
   site.expected = size;
-  site.read = readRemoteLong;
-  waitUntil(site, [&] { return count->load(std::memory_order_acquire) >= size; });
+  site.read = readPsyncWord;
+  site.read_context = const_cast<PsyncWords *>(&words);
+  waitUntil(site, [&] { return words.load(kArrivals) >= size; });
   team.active = true;
   team.start = start;
   team.stride = stride;
   team.size = size;
   team.my_pe = team.teamPe(state.my_pe);
-  team.sequence = static_cast<std::uint64_t>(steps->load(std::memory_order_acquire));
+  team.sequence = static_cast<std::uint64_t>(words.load(kSteps));
   team.last_op = CollectiveOp::None;
   // The last member to have read restores the words, before its first step of the call: so
   // before any member can finish the call and join the next one on the same pSync.
-  if (departed->fetch_add(1, std::memory_order_acq_rel) + 1 == size) {
-    count->store(0, std::memory_order_relaxed);
-    steps->store(0, std::memory_order_relaxed);
-    departed->store(0, std::memory_order_release);
+  if (words.fetchAdd(kDepartures, 1) + 1 == size) {
+    words.store(kArrivals, 0);
+    words.store(kSteps, 0);
+    words.store(kDepartures, 0);
   }
   return kActiveSetTeam;
 }

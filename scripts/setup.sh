@@ -13,11 +13,12 @@ set -euo pipefail
 # for the device library's bitcode, OpenMPI for the benchmark peer, matplotlib for tdist-trace
 # plot, Python's headers and pip for the Python package, OpenSSL for the bootstrap store's TLS
 # (and its tool for the TLS tests' certificates), UCX for peers reached through the network
-# (and its ucx_perftest, the network path's floor, which docs/RUNTIME.md's command measures).
+# (and its ucx_perftest, the network path's floor, which docs/RUNTIME.md's command measures),
+# iproute2 for the tests' simulated hosts (network namespaces joined by veth).
 tdist_packages() {
   printf '%s\n' build-essential cmake ninja-build pkg-config googletest libgtest-dev libgmock-dev \
     libcli11-dev libboost-context-dev libopenblas-dev libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools \
-    clang-22 python3-matplotlib python3-dev python3-pip lld libssl-dev openssl libucx-dev ucx-utils
+    clang-22 python3-matplotlib python3-dev python3-pip lld libssl-dev openssl libucx-dev ucx-utils iproute2
   if [ "${TDIST_SKIP_PEER:-0}" != 1 ]; then
     printf '%s\n' openmpi-bin libopenmpi-dev
   fi

@@ -61,7 +61,13 @@ void startEngines(runtime::RuntimeState &state) {
     any = any || routed[pe];
   }
   if (any) {
-    cpu.ucx = std::make_unique<UcxEngine>(state, cpu.mappings, cpu.segment_bytes, routed, state.channel.segment());
+    // What peers reach: the heap, and the program's static data where the PEs share it.
+    std::vector<UcxRegion> regions = {{"the heap", cpu.mappings[state.my_pe], cpu.segment_bytes, cpu.mappings}};
+    if (state.statics.shared) {
+      for (const runtime::StaticRange &range : state.statics.ranges)
+        regions.push_back({"static data", range.local, range.size, range.peers});
+    }
+    cpu.ucx = std::make_unique<UcxEngine>(state, std::move(regions), routed, state.channel.segment());
     g_waiting_progress.store(cpu.ucx.get(), std::memory_order_relaxed);
     // The host channel's blocks of other nodes' PEs are mirrors, which those PEs write through it.
     if (state.channel.anyMirrored()) state.channel.link(&cpu.ucx->channelLink());
@@ -89,8 +95,7 @@ void quiet(runtime::RuntimeState &state, const char *call) {
 // where it is, except a segment of a PE that UCX reaches, which host calls reach through submit
 // and word_op as over a network.
 void *hostView(runtime::RuntimeState &state, const void *address, std::size_t bytes) {
-  std::size_t offset = 0;
-  if (const UcxEngine *ucx = cpuState(state).ucx.get(); ucx != nullptr && ucx->routedPe(address, bytes, &offset) >= 0)
+  if (const UcxEngine *ucx = cpuState(state).ucx.get(); ucx != nullptr && ucx->locate(address, bytes).pe >= 0)
     return nullptr;
   return const_cast<void *>(address);
 }
@@ -111,11 +116,10 @@ bool waitYield(std::uint32_t polls) {
 
 std::uint64_t wordOp(runtime::RuntimeState &state, runtime::WordOp op, void *address, unsigned bytes,
                      std::uint64_t operand, std::uint64_t compare, const char *call) {
-  std::size_t offset = 0;
   UcxEngine *ucx = cpuState(state).ucx.get();
-  const int pe = ucx != nullptr ? ucx->routedPe(address, bytes, &offset) : -1;
-  if (pe < 0) throw Error(ErrorCode::Internal, std::string(call) + ": a word op on memory the host loads itself");
-  return ucx->wordOp(pe, offset, op, bytes, operand, compare, call);
+  const UcxEngine::Remote at = ucx != nullptr ? ucx->locate(address, bytes) : UcxEngine::Remote{};
+  if (at.pe < 0) throw Error(ErrorCode::Internal, std::string(call) + ": a word op on memory the host loads itself");
+  return ucx->wordOp(at, op, bytes, operand, compare, call);
 }
 
 void zero(runtime::RuntimeState &, void *address, std::size_t bytes) { std::memset(address, 0, bytes); }

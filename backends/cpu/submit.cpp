@@ -19,15 +19,15 @@ bool usesCopyEngine(const runtime::RuntimeState &state, bool blocking) {
 void submit(runtime::RuntimeState &state, const runtime::Transfer &transfer, bool blocking, const char *call) {
   if (UcxEngine *ucx = cpuState(state).ucx.get()) {
     // A put to, or a get from, a PE that UCX reaches (a put of no bytes goes where its signal does).
-    std::size_t offset = 0;
     const bool signal_only = transfer.bytes == 0 && transfer.signal != nullptr;
     const void *target = signal_only ? static_cast<const void *>(transfer.signal) : transfer.dest;
-    if (const int pe = ucx->routedPe(target, signal_only ? transfer.signal_bytes : transfer.bytes, &offset); pe >= 0) {
-      ucx->put(pe, offset, transfer, blocking, call);
+    if (const UcxEngine::Remote to = ucx->locate(target, signal_only ? transfer.signal_bytes : transfer.bytes);
+        to.pe >= 0) {
+      ucx->put(to, transfer, blocking, call);
       return;
     }
-    if (const int pe = ucx->routedPe(transfer.source, transfer.bytes, &offset); pe >= 0) {
-      ucx->get(transfer.dest, pe, offset, transfer.bytes, call);
+    if (const UcxEngine::Remote from = ucx->locate(transfer.source, transfer.bytes); from.pe >= 0) {
+      ucx->get(transfer.dest, from, transfer.bytes, call);
       if (transfer.signal != nullptr) {
         runtime::applySignal(transfer.signal, transfer.signal_bytes, transfer.signal_value, transfer.signal_op);
       }

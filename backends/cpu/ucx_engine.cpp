@@ -61,18 +61,22 @@ T take(const runtime::Bytes &in, std::size_t *at) {
 }  // namespace
 
 struct UcxEngine::Impl {
+  // A region peers reach: this PE's copy registered; each routed peer's base and key.
+  struct Region {
+    UcxRegion shape;
+    ucp_mem_h memory = nullptr;
+    std::vector<std::uint64_t> remote_base;  // each routed peer's copy in its own process
+    std::vector<ucp_rkey_h> keys;
+  };
+
   int me = 0;
-  std::size_t segment_bytes = 0;
-  std::vector<std::byte *> mappings;
+  std::vector<Region> regions;
   std::vector<bool> routed;
-  std::vector<std::uint64_t> remote_base;  // each peer's segment in its own process
   std::chrono::nanoseconds deadline{};
   bool yield_when_idle = false;  // runtime::oversubscribed()
   ucp_context_h context = nullptr;
   ucp_worker_h worker = nullptr;
-  ucp_mem_h memory = nullptr;
   std::vector<ucp_ep_h> endpoints;
-  std::vector<ucp_rkey_h> keys;
   // The host channel: this PE's segment registered, each routed peer's base and key.
   ucp_mem_h channel_memory = nullptr;
   std::vector<std::uint64_t> channel_base;
@@ -125,7 +129,7 @@ struct UcxEngine::Impl {
     }
   }
 
-  std::uint64_t remote(int pe, std::size_t offset) const { return remote_base[pe] + offset; }
+  ucp_rkey_h key(const Remote &remote) const { return regions[remote.region].keys[remote.pe]; }
 };
 
 // The host channel's writes (runtime/host_channel.h): puts, a worker fence, and stores as swaps
@@ -183,13 +187,15 @@ class UcxChannelLink final : public runtime::ChannelLink {
   std::vector<ucs_status_ptr_t> pending_;  // stores not yet known to have landed
 };
 
-UcxEngine::UcxEngine(runtime::RuntimeState &state, std::span<std::byte *const> mappings, std::size_t segment_bytes,
-                     std::vector<bool> routed, std::span<std::byte> channel)
+UcxEngine::UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> regions, std::vector<bool> routed,
+                     std::span<std::byte> channel)
     : impl_(new Impl) {
   Impl &e = *impl_;
   e.me = state.my_pe;
-  e.segment_bytes = segment_bytes;
-  e.mappings.assign(mappings.begin(), mappings.end());
+  for (UcxRegion &region : regions) {
+    e.regions.emplace_back();
+    e.regions.back().shape = std::move(region);
+  }
   e.routed = std::move(routed);
   e.deadline = state.wait_timeout;
   e.yield_when_idle = runtime::oversubscribed();
@@ -211,19 +217,21 @@ UcxEngine::UcxEngine(runtime::RuntimeState &state, std::span<std::byte *const> m
     worker_params.thread_mode = UCS_THREAD_MODE_MULTI;  // the progress thread and the PE's threads
     check(ucp_worker_create(e.context, &worker_params, &e.worker), "ucp_worker_create");
 
-    ucp_mem_map_params_t map{};
-    map.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
-    map.address = e.mappings[e.me];
-    map.length = segment_bytes;
-    check(ucp_mem_map(e.context, &map, &e.memory), "ucp_mem_map of the heap");
+    for (Impl::Region &region : e.regions) {
+      ucp_mem_map_params_t map{};
+      map.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+      map.address = region.shape.local;
+      map.length = region.shape.bytes;
+      check(ucp_mem_map(e.context, &map, &region.memory), std::string("ucp_mem_map of ") + region.shape.what);
+    }
     ucp_mem_map_params_t channel_map{};
     channel_map.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
     channel_map.address = channel.data();
     channel_map.length = channel.size();
     check(ucp_mem_map(e.context, &channel_map, &e.channel_memory), "ucp_mem_map of the host channel");
 
-    // This PE's card: its worker's address, then the heap segment's and the channel segment's
-    // packed keys and bases here.
+    // This PE's card: its worker's address, its region count, then each region's and the channel
+    // segment's packed keys and bases here.
     ucp_address_t *address = nullptr;
     std::size_t address_bytes = 0;
     check(ucp_worker_get_address(e.worker, &address, &address_bytes), "ucp_worker_get_address");
@@ -231,6 +239,7 @@ UcxEngine::UcxEngine(runtime::RuntimeState &state, std::span<std::byte *const> m
     append(card, static_cast<std::uint64_t>(address_bytes));
     card.insert(card.end(), reinterpret_cast<std::byte *>(address), reinterpret_cast<std::byte *>(address) + address_bytes);
     ucp_worker_release_address(e.worker, address);
+    append(card, static_cast<std::uint64_t>(e.regions.size()));
     const auto addKey = [&](ucp_mem_h memory, const void *base, const char *what) {
       void *key = nullptr;
       std::size_t key_bytes = 0;
@@ -240,13 +249,15 @@ UcxEngine::UcxEngine(runtime::RuntimeState &state, std::span<std::byte *const> m
       append(card, reinterpret_cast<std::uint64_t>(base));
       ucp_rkey_buffer_release(key);
     };
-    addKey(e.memory, e.mappings[e.me], "the heap");
+    for (const Impl::Region &region : e.regions) addKey(region.memory, region.shape.local, region.shape.what);
     addKey(e.channel_memory, channel.data(), "the host channel");
     const std::vector<runtime::Bytes> cards = state.store->allgather(card);
 
     e.endpoints.assign(n, nullptr);
-    e.keys.assign(n, nullptr);
-    e.remote_base.assign(n, 0);
+    for (Impl::Region &region : e.regions) {
+      region.keys.assign(n, nullptr);
+      region.remote_base.assign(n, 0);
+    }
     e.channel_keys.assign(n, nullptr);
     e.channel_base.assign(n, 0);
     for (int pe = 0; pe < n; ++pe) {
@@ -260,16 +271,19 @@ UcxEngine::UcxEngine(runtime::RuntimeState &state, std::span<std::byte *const> m
       ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
       ep.address = reinterpret_cast<const ucp_address_t *>(their_address);
       check(ucp_ep_create(e.worker, &ep, &e.endpoints[pe]), "ucp_ep_create to PE " + std::to_string(pe));
+      if (take<std::uint64_t>(theirs, &at) != e.regions.size()) {
+        throw Error(ErrorCode::Internal, "UCX: PE " + std::to_string(pe) + " registered another number of regions");
+      }
       const auto unpackKey = [&](ucp_rkey_h *key, std::uint64_t *base, const char *what) {
         const auto key_bytes = take<std::uint64_t>(theirs, &at);
         if (at + key_bytes > theirs.size()) throw Error(ErrorCode::Internal, "UCX: a peer's card is cut short");
         check(ucp_ep_rkey_unpack(e.endpoints[pe], theirs.data() + at, key),
-              "ucp_ep_rkey_unpack of PE " + std::to_string(pe) + "'s " + what);
+              "ucp_ep_rkey_unpack of PE " + std::to_string(pe) + "'s " + std::string(what));
         at += key_bytes;
         *base = take<std::uint64_t>(theirs, &at);
       };
-      unpackKey(&e.keys[pe], &e.remote_base[pe], "heap");
-      unpackKey(&e.channel_keys[pe], &e.channel_base[pe], "host channel");
+      for (Impl::Region &region : e.regions) unpackKey(&region.keys[pe], &region.remote_base[pe], region.shape.what);
+      unpackKey(&e.channel_keys[pe], &e.channel_base[pe], "the host channel");
     }
     e.wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     e.progress = std::thread([&e] { e.progressLoop(); });
@@ -290,8 +304,10 @@ UcxEngine::~UcxEngine() {
     e.progress.join();
   }
   if (e.wake_fd >= 0) ::close(e.wake_fd);
-  for (ucp_rkey_h key : e.keys)
-    if (key != nullptr) ucp_rkey_destroy(key);
+  for (Impl::Region &region : e.regions) {
+    for (ucp_rkey_h key : region.keys)
+      if (key != nullptr) ucp_rkey_destroy(key);
+  }
   for (ucp_rkey_h key : e.channel_keys)
     if (key != nullptr) ucp_rkey_destroy(key);
   for (ucp_ep_h ep : e.endpoints) {
@@ -305,25 +321,28 @@ UcxEngine::~UcxEngine() {
       ucp_request_free(request);
     }
   }
-  if (e.memory != nullptr) ucp_mem_unmap(e.context, e.memory);
+  for (Impl::Region &region : e.regions)
+    if (region.memory != nullptr) ucp_mem_unmap(e.context, region.memory);
   if (e.channel_memory != nullptr) ucp_mem_unmap(e.context, e.channel_memory);
   if (e.worker != nullptr) ucp_worker_destroy(e.worker);
   if (e.context != nullptr) ucp_cleanup(e.context);
   delete impl_;
 }
 
-int UcxEngine::routedPe(const void *address, std::size_t bytes, std::size_t *offset) const {
+UcxEngine::Remote UcxEngine::locate(const void *address, std::size_t bytes) const {
   const auto *p = static_cast<const std::byte *>(address);
-  for (std::size_t pe = 0; pe < impl_->mappings.size(); ++pe) {
-    const std::byte *base = impl_->mappings[pe];
-    if (!impl_->routed[pe] || base == nullptr || p < base) continue;
-    const auto at = static_cast<std::size_t>(p - base);
-    if (at < impl_->segment_bytes && bytes <= impl_->segment_bytes - at) {
-      *offset = at;
-      return static_cast<int>(pe);
+  for (std::size_t r = 0; r < impl_->regions.size(); ++r) {
+    const Impl::Region &region = impl_->regions[r];
+    for (std::size_t pe = 0; pe < region.shape.views.size(); ++pe) {
+      const std::byte *base = region.shape.views[pe];
+      if (!impl_->routed[pe] || base == nullptr || p < base) continue;
+      const auto at = static_cast<std::size_t>(p - base);
+      if (at < region.shape.bytes && bytes <= region.shape.bytes - at) {
+        return {static_cast<int>(pe), static_cast<int>(r), region.remote_base[pe] + at};
+      }
     }
   }
-  return -1;
+  return {};
 }
 
 namespace {
@@ -343,23 +362,21 @@ ucp_request_param_t wordParam(unsigned bytes, void *reply) {
 
 }  // namespace
 
-void UcxEngine::put(int pe, std::size_t offset, const runtime::Transfer &transfer, bool blocking, const char *call) {
+void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool blocking, const char *call) {
   Impl &e = *impl_;
+  const int pe = to.pe;
   if (transfer.bytes != 0) {
     ucp_request_param_t param = plainParam();
-    e.wait(ucp_put_nbx(e.endpoints[pe], transfer.source, transfer.bytes, e.remote(pe, offset), e.keys[pe], &param),
-           call, "put");
+    e.wait(ucp_put_nbx(e.endpoints[pe], transfer.source, transfer.bytes, to.address, e.key(to), &param), call, "put");
   }
   if (transfer.signal != nullptr) {
-    std::size_t signal_offset = 0;
-    if (routedPe(transfer.signal, transfer.signal_bytes, &signal_offset) != pe) {
-      throw Error(ErrorCode::Internal, std::string(call) + ": the signal is not on the put's PE");
-    }
+    const Remote signal = locate(transfer.signal, transfer.signal_bytes);
+    if (signal.pe != pe) throw Error(ErrorCode::Internal, std::string(call) + ": the signal is not on the put's PE");
     // The data before the signal (seed 001 §6.1: put, fence, then the atomic).
     check(ucp_worker_fence(e.worker), std::string(call) + ": ucp_worker_fence");
     const runtime::WordOp op =
         transfer.signal_op == shmem::SignalOp::Add ? runtime::WordOp::Add : runtime::WordOp::Set;
-    wordOp(pe, signal_offset, op, transfer.signal_bytes, transfer.signal_value, 0, call);
+    wordOp(signal, op, transfer.signal_bytes, transfer.signal_value, 0, call);
   }
   if (blocking) {
     ucp_request_param_t param = plainParam();
@@ -367,16 +384,17 @@ void UcxEngine::put(int pe, std::size_t offset, const runtime::Transfer &transfe
   }
 }
 
-void UcxEngine::get(void *dest, int pe, std::size_t offset, std::size_t bytes, const char *call) {
+void UcxEngine::get(void *dest, const Remote &from, std::size_t bytes, const char *call) {
   Impl &e = *impl_;
   if (bytes == 0) return;
   ucp_request_param_t param = plainParam();
-  e.wait(ucp_get_nbx(e.endpoints[pe], dest, bytes, e.remote(pe, offset), e.keys[pe], &param), call, "get");
+  e.wait(ucp_get_nbx(e.endpoints[from.pe], dest, bytes, from.address, e.key(from), &param), call, "get");
 }
 
-std::uint64_t UcxEngine::wordOp(int pe, std::size_t offset, runtime::WordOp op, unsigned bytes,
-                                std::uint64_t operand, std::uint64_t compare, const char *call) {
+std::uint64_t UcxEngine::wordOp(const Remote &at, runtime::WordOp op, unsigned bytes, std::uint64_t operand,
+                                std::uint64_t compare, const char *call) {
   Impl &e = *impl_;
+  const int pe = at.pe;
   // Operands and replies in the word's width (UCX atomics are 4 or 8 bytes).
   std::uint64_t value = operand, reply = 0;
   std::uint32_t value32 = static_cast<std::uint32_t>(operand), reply32 = 0;
@@ -408,8 +426,7 @@ std::uint64_t UcxEngine::wordOp(int pe, std::size_t offset, runtime::WordOp op, 
       break;
   }
   ucp_request_param_t param = wordParam(bytes, fetch ? result : nullptr);
-  e.wait(ucp_atomic_op_nbx(e.endpoints[pe], opcode, buffer, 1, e.remote(pe, offset), e.keys[pe], &param), call,
-         "atomic");
+  e.wait(ucp_atomic_op_nbx(e.endpoints[pe], opcode, buffer, 1, at.address, e.key(at), &param), call, "atomic");
   if (!fetch) {
     // Delivered before the call returns, as the host's own atomics are.
     ucp_request_param_t flush = plainParam();
@@ -436,18 +453,16 @@ runtime::ChannelLink &UcxEngine::channelLink() {
 
 struct UcxEngine::Impl {};
 
-UcxEngine::UcxEngine(runtime::RuntimeState &, std::span<std::byte *const>, std::size_t, std::vector<bool>,
-                     std::span<std::byte>)
+UcxEngine::UcxEngine(runtime::RuntimeState &, std::vector<UcxRegion>, std::vector<bool>, std::span<std::byte>)
     : impl_(nullptr) {
   throw Error(ErrorCode::NotSupported,
               "TDIST_TRANSPORT=ucx: this tdist was built without UCX (Debian: libucx-dev)");
 }
 UcxEngine::~UcxEngine() = default;
-int UcxEngine::routedPe(const void *, std::size_t, std::size_t *) const { return -1; }
-void UcxEngine::put(int, std::size_t, const runtime::Transfer &, bool, const char *) {}
-void UcxEngine::get(void *, int, std::size_t, std::size_t, const char *) {}
-std::uint64_t UcxEngine::wordOp(int, std::size_t, runtime::WordOp, unsigned, std::uint64_t, std::uint64_t,
-                                const char *) {
+UcxEngine::Remote UcxEngine::locate(const void *, std::size_t) const { return {}; }
+void UcxEngine::put(const Remote &, const runtime::Transfer &, bool, const char *) {}
+void UcxEngine::get(void *, const Remote &, std::size_t, const char *) {}
+std::uint64_t UcxEngine::wordOp(const Remote &, runtime::WordOp, unsigned, std::uint64_t, std::uint64_t, const char *) {
   return 0;
 }
 void UcxEngine::quiet(const char *) {}

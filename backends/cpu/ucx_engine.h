@@ -1,6 +1,7 @@
 // backends/cpu/ucx_engine.h - the cpu backend's network engine: UCX (UCP), one context and worker
-// per PE, this PE's heap segment registered, every peer's worker address, heap base and packed
-// key exchanged through the bootstrap store, endpoints made up front (DESIGN §11).
+// per PE, this PE's heap segment, static data and host channel registered, every peer's worker
+// address, bases and packed keys exchanged through the bootstrap store, endpoints made up front
+// (DESIGN §11).
 //
 // Puts and gets are UCX's; signals and word operations are UCX atomics, which over TCP the
 // target's worker applies with CPU atomics, so they agree with the target's own loads and atomics;
@@ -28,29 +29,46 @@ struct RuntimeState;
 
 namespace tdist::cpu {
 
+// Memory that peers reach through the engine: this PE's copy, registered, and where every PE's
+// copy is named in this process (views[pe]; the address host calls give for PE pe's copy: a
+// mapping, or address space reserved for a PE of another node; nullptr where there is none).
+struct UcxRegion {
+  const char *what = "";  // for errors: "the heap", "static data"
+  std::byte *local = nullptr;
+  std::size_t bytes = 0;
+  std::vector<std::byte *> views;
+};
+
 class UcxEngine {
  public:
-  // Collective (through the bootstrap store). mappings[pe]: where PE pe's segment is mapped in
-  // this process (the addresses host calls name); routed[pe]: whether this engine carries what
+  // Where a transfer goes: a routed PE's copy of some region, at address in that PE's process.
+  struct Remote {
+    int pe = -1;  // -1: not a routed PE's memory
+    int region = 0;
+    std::uint64_t address = 0;
+  };
+
+  // Collective (through the bootstrap store). regions: the heap and what else peers reach (every
+  // PE passes the same regions in the same order); routed[pe]: whether this engine carries what
   // goes to PE pe; channel: this PE's host-channel segment, registered too, which channelLink()
   // writes into on the routed PEs. Throws Error(NotSupported) in a build without UCX,
   // Error(Internal) naming the UCX call that failed.
-  UcxEngine(runtime::RuntimeState &state, std::span<std::byte *const> mappings, std::size_t segment_bytes,
-            std::vector<bool> routed, std::span<std::byte> channel);
+  UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> regions, std::vector<bool> routed,
+            std::span<std::byte> channel);
   ~UcxEngine();
   UcxEngine(const UcxEngine &) = delete;
   UcxEngine &operator=(const UcxEngine &) = delete;
 
-  // The routed PE whose segment holds [address, address + bytes), its offset in *offset; -1 when none.
-  int routedPe(const void *address, std::size_t bytes, std::size_t *offset) const;
+  // The routed PE's copy that holds [address, address + bytes), or pe -1 when none does.
+  Remote locate(const void *address, std::size_t bytes) const;
 
-  // Bytes from source to PE pe's segment at offset, then the signal's update when it has one;
-  // delivered on return when blocking, else by quiet.
-  void put(int pe, std::size_t offset, const runtime::Transfer &transfer, bool blocking, const char *call);
-  // Bytes of PE pe's segment at offset into dest, on return.
-  void get(void *dest, int pe, std::size_t offset, std::size_t bytes, const char *call);
-  // One word operation on PE pe's word at offset (4 or 8 bytes); returns the previous value.
-  std::uint64_t wordOp(int pe, std::size_t offset, runtime::WordOp op, unsigned bytes, std::uint64_t operand,
+  // Bytes from source to `to`, then the signal's update when it has one; delivered on return
+  // when blocking, else by quiet.
+  void put(const Remote &to, const runtime::Transfer &transfer, bool blocking, const char *call);
+  // Bytes at `from` into dest, on return.
+  void get(void *dest, const Remote &from, std::size_t bytes, const char *call);
+  // One word operation on the word at `at` (4 or 8 bytes); returns the previous value.
+  std::uint64_t wordOp(const Remote &at, runtime::WordOp op, unsigned bytes, std::uint64_t operand,
                        std::uint64_t compare, const char *call);
   // Every operation this PE started is delivered.
   void quiet(const char *call);

@@ -163,12 +163,36 @@ int globalExit() {
   return 0;
 }
 
+// Every PE says it is ready once all are, then they exchange puts and barriers in rounds until
+// the job is ended from outside (a fault injected once every PE is ready) or, after
+// TDIST_SCENARIO_ROUNDS rounds (default: without end), finalize.
+int readyThenExchange() {
+  if (initOrReport() != 0) return 1;
+  const int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+  auto *box = static_cast<int64_t *>(aclshmem_calloc(1, sizeof(int64_t)));
+  aclshmem_barrier_all();
+  std::printf("PE %d ready\n", me);
+  std::fflush(stdout);
+  const char *rounds_text = std::getenv("TDIST_SCENARIO_ROUNDS");
+  const long rounds = rounds_text != nullptr ? std::atol(rounds_text) : -1;
+  for (long round = 1; rounds < 0 || round <= rounds; ++round) {
+    aclshmem_int64_p(box, round, (me + 1) % n);
+    aclshmem_barrier_all();
+    if (*box != round) {
+      std::fprintf(stderr, "scenario: PE %d holds %lld after round %ld\n", me, static_cast<long long>(*box), round);
+      return 1;
+    }
+  }
+  aclshmem_finalize();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: tdist_scenario wait-forever|dl-wait-missing-notify|dl-wait-one-deadline|crash|crash-during-puts|wrong-secret|global-exit|"
-                 "static-wait-forever|static-put|static-put-one-opted-out\n");
+                 "static-wait-forever|static-put|static-put-one-opted-out|ready-then-exchange\n");
     return 2;
   }
   std::string name = argv[1];
@@ -181,6 +205,7 @@ int main(int argc, char **argv) {
   if (name == "global-exit") return globalExit();
   if (name == "static-wait-forever") return staticWaitForever();
   if (name == "static-put") return staticPut();
+  if (name == "ready-then-exchange") return readyThenExchange();
   if (name == "static-put-one-opted-out") return staticPutOneOptedOut();
   std::fprintf(stderr, "tdist_scenario: unknown scenario '%s'\n", name.c_str());
   return 2;

@@ -138,9 +138,14 @@ int main(void) {
   for (int i = 0; i < 4; ++i) CHECK(got[i] == 10 * me + i, "get from the next PE: got[%d] = %d", i, got[i]);
   CHECK(shmem_int_g(&from_prev, next_pe()) == me, "g of the next PE's from_prev");
 
-  /* shmem_ptr: a load/store address of the peer's copy (every PE of this job shares memory) */
+  /* shmem_ptr: a load/store address of the peer's copy where the peer's memory is loaded and
+     stored directly, as for its symmetric heap (none for a PE reached through the network) */
   long *peer_counter = shmem_ptr(&counter, next_pe());
-  CHECK(peer_counter != NULL, "shmem_ptr of a global on PE %d", next_pe());
+  long *heap_word = shmem_malloc(sizeof(long));
+  const int direct = shmem_ptr(heap_word, next_pe()) != NULL;
+  CHECK((peer_counter != NULL) == direct, "shmem_ptr of a global on PE %d: %p, of the heap: %s", next_pe(),
+        (void *)peer_counter, direct ? "an address" : "NULL");
+  shmem_free(heap_word);
   shmem_barrier_all();
 
   /* atomics: every PE adds me + 1 to PE 0's counter */
