@@ -92,7 +92,44 @@ INSTANTIATE_TEST_SUITE_P(
                  "--grid is for IR kernels (a .mlir program with --entry NAME)"},
         // An address of the documentation range, which no host has: binding it fails.
         BadUsage{"HostWithoutThisAddress", {"-n", "2", "--host", "192.0.2.1", "--", "/bin/true"},
-                 "--host: cannot listen on '192.0.2.1': Cannot assign requested address"}),
+                 "--host: cannot listen on '192.0.2.1': Cannot assign requested address"},
+        // Jobs across hosts (across_hosts_test.cpp runs them).
+        BadUsage{"NodesAndNnodes", {"-n", "2", "--nodes", "2", "--nnodes", "2", "--", "/bin/true"},
+                 "--nodes (nodes simulated on this host) and --nnodes (one tdist-run per host) cannot "
+                 "be combined"},
+        BadUsage{"NnodesWithoutRdzv", {"-n", "2", "--nnodes", "2", "--", "/bin/true"},
+                 "--nnodes 2 needs --rdzv HOST:PORT, node 0's address, where every node's tdist-run meets"},
+        BadUsage{"ZeroNnodes", {"-n", "2", "--nnodes", "0", "--", "/bin/true"},
+                 "--nnodes: expected an integer from 1 to 16384, got '0'"},
+        BadUsage{"NodeRankNotBelowNnodes",
+                 {"-n", "2", "--nnodes", "2", "--node-rank", "2", "--rdzv", "10.0.0.1:29400", "--", "/bin/true"},
+                 "--node-rank 2 is not below --nnodes 2: nodes are numbered from 0"},
+        BadUsage{"NegativeNodeRank", {"-n", "2", "--nnodes", "2", "--node-rank", "-1", "--", "/bin/true"},
+                 "--node-rank: expected an integer from 0 to 16383, got '-1'"},
+        BadUsage{"RdzvWithoutNnodes", {"-n", "2", "--rdzv", "10.0.0.1:29400", "--", "/bin/true"},
+                 "--rdzv is for a job across hosts: give --nnodes K too"},
+        BadUsage{"NodeRankWithoutNnodes", {"-n", "2", "--node-rank", "1", "--", "/bin/true"},
+                 "--node-rank is for a job across hosts: give --nnodes K too"},
+        BadUsage{"RdzvWithoutPort", {"-n", "2", "--nnodes", "2", "--rdzv", "10.0.0.1", "--", "/bin/true"},
+                 "--rdzv: expected HOST:PORT, node 0's address and a port (10.0.0.1:29400, "
+                 "[fd00::1]:29400), got '10.0.0.1'"},
+        BadUsage{"RdzvPortOutOfRange", {"-n", "2", "--nnodes", "2", "--rdzv", "node0:65536", "--", "/bin/true"},
+                 "--rdzv: expected a port from 1 to 65535 after the address, got 'node0:65536'"},
+        BadUsage{"RdzvIpv6WithoutBrackets", {"-n", "2", "--nnodes", "2", "--rdzv", "fd00::1:29400", "--", "/bin/true"},
+                 "--rdzv: an IPv6 address goes in brackets: [ADDRESS]:PORT, got 'fd00::1:29400'"},
+        BadUsage{"RdzvOnEveryAddress", {"-n", "2", "--nnodes", "2", "--rdzv", "0.0.0.0:29400", "--", "/bin/true"},
+                 "--rdzv: expected an address of node 0 that the other nodes can reach, got '0.0.0.0:29400'"},
+        BadUsage{"ZeroJoinTimeout",
+                 {"-n", "2", "--nnodes", "2", "--rdzv", "10.0.0.1:29400", "--join-timeout", "0", "--", "/bin/true"},
+                 "--join-timeout: expected a number of seconds greater than 0 (or with a unit: 500ms, 2m, 1h), "
+                 "got '0'"},
+        BadUsage{"TooManyPesInTheJob",
+                 {"-n", "4096", "--nnodes", "8", "--rdzv", "10.0.0.1:29400", "--", "/bin/true"},
+                 "-n 4096 on each of --nnodes 8 is 32768 PEs; a job has at most 16384"},
+        // The test runs tdist-run without any TDIST_ variable.
+        BadUsage{"AcrossHostsWithoutSecret", {"-n", "2", "--nnodes", "2", "--rdzv", "10.0.0.1:29400", "--", "/bin/true"},
+                 "a job across hosts needs TDIST_JOB_SECRET, the same on every node (at least 16 bytes): "
+                 "export TDIST_JOB_SECRET=$(openssl rand -hex 16) and give every node the same"}),
     ::tdist::test::badCommandLineName);
 
 TEST(Usage, HelpGoesToStdoutAndExitsZero) {
@@ -107,6 +144,26 @@ TEST(Usage, HangCheckVariableIsCheckedLikeTheOption) {
   EXPECT_EQ(result.exit_status, 2);
   EXPECT_THAT(result.err, HasSubstr("tdist-run: TDIST_HANG_CHECK: expected a number of seconds, 0 or more "
                                     "(or with a unit: 500ms, 2m, 1h), got 'soon'\n"));
+}
+
+TEST(Usage, ShortJobSecretAcrossHostsIsRefused) {
+  LauncherResult result = runLauncherWithEnvironment(
+      {"TDIST_JOB_SECRET=0123456789"}, {"-n", "1", "--nnodes", "2", "--rdzv", "127.0.0.1:29400", "--", "/bin/true"});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_THAT(result.err, HasSubstr("tdist-run: TDIST_JOB_SECRET has 10 bytes; a job secret has at least 16: "
+                                    "export TDIST_JOB_SECRET=$(openssl rand -hex 16) and give every node the same\n"));
+}
+
+// Node 0 listens on the --rdzv address: a host without it is not node 0.
+TEST(Usage, RdzvAddressThatIsNotThisHostsIsNamed) {
+  LauncherResult result = runLauncherWithEnvironment(
+      {"TDIST_JOB_SECRET=0123456789abcdef"},
+      {"-n", "1", "--nnodes", "2", "--rdzv", "192.0.2.1:29400", "--", "/bin/true"});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_THAT(result.err, HasSubstr("tdist-run: --rdzv: cannot listen on 192.0.2.1:29400: Cannot assign requested "
+                                    "address (node 0's tdist-run listens on the --rdzv address: is this host node "
+                                    "0?)\n"));
+  EXPECT_EQ(result.out, "");
 }
 
 TEST(Usage, ValuesMayBeJoinedToTheirOption) {

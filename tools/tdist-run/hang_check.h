@@ -6,6 +6,11 @@
 // record has moved: no wait began or ended and no observed value changed. A PE that computes is
 // in no published wait, so a job with one such PE is never stuck; nor is one whose PE waits for
 // its own copy engine or GPU stream (runtime/wait.h, WaitSite::own_work).
+//
+// Across hosts each tdist-run reads only its own PEs' records. The other nodes send node 0 what
+// they see (NodeHangView, over the link of node_link.h) and node 0 decides: the job is stuck when
+// no node has a PE that is not in a published wait and nothing has moved on any node for the
+// stall time.
 #pragma once
 
 #include <chrono>
@@ -19,11 +24,12 @@
 namespace tdist::launcher {
 
 // The job's board: a memory file of one record per PE, inherited by every PE at the number
-// TDIST_WAIT_BOARD_FD names.
+// TDIST_WAIT_BOARD_FD names. A PE writes record TDIST_PE, so across hosts each host's board has
+// a record for every PE of the job, and only its own PEs' are ever written.
 class WaitBoard {
  public:
   // Throws std::system_error.
-  explicit WaitBoard(int n_pes);
+  explicit WaitBoard(int job_pes);
   ~WaitBoard();
   WaitBoard(const WaitBoard &) = delete;
   WaitBoard &operator=(const WaitBoard &) = delete;
@@ -37,28 +43,51 @@ class WaitBoard {
   std::size_t bytes_ = 0;
 };
 
+// What one node's tdist-run sees of its PEs, at its last look.
+struct NodeHangView {
+  using Clock = std::chrono::steady_clock;
+
+  int node = 0;
+  int running = 0;       // PEs of the node still running
+  bool blocked = false;  // every one of them is in a published wait
+  Clock::time_point quiet_since;  // when blocked: since when no record of the node has moved
+  std::vector<std::string> lines;  // when blocked: each PE's wait, "PE 2: ..."
+};
+
 class HangCheck {
  public:
   using Clock = std::chrono::steady_clock;
   // How often the board is read.
   static constexpr std::chrono::milliseconds kLookEvery{100};
 
-  HangCheck(const WaitBoard &board, int n_pes, double stall_s);
+  // This host's PEs are job PEs first_pe onwards, of job_pes (across hosts; else 0 and all).
+  HangCheck(const WaitBoard &board, int first_pe, int job_pes, double stall_s);
 
-  // Reads the records of the running PEs; when they show the job stuck, returns the diagnosis
-  // (lines for stderr, each "tdist-run: ..." or a PE's wait).
+  // Reads the records of the running PEs (this host's numbers, 0 to -n - 1); when they show the
+  // job stuck, returns the diagnosis (lines for stderr, each "tdist-run: ..." or a PE's wait).
   std::optional<std::string> look(const std::vector<int> &running, Clock::time_point now);
+  // Node 0 across hosts: the same, the job stuck only when the other nodes' views say so too.
+  std::optional<std::string> lookAcrossNodes(const std::vector<int> &running,
+                                             const std::vector<NodeHangView> &others,
+                                             Clock::time_point now);
+  // Another node across hosts: reads the records when a look is due and returns this node's view,
+  // which node 0 decides on.
+  std::optional<NodeHangView> view(int node, const std::vector<int> &running, Clock::time_point now);
   // When the next look is due.
   Clock::time_point nextLook() const { return next_look_; }
 
  private:
-  std::string diagnosis(const std::vector<int> &running, Clock::time_point now) const;
+  // Reads the running PEs' records when a look is due; false when it is not.
+  bool read(const std::vector<int> &running, Clock::time_point now);
+  std::vector<std::string> waitLines(const std::vector<int> &running, Clock::time_point now) const;
 
   const WaitBoard &board_;
-  std::size_t n_pes_;
+  int first_pe_;
+  std::size_t job_pes_;
   Clock::duration stall_;
-  std::vector<wait_board::Snapshot> last_;
+  std::vector<wait_board::Snapshot> last_;  // by this host's PE number
   std::vector<int> last_running_;
+  bool blocked_ = false;  // at the last look, every running PE was in a published wait
   Clock::time_point quiet_since_;
   Clock::time_point next_look_;
 };

@@ -1,13 +1,14 @@
 // tdist-run - starts the PEs of a tdist job on this host and ends the job as one.
 //
 //   tdist-run -n 4 --timeout 300 -- ./my_kernel args...
+//   tdist-run -n 4 --nnodes 2 --node-rank R --rdzv 10.0.0.1:29400 -- ./my_kernel   # on 2 hosts
 //
 // Parts: options (command line), bootstrap_listener (the store's socket, handed to PE 0),
 // job_identity (secret and segment names), pe_environment (what each PE is told),
 // process_group (start, reap, signal), output_tagger (--tag-output), status_channel (how far each
 // PE's runtime got), job_monitor (the loop that ends the job when a PE fails or exits without
 // finalize, the deadline passes or tdist-run is stopped), gpu_sharing (--backend cuda: the GPU
-// count and the job's MPS daemon).
+// count and the job's MPS daemon), node_link (a job across hosts: the tdist-runs of its nodes).
 #include <csignal>
 #include <exception>
 #include <optional>
@@ -21,6 +22,7 @@
 #include "job_identity.h"
 #include "job_monitor.h"
 #include "job_trace.h"
+#include "node_link.h"
 #include "options.h"
 #include "output_tagger.h"
 #include "pe_environment.h"
@@ -51,23 +53,34 @@ class JobCleanup {
 
 int runJob(const Options &options) {
   SignalInbox signals;  // first: a PE that ends at once must find SIGCHLD already watched
-  const JobIdentity identity = JobIdentity::generate();
+  JobIdentity identity = JobIdentity::generate();
+  // Across hosts the secret is the user's, the same on every node; node 0 names the job.
+  if (options.acrossHosts()) identity.secret = options.job_secret;
+  // Node 0 binds the rendezvous address before anything else: a taken port is a usage error.
+  std::optional<NodeLink> link;
+  if (options.acrossHosts()) link.emplace(options);
   // Before anything the PEs hold is opened; destroyed after the PEs are reaped (cleanup below),
   // so that the daemon outlives every client on every way out of here, exceptions included.
   std::optional<JobMps> mps;
   if (options.backend == "cuda")
     mps.emplace(options, gpusForJob(options), identity.id, signals.childState());
-  BootstrapListener listener = BootstrapListener::open(options.host);
+  // The job's PE 0 serves the store: node 0's, across hosts.
+  std::optional<BootstrapListener> listener;
+  if (options.firstPe() == 0) listener.emplace(BootstrapListener::open(options.host));
   std::optional<OutputTagger> tagger;
-  if (options.tag_output) tagger.emplace(options.n_pes);
+  if (options.tag_output) tagger.emplace(options.n_pes, options.firstPe());
   StatusChannels status(options.n_pes);
   std::optional<JobTrace> trace;
   if (const std::string output = traceOutput(options.trace_path); !output.empty()) trace.emplace(output);
   std::optional<WaitBoard> board;
-  if (options.hang_check_s > 0) board.emplace(options.n_pes);
+  if (options.hang_check_s > 0) board.emplace(options.jobPes());
 
-  JobEnvironment job = {.options = &options, .ip_port = listener.ipPort(),
-                        .job_id = identity.id, .job_secret = identity.secret,
+  // Every node has joined, and all of them got the job's facts, before any PE starts.
+  JobFacts facts{.ip_port = listener ? listener->ipPort() : "", .job_id = identity.id};
+  if (link) facts = link->join(facts, signals);
+
+  JobEnvironment job = {.options = &options, .ip_port = facts.ip_port,
+                        .job_id = facts.job_id, .job_secret = identity.secret,
                         .extra_variables = mps ? mps->peVariables()
                                                : decltype(JobEnvironment::extra_variables){}};
   if (trace) job.extra_variables.push_back(trace->peVariable());
@@ -75,18 +88,20 @@ int runJob(const Options &options) {
   JobCleanup cleanup(pes);
 
   // PEs run in a process group of their own, where reading a terminal would stop them (SIGTTIN)
-  // and hang the job; only PE 0 reads stdin, as with mpirun, and only when it is not a terminal.
+  // and hang the job; only the job's PE 0 reads stdin, as with mpirun, and only when it is not a
+  // terminal.
   const bool stdin_for_pe0 = !::isatty(STDIN_FILENO);
   for (int pe = 0; pe < options.n_pes; ++pe) {
+    const bool job_pe0 = options.firstPe() + pe == 0;
     PeStdio stdio;
-    stdio.null_stdin = pe != 0 || !stdin_for_pe0;
+    stdio.null_stdin = !job_pe0 || !stdin_for_pe0;
     if (tagger) {
       stdio.stdout_fd = tagger->childStdout(pe);
       stdio.stderr_fd = tagger->childStderr(pe);
     }
     PeDescriptors descriptors{.bootstrap_fd = std::nullopt, .status_fd = status.childEnd(pe),
                               .wait_board_fd = std::nullopt};
-    if (pe == 0) descriptors.bootstrap_fd = listener.fd();
+    if (job_pe0) descriptors.bootstrap_fd = listener->fd();
     stdio.inherited_fds.push_back(descriptors.status_fd);
     if (board) {
       descriptors.wait_board_fd = board->fd();
@@ -95,17 +110,19 @@ int runJob(const Options &options) {
     if (descriptors.bootstrap_fd) stdio.inherited_fds.push_back(*descriptors.bootstrap_fd);
     pes.start(options.program_path, options.program_argv, peEnvironment(job, pe, descriptors),
               stdio);
-    if (pe == 0) listener.close();
+    if (job_pe0) listener->close();
     if (tagger) tagger->closeChildEnds(pe);
     status.closeChildEnd(pe);
   }
 
   std::optional<HangCheck> hang_check;
-  if (board) hang_check.emplace(*board, options.n_pes, options.hang_check_s);
+  if (board) hang_check.emplace(*board, options.firstPe(), options.jobPes(), options.hang_check_s);
   const int exit_status = JobMonitor(pes, signals, status, tagger ? &*tagger : nullptr,
-                                     options.job_timeout_s, hang_check ? &*hang_check : nullptr)
+                                     options.job_timeout_s, hang_check ? &*hang_check : nullptr,
+                                     link ? &*link : nullptr, options.firstPe())
                               .run();
   pes.reapAll();  // the monitor has; a daemon must never be stopped under a live client
+  if (link) link->close();
   if (mps) mps->stop();
   // After the PEs, however the job ended: a failed job's trace is the one most wanted.
   if (trace && !trace->write() && exit_status == 0) return kExitLauncherError;
@@ -132,6 +149,9 @@ int main(int argc, char **argv) {
     return runJob(options);
   } catch (const UsageError &error) {
     return usageError(error);
+  } catch (const JobNotStarted &error) {
+    report(error.what());
+    return error.exitStatus();
   } catch (const NoGpuError &error) {
     report(error.what());
     return kExitNoGpu;

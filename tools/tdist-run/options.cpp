@@ -82,19 +82,29 @@ void useKernelRunner(Options &options, const std::vector<std::string> &words) {
 constexpr const char *kUsageLines =
     "Usage: tdist-run -n N [options] -- program [args...]\n"
     "       tdist-run -n N [options] --entry NAME [--grid G] kernel.mlir [--] ARG... "
-    "[--check K=REF]...\n";
+    "[--check K=REF]...\n"
+    "       tdist-run -n N --nnodes K --node-rank R --rdzv HOST:PORT [options] -- program "
+    "[args...]\n";
 
 constexpr const char *kDescription =
     R"(Starts N processing elements (PEs) running program on this host, and ends the whole job as soon
 as one of them fails. A .mlir program is an IR kernel: every PE compiles it and runs its
-function NAME on a grid of G programs, with arguments described by ARG (tdist-jit --help).)";
+function NAME on a grid of G programs, with arguments described by ARG (tdist-jit --help).
+
+Across hosts, one tdist-run per host: with --nnodes K, each starts the N PEs of its node
+(--node-rank R: PEs R*N .. R*N+N-1 of N*K), node 0's listens on --rdzv and the others join it
+there, and the job ends as one on every host. Every node needs the same TDIST_JOB_SECRET in its
+environment, at least 16 bytes (export TDIST_JOB_SECRET=$(openssl rand -hex 16), then share it).)";
 
 constexpr const char *kExitStatus =
     R"(Exit status: 0 when every PE exited 0; else the first failing PE's status, or 128+S when it was
 killed by signal S; 97 when a wait passed its deadline or no PE could make progress
 (--hang-check); 99 when a PE exited 0 after init without calling finalize; 124 when the job
 deadline passed; 128+S when tdist-run got signal S; 77 when --backend cuda finds no GPU (as a
-skipped test reports it); 2 for usage errors; 1 when tdist-run itself failed.)";
+skipped test reports it); 2 for usage errors; 1 when tdist-run itself failed. Across hosts every
+node exits with the status of the node where the job ended first; 2 when node 0 refused a node
+(another secret, --nnodes or -n, a rank taken); 1 when a node did not join in time or the link to
+another node dropped.)";
 
 values::Parsed<long long> parsePeCount(std::string_view text) {
   return values::parseInteger(text, {.min = 1, .max = kMaxPes});
@@ -114,6 +124,46 @@ values::Parsed<double> parseJobTimeout(std::string_view text) {
 
 values::Parsed<long long> parseGpuCount(std::string_view text) {
   return values::parseInteger(text, {.min = 1, .max = kMaxPes});
+}
+
+values::Parsed<long long> parseNodeCount(std::string_view text) {
+  return values::parseInteger(text, {.min = 1, .max = kMaxNodes});
+}
+
+values::Parsed<long long> parseNodeRank(std::string_view text) {
+  return values::parseInteger(text, {.min = 0, .max = kMaxNodes - 1});
+}
+
+// HOST:PORT, [IPV6]:PORT.
+values::Parsed<Rendezvous> parseRendezvous(std::string_view text) {
+  auto failed = [&](const std::string &why) {
+    return values::Parsed<Rendezvous>{.value = std::nullopt,
+                                      .error = why + ", got '" + std::string(text) + "'"};
+  };
+  const std::string expected =
+      "expected HOST:PORT, node 0's address and a port (10.0.0.1:29400, [fd00::1]:29400)";
+  std::string_view host, port;
+  if (text.starts_with('[')) {
+    const std::size_t close = text.find(']');
+    if (close == std::string_view::npos || text.substr(close + 1, 1) != ":") return failed(expected);
+    host = text.substr(1, close - 1);
+    port = text.substr(close + 2);
+  } else {
+    const std::size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos) return failed(expected);
+    host = text.substr(0, colon);
+    port = text.substr(colon + 1);
+    if (host.find(':') != std::string_view::npos)
+      return failed("an IPv6 address goes in brackets: [ADDRESS]:PORT");
+  }
+  if (host.empty()) return failed(expected);
+  // The other nodes connect to it, and the bootstrap store is served on it.
+  if (host == "0.0.0.0" || host == "::")
+    return failed("expected an address of node 0 that the other nodes can reach");
+  values::Parsed<long long> number = values::parseInteger(port, {.min = 1, .max = 65535});
+  if (!number) return failed("expected a port from 1 to 65535 after the address");
+  return {.value = Rendezvous{.host = std::string(host), .port = static_cast<int>(*number.value)},
+          .error = {}};
 }
 
 values::Parsed<MpsMode> parseMpsMode(std::string_view text) {
@@ -142,10 +192,21 @@ void describeCommandLine(CLI::App &app, Options &options) {
   app.formatter(formatter);
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as getopt
 
-  addParsedOption(app, "-n", "N", options.n_pes, parsePeCount, "number of PEs, 1 or more");
+  addParsedOption(app, "-n", "N", options.n_pes, parsePeCount,
+                  "number of PEs (with --nnodes, of this node), 1 or more");
   addParsedOption(app, "--nodes", "K", options.nodes, parsePeCount,
                   "split the PEs into K nodes of this host (blocks of N / K): PEs of different nodes "
                   "reach each other's heaps through the network (UCX), as across hosts (default 1)");
+  addParsedOption(app, "--nnodes", "K", options.nnodes, parseNodeCount,
+                  "run the job across K hosts, one tdist-run on each starting its N PEs: N * K "
+                  "PEs (default 1)");
+  addParsedOption(app, "--node-rank", "R", options.node_rank, parseNodeRank,
+                  "this host's node, 0 to K - 1: its PEs are R*N .. R*N+N-1 (default 0)");
+  addParsedOption(app, "--rdzv", "HOST:PORT", options.rdzv, parseRendezvous,
+                  "with --nnodes: node 0's address, where its tdist-run listens and the other "
+                  "nodes join it ([IPV6]:PORT); node 0's PE 0 serves the bootstrap store there too");
+  addParsedOption(app, "--join-timeout", "SECS", options.join_timeout_s, parseWaitTimeout,
+                  "with --nnodes: how long the nodes may take to join (default 60)");
   addParsedOption(app, "--heap", "SIZE", options.heap_bytes, parseHeapSize,
                   "symmetric heap size per PE in bytes; K, M, G, T suffixes (TDIST_HEAP_SIZE)");
   addParsedOption(app, "--engines", "LIST", options.engines, values::parseEngines,
@@ -172,7 +233,8 @@ void describeCommandLine(CLI::App &app, Options &options) {
       ->type_name("FILE")
       ->check(nonEmpty("expected a file name, got ''"));
   app.add_option("--host", options.host,
-                 "address the bootstrap store listens on (default 127.0.0.1)")
+                 "address the bootstrap store listens on (default 127.0.0.1; with --nnodes, the "
+                 "--rdzv host)")
       ->type_name("ADDR")
       ->check(nonEmpty("expected an address, got ''"));
   app.add_option("--entry", options.kernel_entry, "the kernel function of a .mlir program")
@@ -182,6 +244,51 @@ void describeCommandLine(CLI::App &app, Options &options) {
       ->type_name("X[,Y[,Z]]")
       ->check(nonEmpty("expected X[,Y[,Z]]"));
   addFlag(app, "-h,--help", options.show_help, "show this help");
+}
+
+// --nnodes and its company, and the secret every node must share.
+void checkAcrossHosts(const CLI::App &app, Options &options) {
+  const bool nnodes_given = app.count("--nnodes") != 0;
+  if (nnodes_given && app.count("--nodes") != 0) {
+    throw UsageError("--nodes (nodes simulated on this host) and --nnodes (one tdist-run per "
+                     "host) cannot be combined");
+  }
+  // Without --nnodes they would be dropped in silence, and this host would run a job of its own.
+  for (const char *option : {"--node-rank", "--rdzv", "--join-timeout"}) {
+    if (app.count(option) != 0 && !nnodes_given)
+      throw UsageError(std::string(option) + " is for a job across hosts: give --nnodes K too");
+  }
+  if (options.node_rank >= options.nnodes) {
+    throw UsageError("--node-rank " + std::to_string(options.node_rank) + " is not below --nnodes " +
+                     std::to_string(options.nnodes) + ": nodes are numbered from 0");
+  }
+  if (!options.acrossHosts()) return;
+  if (static_cast<long long>(options.n_pes) * options.nnodes > kMaxJobPes) {
+    throw UsageError("-n " + std::to_string(options.n_pes) + " on each of --nnodes " +
+                     std::to_string(options.nnodes) + " is " +
+                     std::to_string(static_cast<long long>(options.n_pes) * options.nnodes) +
+                     " PEs; a job has at most " + std::to_string(kMaxJobPes));
+  }
+  if (app.count("--rdzv") == 0) {
+    throw UsageError("--nnodes " + std::to_string(options.nnodes) +
+                     " needs --rdzv HOST:PORT, node 0's address, where every node's tdist-run "
+                     "meets");
+  }
+  const char *secret = std::getenv("TDIST_JOB_SECRET");
+  const std::string how = "export TDIST_JOB_SECRET=$(openssl rand -hex 16) and give every node "
+                          "the same";
+  if (secret == nullptr || *secret == '\0') {
+    throw UsageError("a job across hosts needs TDIST_JOB_SECRET, the same on every node (at least " +
+                     std::to_string(kMinJobSecretBytes) + " bytes): " + how);
+  }
+  if (std::strlen(secret) < kMinJobSecretBytes) {
+    throw UsageError("TDIST_JOB_SECRET has " + std::to_string(std::strlen(secret)) +
+                     " bytes; a job secret has at least " + std::to_string(kMinJobSecretBytes) +
+                     ": " + how);
+  }
+  options.job_secret = secret;
+  // Node 0's PE 0 serves the store where the other nodes reach node 0.
+  if (app.count("--host") == 0) options.host = options.rdzv.host;
 }
 
 }  // namespace
@@ -228,6 +335,7 @@ Options parseCommandLine(int argc, char **argv) {
     throw UsageError("--nodes " + std::to_string(options.nodes) + " does not divide -n " +
                      std::to_string(options.n_pes) + ": every node has the same number of PEs");
   }
+  checkAcrossHosts(app, options);
   if (words.empty()) throw UsageError("missing the program to run (after --)");
   const std::string &program = words.front();
   if (program.ends_with(".mlir") || !options.kernel_entry.empty()) {

@@ -2,6 +2,7 @@
 //
 //   tdist-run -n N [options] -- program [args...]
 //   tdist-run -n N [options] --entry NAME [--grid G] kernel.mlir [--] [ARG...]
+//   tdist-run -n N --nnodes K --node-rank R --rdzv HOST:PORT [options] -- program [args...]
 //
 // A .mlir program is an IR kernel: every PE runs tdist-jit, found next to tdist-run, on it.
 //
@@ -10,6 +11,7 @@
 // reads the variables they become.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -29,6 +31,18 @@ class UsageError : public std::runtime_error {
 // --mps: Auto starts a daemon for the job when its PEs outnumber the GPUs; On starts one whatever
 // the count, and failing to is an error; Off never starts one.
 enum class MpsMode { Auto, On, Off };
+
+// --rdzv HOST:PORT.
+struct Rendezvous {
+  std::string host;  // a numeric address or a name; an IPv6 address without its brackets
+  int port = 0;
+
+  // "10.0.0.1:29400", "[fd00::1]:29400": as messages name it.
+  std::string text() const {
+    const std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+    return shown + ":" + std::to_string(port);
+  }
+};
 
 struct Options {
   bool show_help = false;
@@ -54,15 +68,36 @@ struct Options {
   std::optional<int> assumed_gpus;
   MpsMode mps = MpsMode::Auto;
   std::string trace_path;                   // --trace FILE (job_trace.h); "" for TDIST_TRACE
+  // --nnodes, --node-rank, --rdzv: a job across hosts, one tdist-run per host (node_link.h). -n
+  // is then this host's PEs, as torchrun's --nproc-per-node: the job has n_pes * nnodes PEs,
+  // node R's numbered from R * n_pes.
+  int nnodes = 1;
+  int node_rank = 0;
+  Rendezvous rdzv;             // --rdzv HOST:PORT: where node 0's tdist-run listens
+  double join_timeout_s = 60;  // --join-timeout: how long the nodes may take to join
+  // TDIST_JOB_SECRET with --nnodes 2 or more, which every node shares; "" for a job of one host,
+  // which makes its own.
+  std::string job_secret;
   std::string host = "127.0.0.1";           // where PE 0 serves the bootstrap store
   std::string kernel_entry;                 // --entry: the kernel function of a .mlir program
   std::string kernel_grid;                  // --grid: programs per PE, checked by tdist-jit
   std::string program_path;                 // what is executed, after the PATH search
   std::vector<std::string> program_argv;    // argv of every PE; [0] is the program as given
+
+  // The PEs of the whole job, and the number of this host's first.
+  int jobPes() const { return n_pes * nnodes; }
+  int firstPe() const { return node_rank * n_pes; }
+  bool acrossHosts() const { return nnodes > 1; }
 };
 
 // A typo guard, not a limit of the design: every PE is a process on this one host.
 constexpr int kMaxPes = 4096;
+// The runtime's limits: TDIST_N_PES and TDIST_NODE (runtime/environment.cpp).
+constexpr int kMaxJobPes = 16384;
+constexpr int kMaxNodes = 16384;
+// A job secret is at least this long: the bootstrap store refuses a shorter one (runtime's
+// kMinSecretBytes, runtime/bootstrap_store.h).
+constexpr std::size_t kMinJobSecretBytes = 16;
 
 // Parses argv (argv[0] is tdist-run itself) and resolves the program. Throws UsageError.
 Options parseCommandLine(int argc, char **argv);

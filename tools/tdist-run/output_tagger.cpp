@@ -15,7 +15,7 @@ constexpr std::size_t kMaxLineBytes = 64 * 1024;
 
 }  // namespace
 
-OutputTagger::OutputTagger(int n_pes) {
+OutputTagger::OutputTagger(int n_pes, int first_pe) {
   for (int pe = 0; pe < n_pes; ++pe) {
     for (int destination : {STDOUT_FILENO, STDERR_FILENO}) {
       int ends[2];
@@ -23,8 +23,9 @@ OutputTagger::OutputTagger(int n_pes) {
         throw std::system_error(errno, std::generic_category(), "pipe for --tag-output");
       // Non-blocking, so that one chatty PE never stalls the loop that watches all of them.
       ::fcntl(ends[0], F_SETFL, ::fcntl(ends[0], F_GETFL) | O_NONBLOCK);
-      streams_.push_back({.pe = pe, .destination = destination, .read_end = UniqueFd(ends[0]),
-                          .child_end = UniqueFd(ends[1]), .pending = {}});
+      streams_.push_back({.pe = first_pe + pe, .destination = destination,
+                          .read_end = UniqueFd(ends[0]), .child_end = UniqueFd(ends[1]),
+                          .pending = {}});
     }
   }
 }

@@ -15,8 +15,9 @@ namespace tdist::launcher {
 
 class OutputTagger {
  public:
-  // Creates the pipes of n_pes PEs. Throws std::system_error.
-  explicit OutputTagger(int n_pes);
+  // Creates the pipes of this host's n_pes PEs, whose job PE numbers start at first_pe (across
+  // hosts; 0 otherwise): the prefix names the job's PE. Throws std::system_error.
+  explicit OutputTagger(int n_pes, int first_pe = 0);
 
   // The write ends PE pe's stdout and stderr go to; closed in the launcher once it has started,
   // so that a pipe reports end-of-file when its PE (and what the PE started) is gone.
@@ -37,7 +38,7 @@ class OutputTagger {
 
  private:
   struct Stream {
-    int pe;
+    int pe;            // the job's PE number
     int destination;   // STDOUT_FILENO or STDERR_FILENO
     UniqueFd read_end;
     UniqueFd child_end;

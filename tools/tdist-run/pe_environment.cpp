@@ -11,17 +11,19 @@ std::vector<std::string> peEnvironment(const JobEnvironment &job, int pe,
                                        const PeDescriptors &descriptors) {
   const Options &options = *job.options;
   const int per_node = options.n_pes / options.nodes;
+  // Its node: across hosts, this host's; else --nodes K splits this host's PEs into K blocks that
+  // reach each other's heaps through the network, as across hosts.
+  const int node = options.acrossHosts() ? options.node_rank : pe / per_node;
+  const int n_nodes = options.acrossHosts() ? options.nnodes : options.nodes;
   std::vector<std::pair<std::string_view, std::string>> job_variables = {
-      {"TDIST_PE", std::to_string(pe)},
-      {"TDIST_N_PES", std::to_string(options.n_pes)},
-      // Every PE runs on this host, so its index here is its PE number; the cuda backend drives
-      // GPU TDIST_LOCAL_PE modulo the visible count.
+      {"TDIST_PE", std::to_string(options.firstPe() + pe)},
+      {"TDIST_N_PES", std::to_string(options.jobPes())},
+      // Its index among this host's PEs; the cuda backend drives GPU TDIST_LOCAL_PE modulo the
+      // visible count.
       {"TDIST_LOCAL_PE", std::to_string(pe)},
       {"TDIST_LOCAL_PES", std::to_string(options.n_pes)},
-      // Its node: --nodes K splits this host's PEs into K blocks that reach each other's heaps
-      // through the network, as across hosts.
-      {"TDIST_NODE", std::to_string(pe / per_node)},
-      {"TDIST_N_NODES", std::to_string(options.nodes)},
+      {"TDIST_NODE", std::to_string(node)},
+      {"TDIST_N_NODES", std::to_string(n_nodes)},
       {"TDIST_IP_PORT", job.ip_port},
       {"TDIST_JOB_SECRET", job.job_secret},
       {"TDIST_JOB_ID", job.job_id},

@@ -28,7 +28,8 @@ struct PeDescriptors {
   std::optional<int> wait_board_fd; // TDIST_WAIT_BOARD_FD (hang_check.h): without --hang-check 0
 };
 
-// "NAME=value" entries for PE pe. Every PE but 0 has TDIST_BOOTSTRAP_FD removed, even one
+// "NAME=value" entries for this host's PE pe (0 to -n - 1; across hosts, the job's PE
+// options.firstPe() + pe). Every PE but the job's PE 0 has TDIST_BOOTSTRAP_FD removed, even one
 // inherited from an enclosing job, so that it never tries to serve the store on a descriptor it
 // does not have.
 std::vector<std::string> peEnvironment(const JobEnvironment &job, int pe,
