@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 
 #include "runtime/bootstrap_store.h"
@@ -86,6 +87,22 @@ struct UcxEngine::Impl {
   int wake_fd = -1;
   std::atomic<bool> stopping{false};
   std::thread progress;
+  // The worker is serialized by this lock, not by UCX's own (a spin lock): where the PE's threads
+  // and its progress thread share few cores, a thread that spun on a lock whose holder had been
+  // preempted lost its whole time slice (a half round trip between two hosts of one core each
+  // took 100 µs and more). The PE's polling progress only tries it: the holder progresses anyway.
+  std::mutex lock;
+
+  // Posts one operation on the worker under the lock; returns its request.
+  template <class Post>
+  ucs_status_ptr_t post(Post &&operation) {
+    std::lock_guard<std::mutex> held(lock);
+    return operation();
+  }
+  void fence(const std::string &what) {
+    std::lock_guard<std::mutex> held(lock);
+    check(ucp_worker_fence(worker), what + ": ucp_worker_fence");
+  }
 
   // Progresses until request completes; an error or the deadline (the job's wait deadline unless
   // given) is an Error naming what.
@@ -96,8 +113,15 @@ struct UcxEngine::Impl {
     const auto until = std::chrono::steady_clock::now() + limit;
     ucs_status_t status;
     unsigned idle = 0;
-    while ((status = ucp_request_check_status(request)) == UCS_INPROGRESS) {
-      if (ucp_worker_progress(worker) != 0) {
+    for (;;) {
+      unsigned progressed = 0;
+      {
+        std::lock_guard<std::mutex> held(lock);
+        status = ucp_request_check_status(request);
+        if (status != UCS_INPROGRESS) break;
+        progressed = ucp_worker_progress(worker);
+      }
+      if (progressed != 0) {
         idle = 0;
         continue;
       }
@@ -106,6 +130,7 @@ struct UcxEngine::Impl {
       // (4 PEs of 2 nodes on 2 cores: a barrier took 13 ms, 0.3 ms so).
       if (yield_when_idle && ++idle % 64 == 0) sched_yield();
       if (std::chrono::steady_clock::now() > until) {
+        std::lock_guard<std::mutex> held(lock);
         ucp_request_cancel(worker, request);
         ucp_request_free(request);
         throw Error(ErrorCode::Internal, std::string(call) + ": " + what + " through UCX did not complete within " +
@@ -113,7 +138,10 @@ struct UcxEngine::Impl {
                                                                    limit).count()) + " ms");
       }
     }
-    ucp_request_free(request);
+    {
+      std::lock_guard<std::mutex> held(lock);
+      ucp_request_free(request);
+    }
     if (status != UCS_OK) fail(std::string(call) + ": " + what, status);
   }
 
@@ -121,8 +149,12 @@ struct UcxEngine::Impl {
     int event_fd = -1;
     if (ucp_worker_get_efd(worker, &event_fd) != UCS_OK) return;
     while (!stopping.load(std::memory_order_acquire)) {
-      ucp_worker_progress(worker);
-      const ucs_status_t armed = ucp_worker_arm(worker);
+      ucs_status_t armed;
+      {
+        std::lock_guard<std::mutex> held(lock);
+        ucp_worker_progress(worker);
+        armed = ucp_worker_arm(worker);
+      }
       if (armed == UCS_ERR_BUSY) continue;  // more events already: progress again
       pollfd fds[2] = {{event_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
       ::poll(fds, 2, -1);
@@ -141,18 +173,21 @@ class UcxChannelLink final : public runtime::ChannelLink {
 
   void put(int pe, std::size_t offset, const void *source, std::size_t bytes) override {
     ucp_request_param_t param{};
-    e_.wait(ucp_put_nbx(e_.endpoints[pe], source, bytes, e_.channel_base[pe] + offset, e_.channel_keys[pe], &param),
-            "the host channel", "put");
+    e_.wait(e_.post([&] {
+      return ucp_put_nbx(e_.endpoints[pe], source, bytes, e_.channel_base[pe] + offset, e_.channel_keys[pe], &param);
+    }), "the host channel", "put");
   }
-  void fence() override { check(ucp_worker_fence(e_.worker), "the host channel: ucp_worker_fence"); }
+  void fence() override { e_.fence("the host channel"); }
   void store(int pe, std::size_t offset, std::int64_t value) override {
     std::uint64_t operand = static_cast<std::uint64_t>(value);
     ucp_request_param_t param{};
     param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
     param.datatype = ucp_dt_make_contig(sizeof operand);
     param.reply_buffer = &e_.swap_sink;
-    ucs_status_ptr_t request = ucp_atomic_op_nbx(e_.endpoints[pe], UCP_ATOMIC_OP_SWAP, &operand, 1,
-                                                 e_.channel_base[pe] + offset, e_.channel_keys[pe], &param);
+    ucs_status_ptr_t request = e_.post([&] {
+      return ucp_atomic_op_nbx(e_.endpoints[pe], UCP_ATOMIC_OP_SWAP, &operand, 1, e_.channel_base[pe] + offset,
+                               e_.channel_keys[pe], &param);
+    });
     if (UCS_PTR_IS_ERR(request)) fail("the host channel: a store", UCS_PTR_STATUS(request));
     if (request != nullptr) pending_.push_back(request);
   }
@@ -162,7 +197,7 @@ class UcxChannelLink final : public runtime::ChannelLink {
     try {
       settleWithin(limit);
       ucp_request_param_t param{};
-      e_.wait(ucp_worker_flush_nbx(e_.worker, &param), "the host channel", "flush", limit);
+      e_.wait(e_.post([&] { return ucp_worker_flush_nbx(e_.worker, &param); }), "the host channel", "flush", limit);
       return true;
     } catch (const Error &) {
       return false;
@@ -177,6 +212,7 @@ class UcxChannelLink final : public runtime::ChannelLink {
       try {
         e_.wait(pending[i], "the host channel", "a store", limit);
       } catch (...) {
+        std::lock_guard<std::mutex> held(e_.lock);
         for (std::size_t j = i + 1; j < pending.size(); ++j) ucp_request_free(pending[j]);  // released once complete
         throw;
       }
@@ -214,7 +250,7 @@ UcxEngine::UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> region
     check(initialized, "ucp_init");
     ucp_worker_params_t worker_params{};
     worker_params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-    worker_params.thread_mode = UCS_THREAD_MODE_MULTI;  // the progress thread and the PE's threads
+    worker_params.thread_mode = UCS_THREAD_MODE_SERIALIZED;  // by Impl::lock
     check(ucp_worker_create(e.context, &worker_params, &e.worker), "ucp_worker_create");
 
     for (Impl::Region &region : e.regions) {
@@ -367,20 +403,21 @@ void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool bl
   const int pe = to.pe;
   if (transfer.bytes != 0) {
     ucp_request_param_t param = plainParam();
-    e.wait(ucp_put_nbx(e.endpoints[pe], transfer.source, transfer.bytes, to.address, e.key(to), &param), call, "put");
+    e.wait(e.post([&] { return ucp_put_nbx(e.endpoints[pe], transfer.source, transfer.bytes, to.address, e.key(to), &param); }),
+           call, "put");
   }
   if (transfer.signal != nullptr) {
     const Remote signal = locate(transfer.signal, transfer.signal_bytes);
     if (signal.pe != pe) throw Error(ErrorCode::Internal, std::string(call) + ": the signal is not on the put's PE");
     // The data before the signal (seed 001 §6.1: put, fence, then the atomic).
-    check(ucp_worker_fence(e.worker), std::string(call) + ": ucp_worker_fence");
+    e.fence(call);
     const runtime::WordOp op =
         transfer.signal_op == shmem::SignalOp::Add ? runtime::WordOp::Add : runtime::WordOp::Set;
     wordOp(signal, op, transfer.signal_bytes, transfer.signal_value, 0, call);
   }
   if (blocking) {
     ucp_request_param_t param = plainParam();
-    e.wait(ucp_ep_flush_nbx(e.endpoints[pe], &param), call, "flush");
+    e.wait(e.post([&] { return ucp_ep_flush_nbx(e.endpoints[pe], &param); }), call, "flush");
   }
 }
 
@@ -388,7 +425,8 @@ void UcxEngine::get(void *dest, const Remote &from, std::size_t bytes, const cha
   Impl &e = *impl_;
   if (bytes == 0) return;
   ucp_request_param_t param = plainParam();
-  e.wait(ucp_get_nbx(e.endpoints[from.pe], dest, bytes, from.address, e.key(from), &param), call, "get");
+  e.wait(e.post([&] { return ucp_get_nbx(e.endpoints[from.pe], dest, bytes, from.address, e.key(from), &param); }),
+         call, "get");
 }
 
 std::uint64_t UcxEngine::wordOp(const Remote &at, runtime::WordOp op, unsigned bytes, std::uint64_t operand,
@@ -426,11 +464,12 @@ std::uint64_t UcxEngine::wordOp(const Remote &at, runtime::WordOp op, unsigned b
       break;
   }
   ucp_request_param_t param = wordParam(bytes, fetch ? result : nullptr);
-  e.wait(ucp_atomic_op_nbx(e.endpoints[pe], opcode, buffer, 1, at.address, e.key(at), &param), call, "atomic");
+  e.wait(e.post([&] { return ucp_atomic_op_nbx(e.endpoints[pe], opcode, buffer, 1, at.address, e.key(at), &param); }),
+         call, "atomic");
   if (!fetch) {
     // Delivered before the call returns, as the host's own atomics are.
     ucp_request_param_t flush = plainParam();
-    e.wait(ucp_ep_flush_nbx(e.endpoints[pe], &flush), call, "flush");
+    e.wait(e.post([&] { return ucp_ep_flush_nbx(e.endpoints[pe], &flush); }), call, "flush");
     return 0;
   }
   return bytes == 4 ? reply32 : reply;
@@ -439,10 +478,14 @@ std::uint64_t UcxEngine::wordOp(const Remote &at, runtime::WordOp op, unsigned b
 void UcxEngine::quiet(const char *call) {
   Impl &e = *impl_;
   ucp_request_param_t param = plainParam();
-  e.wait(ucp_worker_flush_nbx(e.worker, &param), call, "flush");
+  e.wait(e.post([&] { return ucp_worker_flush_nbx(e.worker, &param); }), call, "flush");
 }
 
-void UcxEngine::progress() { ucp_worker_progress(impl_->worker); }
+void UcxEngine::progress() {
+  // Where another thread holds the worker, it is progressing it: nothing to add.
+  std::unique_lock<std::mutex> held(impl_->lock, std::try_to_lock);
+  if (held.owns_lock()) ucp_worker_progress(impl_->worker);
+}
 
 runtime::ChannelLink &UcxEngine::channelLink() {
   if (impl_->channel_link == nullptr) impl_->channel_link = std::make_unique<UcxChannelLink>(*impl_);

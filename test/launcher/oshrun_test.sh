@@ -43,6 +43,11 @@ expect_status 0 $status "--tag-output passed on"
 expect_in "$out" "[pe 0] hello" "--tag-output passed on"
 expect_in "$out" "[pe 1] hello" "--tag-output passed on"
 
+# tdist-run's options that take a value keep it (it is not taken for the program).
+out=$("$oshrun" -np 2 --hang-check 5 --nnodes 1 --join-timeout 9 sh -c 'echo "node=$TDIST_NODE"' 2>&1); status=$?
+expect_status 0 $status "tdist-run options with a value"
+expect_in "$out" "node=0" "tdist-run options with a value"
+
 out=$("$oshrun" -np 2 sh -c 'exit $((TDIST_PE == 1 ? 3 : 0))' 2>&1); status=$?
 expect_status 3 $status "a PE's exit status"
 

@@ -755,21 +755,59 @@ TEST(BootstrapStore, BarrierTimesOutNamingItsNumber) {
   expectError([&] { store->barrier(); }, ErrorCode::Bootstrap, "bootstrap barrier #1 timed out after 200 ms");
 }
 
-TEST(BootstrapStore, LostConnectionIsReported) {
-  Listener fake = listenOnFreePort();
-  ASSERT_TRUE(fake.fd.valid());
-  // A server that welcomes PE 1 and then goes away.
-  std::thread server([&] {
+// A server that welcomes the first PE that says hello, and then closes the connection or, given
+// where, keeps it open and silent.
+std::thread welcomeOnce(const Listener &fake, wire::UniqueFd *kept = nullptr) {
+  return std::thread([&fake, kept] {
     wire::UniqueFd peer(::accept(fake.fd.get(), nullptr, nullptr));
     std::byte buffer[4096];
     ::recv(peer.get(), buffer, sizeof buffer, 0);
     const Bytes welcome = wire::MessageWriter(wire::MsgType::Welcome).finish();
     ::send(peer.get(), welcome.data(), welcome.size(), MSG_NOSIGNAL);
+    if (kept != nullptr) *kept = std::move(peer);
   });
+}
+
+TEST(BootstrapStore, LostConnectionIsReported) {
+  Listener fake = listenOnFreePort();
+  ASSERT_TRUE(fake.fd.valid());
+  std::thread server = welcomeOnce(fake);  // then goes away
   auto store = connectBootstrapStore(Endpoint{"127.0.0.1", fake.port}, optionsFor(1, 2));
   server.join();
   expectError([&] { store->get("anything"); }, ErrorCode::Bootstrap,
               "bootstrap store connection lost during get('anything')");
+}
+
+// A store that accepts and then never answers (a host that stopped, a link that drops what it
+// carries): the connect and every call end at their deadlines, naming what they waited for.
+TEST(BootstrapStore, AStoreThatNeverAnswersTheHelloEndsTheConnectAtItsDeadline) {
+  Listener silent = listenOnFreePort();  // the kernel completes the handshake; nobody reads
+  ASSERT_TRUE(silent.fd.valid());
+  BootstrapOptions options = optionsFor(1, 2);
+  options.connect_timeout = 400ms;
+  options.op_timeout = 400ms;
+  const auto start = Clock::now();
+  expectError([&] { connectBootstrapStore(Endpoint{"127.0.0.1", silent.port}, options); }, ErrorCode::Bootstrap,
+              "cannot reach the bootstrap store at tcp://127.0.0.1:" + std::to_string(silent.port) +
+                  " from PE 1: gave up after ");
+  expectError([&] { connectBootstrapStore(Endpoint{"127.0.0.1", silent.port}, options); }, ErrorCode::Bootstrap,
+              "no answer to the hello");
+  EXPECT_LT(Clock::now() - start, 5s);
+}
+
+TEST(BootstrapStore, AStoreThatFallsSilentAfterTheWelcomeEndsEachCallAtItsDeadline) {
+  Listener fake = listenOnFreePort();
+  ASSERT_TRUE(fake.fd.valid());
+  wire::UniqueFd kept;  // open and silent until the test ends
+  std::thread server = welcomeOnce(fake, &kept);
+  BootstrapOptions options = optionsFor(1, 2);
+  options.op_timeout = 300ms;
+  auto store = connectBootstrapStore(Endpoint{"127.0.0.1", fake.port}, options);
+  server.join();
+  const auto start = Clock::now();
+  expectError([&] { store->barrier(); }, ErrorCode::Bootstrap, "bootstrap barrier #1 timed out after 300 ms");
+  EXPECT_LT(Clock::now() - start, 2300ms);
+  expectError([&] { store->get("anything"); }, ErrorCode::Bootstrap, "unusable after an earlier error");
 }
 
 // ---- sessions ---------------------------------------------------------------------------------
