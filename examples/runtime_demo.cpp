@@ -3,8 +3,8 @@
 // against a host reference. Run it with: tdist-run -n 4 -- tdist-demo [elements]
 //
 // Each PE's vector is cut into tiles. Program t of the launch pushes tile t to every peer's
-// gather buffer (starting with its own PE, as the seeds' swizzle does) and notifies that tile's
-// signal there; then it waits for tile t from every PE and reduces it. Tiles are reduced as
+// gather buffer (starting with its own PE, as the seeds' swizzle does; a store where it has the
+// peer's pointer, a put where the peer is on another node) and notifies that tile's signal there; then it waits for tile t from every PE and reduces it. Tiles are reduced as
 // soon as they arrive: no barrier between communication and computation.
 //
 // The library (tdist/kernels/) does the same with one call: all_reduce picks its algorithm by
@@ -189,8 +189,14 @@ int main(int argc, char **argv) {
       // Communication: push this tile to every PE, then signal it with the epoch.
       for (int step = 0; step < n; ++step) {
         const int peer = (me + step) % n;
-        float *dst = tdist::dl::symm_at(gather + me * config.elements + offset, peer);
-        std::memcpy(dst, input.data() + offset, sizeof(float) * config.tile_elements);
+        float *mine = gather + me * config.elements + offset;
+        // A store through the peer's pointer, or a put where there is none (a PE of another
+        // node, reached through the network).
+        if (float *dst = tdist::dl::symm_at(mine, peer)) {
+          std::memcpy(dst, input.data() + offset, sizeof(float) * config.tile_elements);
+        } else {
+          tdist::shmem::putmem(mine, input.data() + offset, sizeof(float) * config.tile_elements, peer);
+        }
         tdist::dl::notify(signal + (me * tiles + tile) * kStride, peer, epoch);
       }
       // Computation: reduce the tile from each PE as soon as it is there.
