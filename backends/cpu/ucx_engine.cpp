@@ -92,6 +92,17 @@ struct UcxEngine::Impl {
   // preempted lost its whole time slice (a half round trip between two hosts of one core each
   // took 100 µs and more). The PE's polling progress only tries it: the holder progresses anyway.
   std::mutex lock;
+  // When a PE thread last progressed the worker itself (steady clock, ns): while one does, what
+  // arrives is handled there, and the progress thread stays asleep instead of taking the core
+  // and the lock from it for every message (on a host of few cores, two switches a message).
+  std::atomic<std::int64_t> polled_ns{0};
+  static constexpr std::chrono::microseconds kPollingWindow{200};
+
+  static std::int64_t nowNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  void notePolled() { polled_ns.store(nowNs(), std::memory_order_relaxed); }
 
   // Posts one operation on the worker under the lock; returns its request.
   template <class Post>
@@ -121,6 +132,7 @@ struct UcxEngine::Impl {
         if (status != UCS_INPROGRESS) break;
         progressed = ucp_worker_progress(worker);
       }
+      notePolled();
       if (progressed != 0) {
         idle = 0;
         continue;
@@ -149,6 +161,12 @@ struct UcxEngine::Impl {
     int event_fd = -1;
     if (ucp_worker_get_efd(worker, &event_fd) != UCS_OK) return;
     while (!stopping.load(std::memory_order_acquire)) {
+      // A PE thread that polls the worker handles what arrives; take over once it stopped.
+      for (std::int64_t quiet; (quiet = nowNs() - polled_ns.load(std::memory_order_relaxed)) <
+                               std::chrono::nanoseconds(kPollingWindow).count();) {
+        std::this_thread::sleep_for(std::chrono::nanoseconds(std::chrono::nanoseconds(kPollingWindow).count() - quiet));
+        if (stopping.load(std::memory_order_acquire)) return;
+      }
       ucs_status_t armed;
       {
         std::lock_guard<std::mutex> held(lock);
@@ -484,7 +502,9 @@ void UcxEngine::quiet(const char *call) {
 void UcxEngine::progress() {
   // Where another thread holds the worker, it is progressing it: nothing to add.
   std::unique_lock<std::mutex> held(impl_->lock, std::try_to_lock);
-  if (held.owns_lock()) ucp_worker_progress(impl_->worker);
+  if (!held.owns_lock()) return;
+  ucp_worker_progress(impl_->worker);
+  impl_->notePolled();
 }
 
 runtime::ChannelLink &UcxEngine::channelLink() {
