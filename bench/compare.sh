@@ -11,6 +11,8 @@
 # repeats; the table shows the median of those over the runs. Raw output goes to
 # BUILD/bench/compare-<time>.log; --from-log prints the table of earlier logs.
 # Without oshcc/oshrun the peer is skipped with a message and the table has only our column.
+# OSHRUN_EXTRA adds flags to the peer's oshrun: with TDIST_TRANSPORT=ucx UCX_TLS=tcp and
+# OSHRUN_EXTRA="--mca spml ucx -x UCX_TLS", both go through UCX over TCP (the same link).
 #
 # --collectives builds bench/openshmem/shmem_collectives_bench.c twice, with tdist's oshcc
 # (BUILD/bin) and with the peer's ($OSHCC), and runs the two one after the other (tdist's
@@ -225,7 +227,7 @@ LOG=$BUILD/bench/compare-$(date +%Y%m%d-%H%M%S).log
 note() { echo "compare.sh: $*" >&2; }
 
 # Open MPI flags: no memory patcher (its finalize crashes, docs/BENCHMARKS.md), more PEs than cores.
-OSHRUN_FLAGS=(--mca memory ^patcher --oversubscribe)
+OSHRUN_FLAGS=(--mca memory ^patcher --oversubscribe ${OSHRUN_EXTRA:-})
 [[ $(id -u) == 0 ]] && OSHRUN_FLAGS+=(--allow-run-as-root)
 
 # Busy: more than 10% of the machine's CPU time went to something over the last second.

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -188,6 +189,10 @@ struct UcxEngine::Impl {
 class UcxChannelLink final : public runtime::ChannelLink {
  public:
   explicit UcxChannelLink(UcxEngine::Impl &engine) : e_(engine) {}
+  ~UcxChannelLink() override {
+    std::lock_guard<std::mutex> held(e_.lock);
+    for (const Pending &store : pending_) ucp_request_free(store.request);  // released once complete
+  }
 
   void put(int pe, std::size_t offset, const void *source, std::size_t bytes) override {
     ucp_request_param_t param{};
@@ -197,17 +202,19 @@ class UcxChannelLink final : public runtime::ChannelLink {
   }
   void fence() override { e_.fence("the host channel"); }
   void store(int pe, std::size_t offset, std::int64_t value) override {
-    std::uint64_t operand = static_cast<std::uint64_t>(value);
+    // The operand lives until the store completes: with the request, in a list that does not move it.
+    Pending &store = pending_.emplace_back(Pending{nullptr, static_cast<std::uint64_t>(value)});
     ucp_request_param_t param{};
     param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-    param.datatype = ucp_dt_make_contig(sizeof operand);
+    param.datatype = ucp_dt_make_contig(sizeof store.operand);
     param.reply_buffer = &e_.swap_sink;
     ucs_status_ptr_t request = e_.post([&] {
-      return ucp_atomic_op_nbx(e_.endpoints[pe], UCP_ATOMIC_OP_SWAP, &operand, 1, e_.channel_base[pe] + offset,
+      return ucp_atomic_op_nbx(e_.endpoints[pe], UCP_ATOMIC_OP_SWAP, &store.operand, 1, e_.channel_base[pe] + offset,
                                e_.channel_keys[pe], &param);
     });
+    if (request == nullptr || UCS_PTR_IS_ERR(request)) pending_.pop_back();
     if (UCS_PTR_IS_ERR(request)) fail("the host channel: a store", UCS_PTR_STATUS(request));
-    if (request != nullptr) pending_.push_back(request);
+    if (request != nullptr) store.request = request;
   }
   void settle() override { settleWithin(e_.deadline); }
   bool flush(long deadline_ms) override {
@@ -224,21 +231,24 @@ class UcxChannelLink final : public runtime::ChannelLink {
 
  private:
   void settleWithin(std::chrono::nanoseconds limit) {
-    std::vector<ucs_status_ptr_t> pending;
-    pending.swap(pending_);
-    for (std::size_t i = 0; i < pending.size(); ++i) {
+    while (!pending_.empty()) {
+      ucs_status_ptr_t request = pending_.front().request;
       try {
-        e_.wait(pending[i], "the host channel", "a store", limit);
+        e_.wait(request, "the host channel", "a store", limit);  // frees it
       } catch (...) {
-        std::lock_guard<std::mutex> held(e_.lock);
-        for (std::size_t j = i + 1; j < pending.size(); ++j) ucp_request_free(pending[j]);  // released once complete
+        pending_.pop_front();  // freed by the wait; the others stay, freed at the end
         throw;
       }
+      pending_.pop_front();
     }
   }
 
+  struct Pending {
+    ucs_status_ptr_t request;
+    std::uint64_t operand;
+  };
   UcxEngine::Impl &e_;
-  std::vector<ucs_status_ptr_t> pending_;  // stores not yet known to have landed
+  std::list<Pending> pending_;  // stores not yet known to have landed
 };
 
 UcxEngine::UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> regions, std::vector<bool> routed,
@@ -358,6 +368,7 @@ UcxEngine::~UcxEngine() {
     e.progress.join();
   }
   if (e.wake_fd >= 0) ::close(e.wake_fd);
+  e.channel_link.reset();  // its stores still in flight are released while the worker lives
   for (Impl::Region &region : e.regions) {
     for (ucp_rkey_h key : region.keys)
       if (key != nullptr) ucp_rkey_destroy(key);
