@@ -32,8 +32,8 @@ class ChannelLink {
   // An atomic store of an 8-byte word of PE pe's segment (a line, an exit request), after the
   // puts before the last fence.
   virtual void store(int pe, std::size_t offset, std::int64_t value) = 0;
-  // Every store so far has landed (and the puts before them): a step returns only then, so that
-  // nothing of it waits in a queue that nobody progresses. Throws at the job's wait deadline.
+  // Every store so far (and the puts before them) has left this PE: a step returns only then, so
+  // that nothing of it waits in a queue that nobody progresses. Throws at the job's wait deadline.
   virtual void settle() = 0;
   // What was put and stored so far has landed, or `deadline_ms` passed (false; nothing thrown).
   virtual bool flush(long deadline_ms) = 0;

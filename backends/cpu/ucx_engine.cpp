@@ -79,11 +79,7 @@ struct UcxEngine::Impl {
   ucp_context_h context = nullptr;
   ucp_worker_h worker = nullptr;
   std::vector<ucp_ep_h> endpoints;
-  // The host channel: this PE's segment registered, each routed peer's base and key.
-  ucp_mem_h channel_memory = nullptr;
-  std::vector<std::uint64_t> channel_base;
-  std::vector<ucp_rkey_h> channel_keys;
-  std::uint64_t swap_sink = 0;  // the discarded replies of the channel's stores
+  std::span<std::byte> channel_segment;  // this PE's host channel, where its messages land
   std::unique_ptr<runtime::ChannelLink> channel_link;  // made on first use
   int wake_fd = -1;
   std::atomic<bool> stopping{false};
@@ -183,38 +179,51 @@ struct UcxEngine::Impl {
   ucp_rkey_h key(const Remote &remote) const { return regions[remote.region].keys[remote.pe]; }
 };
 
-// The host channel's writes (runtime/host_channel.h): puts, a worker fence, and stores as swaps
-// whose replies nobody reads, all posted, then settled together (one round trip for a step's
-// members, not one each).
+// The host channel's writes (runtime/host_channel.h): what a push puts and stores into one peer's
+// segment travels as one active message, which the peer's worker applies in order (the bytes,
+// then each store with release order): the record and the carried bytes land before the line
+// with no fence, and a step waits for no reply of its own, only for its peers' pushes. A message
+// is kept until UCX has sent it; settle waits for that, flush for delivery too.
+namespace channel_message {
+
+constexpr unsigned kId = 1;  // the active message's id
+// A segment of a message: its header, then `bytes` bytes (kBytes) or the 8-byte value (kStore).
+struct Segment {
+  std::uint64_t offset;  // in the receiving PE's channel segment
+  std::uint32_t bytes;
+  std::uint32_t kind;
+};
+constexpr std::uint32_t kBytes = 0, kStore = 1;
+
+}  // namespace channel_message
+
 class UcxChannelLink final : public runtime::ChannelLink {
  public:
-  explicit UcxChannelLink(UcxEngine::Impl &engine) : e_(engine) {}
+  explicit UcxChannelLink(UcxEngine::Impl &engine) : e_(engine), building_(engine.endpoints.size()) {}
   ~UcxChannelLink() override {
     std::lock_guard<std::mutex> held(e_.lock);
-    for (const Pending &store : pending_) ucp_request_free(store.request);  // released once complete
+    for (const Pending &message : pending_) ucp_request_free(message.request);  // released once complete
   }
 
   void put(int pe, std::size_t offset, const void *source, std::size_t bytes) override {
-    ucp_request_param_t param{};
-    e_.wait(e_.post([&] {
-      return ucp_put_nbx(e_.endpoints[pe], source, bytes, e_.channel_base[pe] + offset, e_.channel_keys[pe], &param);
-    }), "the host channel", "put");
+    append(pe, {offset, static_cast<std::uint32_t>(bytes), channel_message::kBytes}, source, bytes);
   }
-  void fence() override { e_.fence("the host channel"); }
+  void fence() override {}  // a message is applied in order
   void store(int pe, std::size_t offset, std::int64_t value) override {
-    // The operand lives until the store completes: with the request, in a list that does not move it.
-    Pending &store = pending_.emplace_back(Pending{nullptr, static_cast<std::uint64_t>(value)});
+    append(pe, {offset, sizeof value, channel_message::kStore}, &value, sizeof value);
+    // The store ends what this push writes to pe: the message goes.
+    Pending &message = pending_.emplace_back(Pending{nullptr, std::move(building_[pe])});
+    building_[pe].clear();
     ucp_request_param_t param{};
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-    param.datatype = ucp_dt_make_contig(sizeof store.operand);
-    param.reply_buffer = &e_.swap_sink;
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = UCP_AM_SEND_FLAG_EAGER;
     ucs_status_ptr_t request = e_.post([&] {
-      return ucp_atomic_op_nbx(e_.endpoints[pe], UCP_ATOMIC_OP_SWAP, &store.operand, 1, e_.channel_base[pe] + offset,
-                               e_.channel_keys[pe], &param);
+      return ucp_am_send_nbx(e_.endpoints[pe], channel_message::kId, nullptr, 0, message.bytes.data(),
+                             message.bytes.size(), &param);
     });
     if (request == nullptr || UCS_PTR_IS_ERR(request)) pending_.pop_back();
-    if (UCS_PTR_IS_ERR(request)) fail("the host channel: a store", UCS_PTR_STATUS(request));
-    if (request != nullptr) store.request = request;
+    if (UCS_PTR_IS_ERR(request)) fail("the host channel: a message", UCS_PTR_STATUS(request));
+    if (request != nullptr) message.request = request;
   }
   void settle() override { settleWithin(e_.deadline); }
   bool flush(long deadline_ms) override {
@@ -229,12 +238,49 @@ class UcxChannelLink final : public runtime::ChannelLink {
     }
   }
 
+  // The receiving side, run by whichever thread progresses the worker: applies a message to this
+  // PE's channel segment.
+  static ucs_status_t apply(void *arg, const void *, std::size_t, void *data, std::size_t length,
+                            const ucp_am_recv_param_t *) {
+    const auto &segment = *static_cast<const std::span<std::byte> *>(arg);
+    const auto *at = static_cast<const std::byte *>(data);
+    const std::byte *end = at + length;
+    while (end - at >= static_cast<std::ptrdiff_t>(sizeof(channel_message::Segment))) {
+      channel_message::Segment header;
+      std::memcpy(&header, at, sizeof header);
+      at += sizeof header;
+      if (static_cast<std::size_t>(end - at) < header.bytes || header.offset > segment.size() ||
+          segment.size() - header.offset < header.bytes) {
+        break;  // not a message of this job's layout: dropped
+      }
+      std::byte *dest = segment.data() + header.offset;
+      if (header.kind == channel_message::kStore && header.bytes == sizeof(std::int64_t) &&
+          header.offset % alignof(std::int64_t) == 0) {
+        std::int64_t value;
+        std::memcpy(&value, at, sizeof value);
+        reinterpret_cast<std::atomic<std::int64_t> *>(dest)->store(value, std::memory_order_release);
+      } else {
+        std::memcpy(dest, at, header.bytes);
+      }
+      at += header.bytes;
+    }
+    return UCS_OK;
+  }
+
  private:
+  void append(int pe, const channel_message::Segment &header, const void *source, std::size_t bytes) {
+    runtime::Bytes &message = building_[pe];
+    const auto *h = reinterpret_cast<const std::byte *>(&header);
+    message.insert(message.end(), h, h + sizeof header);
+    const auto *b = static_cast<const std::byte *>(source);
+    message.insert(message.end(), b, b + bytes);
+  }
+
   void settleWithin(std::chrono::nanoseconds limit) {
     while (!pending_.empty()) {
       ucs_status_ptr_t request = pending_.front().request;
       try {
-        e_.wait(request, "the host channel", "a store", limit);  // frees it
+        e_.wait(request, "the host channel", "a message", limit);  // frees it
       } catch (...) {
         pending_.pop_front();  // freed by the wait; the others stay, freed at the end
         throw;
@@ -245,10 +291,11 @@ class UcxChannelLink final : public runtime::ChannelLink {
 
   struct Pending {
     ucs_status_ptr_t request;
-    std::uint64_t operand;
+    runtime::Bytes bytes;  // the message, until UCX has sent it
   };
   UcxEngine::Impl &e_;
-  std::list<Pending> pending_;  // stores not yet known to have landed
+  std::vector<runtime::Bytes> building_;  // per PE: the message of the push under way
+  std::list<Pending> pending_;            // messages not yet known to have been sent
 };
 
 UcxEngine::UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> regions, std::vector<bool> routed,
@@ -271,7 +318,7 @@ UcxEngine::UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> region
     if (std::getenv("UCX_TLS") == nullptr) ucp_config_modify(config, "TLS", "tcp");
     ucp_params_t params{};
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
-    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
     params.mt_workers_shared = 1;
     const ucs_status_t initialized = ucp_init(&params, config, &e.context);
     ucp_config_release(config);
@@ -280,6 +327,14 @@ UcxEngine::UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> region
     worker_params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
     worker_params.thread_mode = UCS_THREAD_MODE_SERIALIZED;  // by Impl::lock
     check(ucp_worker_create(e.context, &worker_params, &e.worker), "ucp_worker_create");
+    // The host channel's messages from other nodes' PEs land in this PE's channel segment.
+    e.channel_segment = channel;
+    ucp_am_handler_param_t handler{};
+    handler.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    handler.id = channel_message::kId;
+    handler.cb = &UcxChannelLink::apply;
+    handler.arg = &e.channel_segment;
+    check(ucp_worker_set_am_recv_handler(e.worker, &handler), "ucp_worker_set_am_recv_handler");
 
     for (Impl::Region &region : e.regions) {
       ucp_mem_map_params_t map{};
@@ -288,14 +343,9 @@ UcxEngine::UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> region
       map.length = region.shape.bytes;
       check(ucp_mem_map(e.context, &map, &region.memory), std::string("ucp_mem_map of ") + region.shape.what);
     }
-    ucp_mem_map_params_t channel_map{};
-    channel_map.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
-    channel_map.address = channel.data();
-    channel_map.length = channel.size();
-    check(ucp_mem_map(e.context, &channel_map, &e.channel_memory), "ucp_mem_map of the host channel");
 
-    // This PE's card: its worker's address, its region count, then each region's and the channel
-    // segment's packed keys and bases here.
+    // This PE's card: its worker's address, its region count, then each region's packed key and
+    // base here.
     ucp_address_t *address = nullptr;
     std::size_t address_bytes = 0;
     check(ucp_worker_get_address(e.worker, &address, &address_bytes), "ucp_worker_get_address");
@@ -314,7 +364,6 @@ UcxEngine::UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> region
       ucp_rkey_buffer_release(key);
     };
     for (const Impl::Region &region : e.regions) addKey(region.memory, region.shape.local, region.shape.what);
-    addKey(e.channel_memory, channel.data(), "the host channel");
     const std::vector<runtime::Bytes> cards = state.store->allgather(card);
 
     e.endpoints.assign(n, nullptr);
@@ -322,8 +371,6 @@ UcxEngine::UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> region
       region.keys.assign(n, nullptr);
       region.remote_base.assign(n, 0);
     }
-    e.channel_keys.assign(n, nullptr);
-    e.channel_base.assign(n, 0);
     for (int pe = 0; pe < n; ++pe) {
       if (!e.routed[pe]) continue;
       const runtime::Bytes &theirs = cards[pe];
@@ -347,7 +394,6 @@ UcxEngine::UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> region
         *base = take<std::uint64_t>(theirs, &at);
       };
       for (Impl::Region &region : e.regions) unpackKey(&region.keys[pe], &region.remote_base[pe], region.shape.what);
-      unpackKey(&e.channel_keys[pe], &e.channel_base[pe], "the host channel");
     }
     e.wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     e.progress = std::thread([&e] { e.progressLoop(); });
@@ -373,8 +419,6 @@ UcxEngine::~UcxEngine() {
     for (ucp_rkey_h key : region.keys)
       if (key != nullptr) ucp_rkey_destroy(key);
   }
-  for (ucp_rkey_h key : e.channel_keys)
-    if (key != nullptr) ucp_rkey_destroy(key);
   for (ucp_ep_h ep : e.endpoints) {
     if (ep == nullptr) continue;
     ucp_request_param_t param{};
@@ -388,7 +432,6 @@ UcxEngine::~UcxEngine() {
   }
   for (Impl::Region &region : e.regions)
     if (region.memory != nullptr) ucp_mem_unmap(e.context, region.memory);
-  if (e.channel_memory != nullptr) ucp_mem_unmap(e.context, e.channel_memory);
   if (e.worker != nullptr) ucp_worker_destroy(e.worker);
   if (e.context != nullptr) ucp_cleanup(e.context);
   delete impl_;

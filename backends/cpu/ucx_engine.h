@@ -1,7 +1,8 @@
 // backends/cpu/ucx_engine.h - the cpu backend's network engine: UCX (UCP), one context and worker
-// per PE, this PE's heap segment, static data and host channel registered, every peer's worker
-// address, bases and packed keys exchanged through the bootstrap store, endpoints made up front
-// (DESIGN §11).
+// per PE, this PE's heap segment and static data registered, every peer's worker address, bases
+// and packed keys exchanged through the bootstrap store, endpoints made up front (DESIGN §11).
+// The host channel's pushes to other nodes are active messages that the receiving worker applies
+// to its channel segment in order.
 //
 // Puts and gets are UCX's; signals and word operations are UCX atomics, which over TCP the
 // target's worker applies with CPU atomics, so they agree with the target's own loads and atomics;
@@ -50,8 +51,8 @@ class UcxEngine {
 
   // Collective (through the bootstrap store). regions: the heap and what else peers reach (every
   // PE passes the same regions in the same order); routed[pe]: whether this engine carries what
-  // goes to PE pe; channel: this PE's host-channel segment, registered too, which channelLink()
-  // writes into on the routed PEs. Throws Error(NotSupported) in a build without UCX,
+  // goes to PE pe; channel: this PE's host-channel segment, where the routed PEs' channel
+  // messages (channelLink() on their side) land. Throws Error(NotSupported) in a build without UCX,
   // Error(Internal) naming the UCX call that failed.
   UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> regions, std::vector<bool> routed,
             std::span<std::byte> channel);
