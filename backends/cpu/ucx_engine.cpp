@@ -114,10 +114,15 @@ struct UcxEngine::Impl {
 
   // Progresses until request completes; an error or the deadline (the job's wait deadline unless
   // given) is an Error naming what.
-  void wait(ucs_status_ptr_t request, const char *call, const char *what) { wait(request, call, what, deadline); }
-  void wait(ucs_status_ptr_t request, const char *call, const char *what, std::chrono::nanoseconds limit) {
+  // pe: the peer the request goes to, which an error names (-1: none in particular).
+  void wait(ucs_status_ptr_t request, const char *call, const char *what, int pe = -1) {
+    wait(request, call, what, deadline, pe);
+  }
+  void wait(ucs_status_ptr_t request, const char *call, const char *what, std::chrono::nanoseconds limit,
+            int pe = -1) {
     if (request == nullptr) return;
-    if (UCS_PTR_IS_ERR(request)) fail(std::string(call) + ": " + what, UCS_PTR_STATUS(request));
+    const auto named = [&] { return std::string(call) + ": " + what + (pe >= 0 ? " with PE " + std::to_string(pe) : ""); };
+    if (UCS_PTR_IS_ERR(request)) fail(named(), UCS_PTR_STATUS(request));
     const auto until = std::chrono::steady_clock::now() + limit;
     ucs_status_t status;
     unsigned idle = 0;
@@ -142,7 +147,7 @@ struct UcxEngine::Impl {
         std::lock_guard<std::mutex> held(lock);
         ucp_request_cancel(worker, request);
         ucp_request_free(request);
-        throw Error(ErrorCode::Internal, std::string(call) + ": " + what + " through UCX did not complete within " +
+        throw Error(ErrorCode::Internal, named() + " through UCX did not complete within " +
                                                 std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
                                                                    limit).count()) + " ms");
       }
@@ -151,7 +156,7 @@ struct UcxEngine::Impl {
       std::lock_guard<std::mutex> held(lock);
       ucp_request_free(request);
     }
-    if (status != UCS_OK) fail(std::string(call) + ": " + what, status);
+    if (status != UCS_OK) fail(named(), status);
   }
 
   void progressLoop() {
@@ -212,7 +217,7 @@ class UcxChannelLink final : public runtime::ChannelLink {
   void store(int pe, std::size_t offset, std::int64_t value) override {
     append(pe, {offset, sizeof value, channel_message::kStore}, &value, sizeof value);
     // The store ends what this push writes to pe: the message goes.
-    Pending &message = pending_.emplace_back(Pending{nullptr, std::move(building_[pe])});
+    Pending &message = pending_.emplace_back(Pending{nullptr, std::move(building_[pe]), pe});
     building_[pe].clear();
     ucp_request_param_t param{};
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
@@ -278,9 +283,9 @@ class UcxChannelLink final : public runtime::ChannelLink {
 
   void settleWithin(std::chrono::nanoseconds limit) {
     while (!pending_.empty()) {
-      ucs_status_ptr_t request = pending_.front().request;
+      const Pending &message = pending_.front();
       try {
-        e_.wait(request, "the host channel", "a message", limit);  // frees it
+        e_.wait(message.request, "the host channel", "a message", limit, message.pe);  // frees it
       } catch (...) {
         pending_.pop_front();  // freed by the wait; the others stay, freed at the end
         throw;
@@ -292,6 +297,7 @@ class UcxChannelLink final : public runtime::ChannelLink {
   struct Pending {
     ucs_status_ptr_t request;
     runtime::Bytes bytes;  // the message, until UCX has sent it
+    int pe;
   };
   UcxEngine::Impl &e_;
   std::vector<runtime::Bytes> building_;  // per PE: the message of the push under way
@@ -476,7 +482,7 @@ void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool bl
   if (transfer.bytes != 0) {
     ucp_request_param_t param = plainParam();
     e.wait(e.post([&] { return ucp_put_nbx(e.endpoints[pe], transfer.source, transfer.bytes, to.address, e.key(to), &param); }),
-           call, "put");
+           call, "put", pe);
   }
   if (transfer.signal != nullptr) {
     const Remote signal = locate(transfer.signal, transfer.signal_bytes);
@@ -489,7 +495,7 @@ void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool bl
   }
   if (blocking) {
     ucp_request_param_t param = plainParam();
-    e.wait(e.post([&] { return ucp_ep_flush_nbx(e.endpoints[pe], &param); }), call, "flush");
+    e.wait(e.post([&] { return ucp_ep_flush_nbx(e.endpoints[pe], &param); }), call, "flush", pe);
   }
 }
 
@@ -498,7 +504,7 @@ void UcxEngine::get(void *dest, const Remote &from, std::size_t bytes, const cha
   if (bytes == 0) return;
   ucp_request_param_t param = plainParam();
   e.wait(e.post([&] { return ucp_get_nbx(e.endpoints[from.pe], dest, bytes, from.address, e.key(from), &param); }),
-         call, "get");
+         call, "get", from.pe);
 }
 
 std::uint64_t UcxEngine::wordOp(const Remote &at, runtime::WordOp op, unsigned bytes, std::uint64_t operand,
@@ -537,11 +543,11 @@ std::uint64_t UcxEngine::wordOp(const Remote &at, runtime::WordOp op, unsigned b
   }
   ucp_request_param_t param = wordParam(bytes, fetch ? result : nullptr);
   e.wait(e.post([&] { return ucp_atomic_op_nbx(e.endpoints[pe], opcode, buffer, 1, at.address, e.key(at), &param); }),
-         call, "atomic");
+         call, "atomic", pe);
   if (!fetch) {
     // Delivered before the call returns, as the host's own atomics are.
     ucp_request_param_t flush = plainParam();
-    e.wait(e.post([&] { return ucp_ep_flush_nbx(e.endpoints[pe], &flush); }), call, "flush");
+    e.wait(e.post([&] { return ucp_ep_flush_nbx(e.endpoints[pe], &flush); }), call, "flush", pe);
     return 0;
   }
   return bytes == 4 ? reply32 : reply;

@@ -178,8 +178,10 @@ int readyThenExchange() {
   for (long round = 1; rounds < 0 || round <= rounds; ++round) {
     aclshmem_int64_p(box, round, (me + 1) % n);
     aclshmem_barrier_all();
-    if (*box != round) {
-      std::fprintf(stderr, "scenario: PE %d holds %lld after round %ld\n", me, static_cast<long long>(*box), round);
+    const int64_t held = *box;
+    aclshmem_barrier_all();  // read before the next round's put
+    if (held != round) {
+      std::fprintf(stderr, "scenario: PE %d holds %lld after round %ld\n", me, static_cast<long long>(held), round);
       return 1;
     }
   }

@@ -16,8 +16,8 @@ Faults (--fault, one at most), injected once every host's PEs printed a line mat
   link-down        the last host's link goes down.
   netem=ARGS       before the jobs start, `tc qdisc add ... netem ARGS` on the last host's link
                    (delay and loss); exit 77 where the kernel has no netem.
-With a fault, --expect-fail TEXT: every surviving host's tdist-run must end non-zero, each within
---deadline, and node 0's output must contain TEXT.
+With a fault, --expect-fail REGEX: every surviving host's tdist-run must end non-zero, each within
+--deadline, and node 0's output must match REGEX.
 
 Exit status: 0 when every job did what was expected, 1 otherwise, 77 (skipped) where network
 namespaces cannot be made here (not root, no `ip`, no veth). The namespaces are removed however
@@ -192,8 +192,8 @@ def run_job(hosts, args, program, fault):
         elif survivor and status == 0:
             print("netns_job: host %d's tdist-run exited 0 after the fault" % node.i)
             ok = False
-    if args.expect_fail is not None and args.expect_fail not in nodes[0].output():
-        print("netns_job: host 0's output does not say %r" % args.expect_fail)
+    if args.expect_fail is not None and not re.search(args.expect_fail, nodes[0].output()):
+        print("netns_job: host 0's output does not match %r" % args.expect_fail)
         ok = False
     print("netns_job: %s in %.1f s: %s" % (" ".join(os.path.basename(p) for p in program[:1]), elapsed,
                                             "as expected" if ok else "NOT as expected"))
