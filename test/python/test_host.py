@@ -32,6 +32,15 @@ def test_identity_comes_from_tdist_run():
     assert tdist.heap_size() >= 16 << 20
 
 
+def mapped(pe):
+    """Whether this PE loads and stores PE pe's heap (its node's PEs, unless TDIST_TRANSPORT=ucx
+    sends every peer through the network); tdist-run --nodes K makes blocks of n / K PEs."""
+    me, n = tdist.my_pe(), tdist.n_pes()
+    per_node = n // int(os.environ.get("TDIST_N_NODES", "1"))
+    network = os.environ.get("TDIST_TRANSPORT") == "ucx"
+    return pe == me or (not network and pe // per_node == me // per_node)
+
+
 def test_every_pe_sees_every_copy():
     me, n = tdist.my_pe(), tdist.n_pes()
     t = tdist.zeros((4, 8), "float32")
@@ -40,12 +49,24 @@ def test_every_pe_sees_every_copy():
     write(t, np.arange(32, dtype=np.float32).reshape(4, 8) + 100 * me)
     tdist.barrier_all()
     for pe in range(n):
+        expected = np.arange(32, dtype=np.float32).reshape(4, 8) + 100 * pe
+        if not mapped(pe):
+            # Another node's copy: no view to load through, a clear error, and a get instead.
+            expect_error(tdist.ErrorCode.NotSupported, "cannot be reached by loads and stores", tdist.peer, t, pe)
+            got = np.zeros((4, 8), np.float32)
+            tdist.get(got, t, pe)
+            np.testing.assert_array_equal(got, expected)
+            continue
         copy = tdist.peer(t, pe)
         assert copy.pe == pe and copy.shape == [4, 8]
-        np.testing.assert_array_equal(read(copy), np.arange(32, dtype=np.float32).reshape(4, 8) + 100 * pe)
+        np.testing.assert_array_equal(read(copy), expected)
     # A store into the next PE's copy (once every PE has read), seen there after the barrier.
     tdist.barrier_all()
-    write(tdist.peer(t, (me + 1) % n), np.full((4, 8), -me, dtype=np.float32))
+    mine = np.full((4, 8), -me, dtype=np.float32)
+    if mapped((me + 1) % n):
+        write(tdist.peer(t, (me + 1) % n), mine)
+    else:
+        tdist.put(t, mine, (me + 1) % n)
     tdist.barrier_all()
     assert (read(t) == -((me - 1) % n)).all()
     tdist.barrier_all()
