@@ -85,8 +85,8 @@ void HostChannel::pushStep(std::span<const int> to, int team, std::uint64_t sequ
     link_->put(pe, base + fieldOffset(mine, record), &record, sizeof record);
     if (carried_bytes != 0) link_->put(pe, base + fieldOffset(mine, carried), carried, carried_bytes);
   }
-  link_->fence();  // the record and the carried bytes land before the line
   const std::int64_t line = mine.team_line[team].value.load(std::memory_order_relaxed);
+  // The line, after the record and the carried bytes (the link's order).
   for (int pe : to) link_->store(pe, base + fieldOffset(mine, mine.team_line[team]), line);
   link_->settle();
 }

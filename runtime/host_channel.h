@@ -26,11 +26,10 @@ namespace tdist::runtime {
 class ChannelLink {
  public:
   virtual ~ChannelLink() = default;
-  // Bytes into PE pe's segment, ordered before what follows the next fence.
+  // Bytes into PE pe's segment, landing before the next store to pe.
   virtual void put(int pe, std::size_t offset, const void *source, std::size_t bytes) = 0;
-  virtual void fence() = 0;
-  // An atomic store of an 8-byte word of PE pe's segment (a line, an exit request), after the
-  // puts before the last fence.
+  // An atomic store of an 8-byte word of PE pe's segment (a line, an exit request), with release
+  // order: after the puts to pe before it.
   virtual void store(int pe, std::size_t offset, std::int64_t value) = 0;
   // Every store so far (and the puts before them) has left this PE: a step returns only then, so
   // that nothing of it waits in a queue that nobody progresses. Throws at the job's wait deadline.

@@ -213,7 +213,6 @@ class UcxChannelLink final : public runtime::ChannelLink {
   void put(int pe, std::size_t offset, const void *source, std::size_t bytes) override {
     append(pe, {offset, static_cast<std::uint32_t>(bytes), channel_message::kBytes}, source, bytes);
   }
-  void fence() override {}  // a message is applied in order
   void store(int pe, std::size_t offset, std::int64_t value) override {
     append(pe, {offset, sizeof value, channel_message::kStore}, &value, sizeof value);
     // The store ends what this push writes to pe: the message goes.

@@ -47,8 +47,8 @@ def sh(*args, check=True):
 class Hosts:
     """The namespaces: a switch (a bridge) and one per host, each linked to the switch."""
 
-    def __init__(self, count):
-        self.prefix = "td%d" % (os.getpid() % 100000)
+    def __init__(self, count, tag=""):
+        self.prefix = "td%d%s" % (os.getpid() % 100000, tag)
         self.switch = self.prefix + "sw"
         self.names = ["%sh%d" % (self.prefix, i) for i in range(count)]
         self.made = []
@@ -93,10 +93,7 @@ def can_make_namespaces():
         return "not root"
     if shutil.which("ip") is None:
         return "no ip tool (iproute2)"
-    probe = Hosts(1)
-    probe.prefix += "p"
-    probe.switch = probe.prefix + "sw"
-    probe.names = [probe.prefix + "h0"]
+    probe = Hosts(1, tag="p")
     try:
         probe.make()
     except subprocess.CalledProcessError as error:
