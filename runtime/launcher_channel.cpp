@@ -59,21 +59,26 @@ int channel() {
   return fd;
 }
 
-void send(char word) {
+// One send for the whole word, so that words of two threads do not interleave.
+void send(const char *word, std::size_t size) {
   const int fd = channel();
   if (fd == kNoChannel) return;
   ssize_t sent = 0;
   do {
     // MSG_NOSIGNAL: a launcher that is gone must cost an error here, not the PE's life.
-    sent = ::send(fd, &word, 1, MSG_NOSIGNAL);
+    sent = ::send(fd, word, size, MSG_NOSIGNAL);
   } while (sent < 0 && errno == EINTR);
-  if (sent != 1)
+  if (sent != static_cast<ssize_t>(size))
     complain(std::string("cannot write to TDIST_STATUS_FD: ") + std::strerror(errno));
 }
 
 }  // namespace
 
-void reportInitialized() { send('I'); }
-void reportFinalized() { send('F'); }
+void reportInitialized() { send("I", 1); }
+void reportFinalized() { send("F", 1); }
+void reportEnding(int status) {
+  const char word[2] = {'E', static_cast<char>(status & 0xff)};
+  send(word, sizeof word);
+}
 
 }  // namespace tdist::runtime

@@ -14,5 +14,10 @@ void reportInitialized();
 // Call once finalize has completed (or when the PE leaves the job in order, as global_exit
 // does): sends 'F'.
 void reportFinalized();
+// Call just before this process ends itself with a failure status (a wait past its deadline):
+// sends 'E' and the status byte. The PE's exit can take a while (a GPU context to tear down)
+// while its peers fail of it at once (PE 0's store closes with it); the launcher takes the PE
+// that said so first as the job's first cause, whichever exit it sees first.
+void reportEnding(int status);
 
 }  // namespace tdist::runtime

@@ -178,6 +178,7 @@ void WaitLoop::expire() {
   std::fprintf(stderr, "tdist: %s\n", text);
   std::fflush(stdout);
   std::fflush(stderr);
+  reportEnding(kExitWaitTimeout);
   std::_Exit(kExitWaitTimeout);
 }
 

@@ -58,5 +58,26 @@ TEST(RuntimeStatus, ProgramsThePeStartsDoNotInheritTheChannel) {
   EXPECT_EQ(result.out, "status channel closed\n");
 }
 
+// A PE past a wait's deadline tells the launcher its status before it exits.
+TEST(RuntimeStatus, APePastItsDeadlineSaysSoBeforeItExits) {
+  LauncherResult result = runLauncher(scenarioJob(TDIST_STATUS_SCENARIO_PATH, 1, "child-says-its-ending",
+                                                  {"--wait-timeout", "1"}));
+  EXPECT_EQ(result.exit_status, 0) << result.err;
+  EXPECT_EQ(result.out, "child said IE<97> and exited with 97\n") << result.err;
+  EXPECT_THAT(result.err, HasSubstr("wait passed its deadline of 1.000 s"));
+}
+
+// Its peers failing of it before its own exit is seen do not take the blame: the job ends with
+// the status and the PE that said so first.
+TEST(RuntimeStatus, ThePeThatSaidItIsEndingIsTheCauseWhenAPeerFailsFirst) {
+  LauncherResult result = runScenario(2, "ending-then-peer-fails");
+  EXPECT_FALSE(result.hung);
+  EXPECT_EQ(result.exit_status, 97) << result.err;
+  EXPECT_LT(result.elapsed, kPromptly);
+  EXPECT_THAT(result.err, HasSubstr("tdist-run: PE 0 (pid "));
+  EXPECT_THAT(result.err, HasSubstr(") is exiting with status 97 (a wait passed its deadline); ending the job"));
+  EXPECT_THAT(result.err, Not(HasSubstr("PE 1 (pid"))) << result.err;
+}
+
 }  // namespace
 }  // namespace tdist::launcher::test

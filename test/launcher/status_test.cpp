@@ -4,7 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <regex>
+#include <unistd.h>
 #include <set>
 
 #include "launcher_harness.h"
@@ -83,6 +85,37 @@ TEST(Status, EveryPeHasAStatusSocketOfItsOwn) {
     sockets.insert(match[2]);
   }
   EXPECT_EQ(sockets.size(), 4u) << result.out;
+}
+
+// A PE that says it is ending ('E' and its status, as the runtime does past a wait's deadline)
+// is the job's cause even when a peer that fails of it is seen to end first; the word may come
+// in two writes.
+TEST(Status, PeThatSaidItIsEndingIsTheCauseOfAPeerThatEndsFirst) {
+  const std::string marker = ::testing::TempDir() + "/tdist_status_said_" + std::to_string(::getpid());
+  LauncherResult result = runLauncher(bashJob(3, R"(
+    printf I >&$TDIST_STATUS_FD
+    if [ "$TDIST_PE" = 0 ]; then printf E >&$TDIST_STATUS_FD; printf '\141' >&$TDIST_STATUS_FD; touch )" +
+                                                      marker + R"(; fi
+    if [ "$TDIST_PE" = 2 ]; then until [ -e )" + marker + R"( ]; do sleep 0.01; done; exit 5; fi
+    sleep 600)"));
+  std::remove(marker.c_str());
+  EXPECT_FALSE(result.hung);
+  EXPECT_EQ(result.exit_status, 97) << result.err;
+  EXPECT_LT(result.elapsed, kPromptly);
+  EXPECT_THAT(result.err, HasSubstr("tdist-run: PE 0 (pid "));
+  EXPECT_THAT(result.err, HasSubstr(") is exiting with status 97 (a wait passed its deadline); ending the job"));
+  EXPECT_THAT(result.err, ::testing::Not(HasSubstr("PE 2"))) << result.err;
+}
+
+// Said and then done: the PE's own exit is the news, worded as always.
+TEST(Status, PeThatSaidItIsEndingAndEndsIsReportedByItsExit) {
+  LauncherResult result = runLauncher(bashJob(2, R"(
+    printf I >&$TDIST_STATUS_FD
+    if [ "$TDIST_PE" = 1 ]; then printf 'E\141' >&$TDIST_STATUS_FD; exit 97; fi
+    sleep 600)"));
+  EXPECT_EQ(result.exit_status, 97);
+  EXPECT_THAT(result.err, HasSubstr("tdist-run: PE 1 (pid "));
+  EXPECT_THAT(result.err, HasSubstr(") exited with status 97 (a wait passed its deadline); ending the job"));
 }
 
 }  // namespace

@@ -27,8 +27,11 @@ std::string describePeEnd(int wait_status) {
     if (WCOREDUMP(wait_status)) text += ", core dumped";
     return text;
   }
-  int status = WEXITSTATUS(wait_status);
-  std::string text = "exited with status " + std::to_string(status);
+  return "exited with " + describeExitStatus(WEXITSTATUS(wait_status));
+}
+
+std::string describeExitStatus(int status) {
+  std::string text = "status " + std::to_string(status);
   if (const char *meaning = meaningOfStatus(status)) text += std::string(" (") + meaning + ")";
   return text;
 }

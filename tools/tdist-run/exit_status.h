@@ -17,6 +17,8 @@ constexpr int kExitJobDeadline = 124;  // --timeout passed; the value timeout(1)
 // "exited with status 97 (a wait passed its deadline)" or "was killed by signal 11
 // (Segmentation fault)", from a waitpid status.
 std::string describePeEnd(int wait_status);
+// "status 97 (a wait passed its deadline)", of an exit status.
+std::string describeExitStatus(int status);
 
 // The launcher's exit status for a PE that ended so: its own status, or 128+S for signal S, as a
 // shell reports it.

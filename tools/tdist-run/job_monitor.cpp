@@ -86,6 +86,18 @@ void JobMonitor::onPeEnded(const PeExit &exit) {
   const std::string pe = "PE " + std::to_string(first_pe_ + exit.pe);
   const std::string pe_and_pid = pe + " (pid " + std::to_string(exit.pid) + ")";
   if (!endedCleanly(exit.wait_status)) {
+    // A PE that ends itself says so first; its peers can fail of it (PE 0's store closes with
+    // it) before its own exit, slowed by a GPU context's teardown, is seen. What it said was
+    // written before they failed, so it is there to read now.
+    status_.readAll();
+    if (const auto first = status_.firstEnding(); first && first->pe != exit.pe) {
+      const std::string cause = "PE " + std::to_string(first_pe_ + first->pe);
+      const std::string how = describeExitStatus(first->status);
+      report(cause + " (pid " + std::to_string(pes_.pid(first->pe)) + ") is exiting with " + how +
+             "; ending the job");
+      endJob(first->status, SIGTERM, cause + " exited with " + how);
+      return;
+    }
     report(pe_and_pid + " " + describePeEnd(exit.wait_status) + "; ending the job");
     endJob(exitStatusFor(exit.wait_status), SIGTERM, pe + " " + describePeEnd(exit.wait_status));
   } else if (progress == RuntimeProgress::Initialized) {

@@ -44,6 +44,23 @@ RuntimeProgress StatusChannels::finish(int pe) {
   return channel.progress;
 }
 
+void StatusChannels::readAll() {
+  for (Channel &channel : channels_)
+    if (channel.launcher_end && !readAvailable(channel)) channel.launcher_end.reset();
+}
+
+std::optional<StatusChannels::Ending> StatusChannels::firstEnding() const {
+  std::optional<Ending> first;
+  std::uint64_t first_order = 0;
+  for (std::size_t pe = 0; pe < channels_.size(); ++pe) {
+    const Channel &channel = channels_[pe];
+    if (!channel.ending_status || (first && channel.ending_order >= first_order)) continue;
+    first = Ending{static_cast<int>(pe), *channel.ending_status};
+    first_order = channel.ending_order;
+  }
+  return first;
+}
+
 bool StatusChannels::readAvailable(Channel &channel) {
   while (true) {
     char bytes[64];
@@ -52,9 +69,18 @@ bool StatusChannels::readAvailable(Channel &channel) {
     if (got < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
     if (got == 0) return false;
     for (ssize_t i = 0; i < got; ++i) {
+      if (channel.status_next) {  // the status of an 'E', perhaps in a read of its own
+        channel.status_next = false;
+        if (!channel.ending_status) {
+          channel.ending_status = static_cast<unsigned char>(bytes[i]);
+          channel.ending_order = ++endings_read_;
+        }
+        continue;
+      }
       // Init may follow finalize again; only the last word counts. Other bytes mean nothing.
       if (bytes[i] == 'I') channel.progress = RuntimeProgress::Initialized;
       if (bytes[i] == 'F') channel.progress = RuntimeProgress::Finalized;
+      if (bytes[i] == 'E') channel.status_next = true;
     }
   }
 }
