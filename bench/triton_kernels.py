@@ -202,8 +202,9 @@ def ag_gemm(job, options):
 
         calls = {
             "triton": triton_call,
-            "decomposed": lambda: tk.all_gather_gemm(a, b, c, strategy="decomposed"),
-            "fused": lambda: tk.all_gather_gemm(a, b, c, strategy="fused"),
+            # gather(A) into the heap tensor the Triton kernel uses: larger than the context's scratch
+            "decomposed": lambda: tk.all_gather_gemm(a, b, c, gathered, strategy="decomposed"),
+            "fused": lambda: tk.all_gather_gemm(a, b, c, gathered, strategy="fused"),
             "torch": torch_call,
         }
         job.check(calls, lambda name: c.zero_(), lambda name, result: result, expected,

@@ -112,12 +112,19 @@ def reduce_scatter(input, output, *, chunk_bytes=256 << 10, programs=0, engine="
 def all_gather_gemm(a, b, c, gathered=None, *, chunks_per_pe=1, tile_m=512, tile_n=1024, programs=0,
                     strategy="auto", producer_sms=0, context=None):
     """c [n_pes * m_local, N] = gather(a) x b; a: this PE's rows [m_local, K], b: [K, N]. gathered,
-    when given, receives gather(a) (the C++ call only: the torch op has no such output)."""
+    when given, receives gather(a) instead of the context's scratch (which bounds n_pes * m_local * K
+    otherwise); with torch tensors it runs on torch's current stream too, though not through the
+    torch op, which has no such output."""
     config = (chunks_per_pe, tile_m, tile_n, programs, strategy, producer_sms)
     if gathered is None:
         _run("all_gather_gemm", context, (a, b, c), *config)
-    else:
-        _K.all_gather_gemm(_context(context), a, b, c, *config, gathered)
+        return c
+    torch_tensor = _first_torch((a, b, c, gathered)) if context is None else None
+    if torch_tensor is not None and _compiling():
+        raise invalid("tdist.kernels.all_gather_gemm: gathered= cannot be traced by torch.compile "
+                      "(the torch op has no such output)")
+    run_on = _torch_ops.context_for(torch_tensor) if torch_tensor is not None else _context(context)
+    _K.all_gather_gemm(run_on, a, b, c, *config, gathered)
     return c
 
 

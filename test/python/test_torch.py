@@ -110,6 +110,31 @@ def test_calls_run_on_the_current_stream():
     tdist.free_tensor(t)
 
 
+def test_all_gather_gemm_into_a_gathered_tensor_runs_on_the_current_stream():
+    # gathered= takes gather(A) instead of the scratch; with torch views, on torch's current stream.
+    me, n = tdist.my_pe(), tdist.n_pes()
+    ta, a = heap((8, 16))
+    tb, b = heap((16, 32))
+    tc, c = heap((8 * n, 32))
+    tg, gathered = heap((8 * n, 16))
+    rows = [((torch.arange(8 * 16, dtype=torch.float32).reshape(8, 16) % 7 + pe) / 4) for pe in range(n)]
+    b_values = (torch.arange(16 * 32, dtype=torch.float32).reshape(16, 32) % 5) / 4
+    sync()
+    tdist.barrier_all()
+    side = torch.cuda.Stream() if tdist.backend() == "cuda" else None
+    with torch.cuda.stream(side) if side is not None else _no_error():
+        a.copy_(rows[me])        # ordered before the call by the stream alone
+        b.copy_(b_values)
+        tk.all_gather_gemm(a, b, c, gathered)
+        c.mul_(2)
+    sync()
+    assert torch.equal(gathered.cpu(), torch.cat(rows))
+    torch.testing.assert_close(c.cpu(), 2 * (torch.cat(rows) @ b_values))
+    tdist.barrier_all()
+    for t in (ta, tb, tc, tg):
+        tdist.free_tensor(t)
+
+
 @pytest.mark.usefixtures("cuda_only")
 def test_a_captured_all_reduce_replays():
     me, n = tdist.my_pe(), tdist.n_pes()
