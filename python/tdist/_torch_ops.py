@@ -28,11 +28,15 @@ from ._dtypes import invalid
 _contexts = {}  # stream handle (cudaStream_t as an int; 0: none, the cpu) -> Context
 
 
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
 def _stream_handle(tensor):
-    if not tensor.is_cuda:
+    device = tensor.get_device()  # -1 on the cpu; one call, not is_cuda and device.index (a torch.device)
+    if device < 0:
         return 0
     # The raw cudaStream_t, as inductor's generated code reads it: no torch.cuda.Stream object a call.
-    handle = torch._C._cuda_getCurrentRawStream(tensor.device.index)
+    handle = _raw_stream(device)
     # torch's default stream is the legacy default stream, cudaStreamLegacy (0x1) in a context's
     # options, where 0 would mean the PE's own stream.
     return handle if handle != 0 else 1

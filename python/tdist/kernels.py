@@ -66,8 +66,8 @@ def _context(context):
     return context
 
 
-def _compiling():
-    return _torch is not None and _torch.compiler.is_compiling()
+# Bound once: a call of it is on every torch call's path (torch.compile knows the function itself).
+_is_compiling = _torch.compiler.is_compiling if _torch is not None else (lambda: False)
 
 
 def _run(name, context, tensors, *config):
@@ -76,7 +76,7 @@ def _run(name, context, tensors, *config):
     gets the result), everything else through the C++ call on a context."""
     torch_tensor = _first_torch(tensors) if context is None else None
     if torch_tensor is not None:
-        if _compiling():
+        if _is_compiling():
             *inputs, output = tensors
             result = getattr(_torch.ops.tdist, name + "_functional")(*inputs, *config)
             if result.numel() != output.numel():
@@ -120,7 +120,7 @@ def all_gather_gemm(a, b, c, gathered=None, *, chunks_per_pe=1, tile_m=512, tile
         _run("all_gather_gemm", context, (a, b, c), *config)
         return c
     torch_tensor = _first_torch((a, b, c, gathered)) if context is None else None
-    if torch_tensor is not None and _compiling():
+    if torch_tensor is not None and _is_compiling():
         raise invalid("tdist.kernels.all_gather_gemm: gathered= cannot be traced by torch.compile "
                       "(the torch op has no such output)")
     run_on = _torch_ops.context_for(torch_tensor) if torch_tensor is not None else _context(context)
@@ -141,7 +141,7 @@ def moe_dispatch(x, topk_ids, recv, *, experts, top_k=1, capacity=0, programs=0,
     config = (experts, top_k, capacity, programs)
     torch_tensor = _first_torch((x, topk_ids, recv)) if context is None else None
     if torch_tensor is not None:
-        if _compiling():
+        if _is_compiling():
             received, counts = _torch.ops.tdist.moe_dispatch_functional(x, topk_ids, *config)
             recv.copy_(received)
             return counts
@@ -158,7 +158,7 @@ def moe_combine(expert_out, layout, topk_ids, topk_weights, out, *, experts, top
     torch_tensor = _first_torch((expert_out, topk_ids, topk_weights, out)) if context is None else None
     if torch_tensor is not None:
         counts = layout if isinstance(layout, _torch.Tensor) else _torch.tensor(layout.counts, dtype=_torch.int32)
-        if _compiling():
+        if _is_compiling():
             out.copy_(_torch.ops.tdist.moe_combine_functional(expert_out, counts, topk_ids, topk_weights, *config))
         else:
             _K.moe_combine(_torch_ops.context_for(torch_tensor), expert_out, _torch_ops.layout_of(counts), topk_ids,
