@@ -7,10 +7,13 @@
 #include <cstring>
 #include <fcntl.h>
 #include <mutex>
+#include <poll.h>
 #include <string>
 #include <sys/socket.h>
+#include <thread>
 
 #include "common/value_parser.h"
+#include "tdist/exit_codes.h"
 
 namespace tdist::runtime {
 namespace {
@@ -54,8 +57,37 @@ int claimChannel() {
   return fd;
 }
 
+// Ends this process once tdist-run is gone. The launcher's end of the socket closes only when
+// tdist-run exits, and it exits only after every PE has ended, unless it was killed by a signal
+// it cannot catch (SIGKILL, the OOM killer): then nobody is left to end the PEs, and a PE waiting
+// for a peer would sit there until its wait deadline. A thread asleep in poll() costs nothing.
+void watchLauncher(int fd) {
+  std::thread([fd] {
+    pollfd watched{.fd = fd, .events = POLLIN | POLLRDHUP, .revents = 0};
+    for (;;) {
+      const int ready = ::poll(&watched, 1, -1);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready < 0 || (watched.revents & POLLNVAL) != 0) return;  // the program closed it: no watch
+      if ((watched.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) break;
+      char byte = 0;  // readable and no hang-up: end-of-file, or bytes tdist-run never writes
+      if (::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0) break;
+      return;
+    }
+    const char *pe = std::getenv("TDIST_PE");
+    std::fprintf(stderr, "tdist: PE %s: tdist-run is gone (its status socket closed): ending this PE\n",
+                 pe != nullptr ? pe : "?");
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(kExitFatalError);
+  }).detach();
+}
+
 int channel() {
-  static const int fd = claimChannel();
+  static const int fd = [] {
+    const int claimed = claimChannel();
+    if (claimed != kNoChannel) watchLauncher(claimed);
+    return claimed;
+  }();
   return fd;
 }
 

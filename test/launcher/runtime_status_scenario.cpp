@@ -123,6 +123,17 @@ int endingThenPeerFails() {
   std::abort();
 }
 
+// Every PE says its pid once initialized, then waits for a signal nobody sends.
+int waitForNothing() {
+  if (!init()) return 1;
+  auto *signal = static_cast<std::int32_t *>(aclshmem_calloc(1, sizeof(std::int32_t)));
+  aclshmem_barrier_all();
+  std::printf("PE %d pid=%d\n", aclshmem_my_pe(), static_cast<int>(::getpid()));
+  std::fflush(stdout);
+  aclshmem_signal_wait_until(signal, ACLSHMEM_CMP_EQ, 1);
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -134,8 +145,9 @@ int main(int argc, char **argv) {
   if (name == "global-exit-zero") return globalExitZero();
   if (name == "child-says-its-ending") return childSaysItsEnding();
   if (name == "ending-then-peer-fails") return endingThenPeerFails();
+  if (name == "wait-for-nothing") return waitForNothing();
   std::fprintf(stderr, "usage: tdist_status_scenario return-without-finalize|finalize|"
                        "init-twice|start-a-program|global-exit-zero|child-says-its-ending|"
-                       "ending-then-peer-fails\n");
+                       "ending-then-peer-fails|wait-for-nothing\n");
   return 2;
 }

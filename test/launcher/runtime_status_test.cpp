@@ -4,6 +4,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "launcher_harness.h"
 
 namespace tdist::launcher::test {
@@ -77,6 +85,40 @@ TEST(RuntimeStatus, ThePeThatSaidItIsEndingIsTheCauseWhenAPeerFailsFirst) {
   EXPECT_THAT(result.err, HasSubstr("tdist-run: PE 0 (pid "));
   EXPECT_THAT(result.err, HasSubstr(") is exiting with status 97 (a wait passed its deadline); ending the job"));
   EXPECT_THAT(result.err, Not(HasSubstr("PE 1 (pid"))) << result.err;
+}
+
+// Whether process pid has ended: gone, or a zombie nobody has reaped yet.
+bool ended(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return true;
+  const std::size_t close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z';
+}
+
+// A tdist-run killed by SIGKILL cannot end its PEs; each PE's runtime sees the launcher's end of
+// its status socket close and ends itself, instead of waiting for its peers until its deadline.
+TEST(RuntimeStatus, PesEndWhenTheirLauncherIsKilled) {
+  LauncherProcess launcher(scenarioJob(TDIST_STATUS_SCENARIO_PATH, 2, "wait-for-nothing", {"--wait-timeout", "50"}));
+  const std::regex pid_line(R"(PE \d pid=(\d+))");
+  std::vector<int> pids;
+  ASSERT_TRUE(launcher.waitForStdout([&](const std::string &out) {
+    pids.clear();
+    for (auto it = std::sregex_iterator(out.begin(), out.end(), pid_line); it != std::sregex_iterator(); ++it)
+      pids.push_back(std::stoi((*it)[1]));
+    return pids.size() == 2;
+  }));
+  launcher.sendSignal(SIGKILL);
+  // Before the launcher's pipes are read to their end: the PEs hold them while they live.
+  const auto deadline = std::chrono::steady_clock::now() + kPromptly;
+  for (int pid : pids) {
+    while (!ended(pid) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_TRUE(ended(pid)) << "PE pid " << pid << " still runs after its tdist-run was killed";
+    if (!ended(pid)) ::kill(pid, SIGKILL);  // leave nothing behind
+  }
+  const LauncherResult result = launcher.finish();
+  EXPECT_EQ(result.exit_status, 128 + SIGKILL);
 }
 
 }  // namespace
