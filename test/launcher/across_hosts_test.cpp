@@ -7,9 +7,12 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -171,6 +174,91 @@ TEST_F(AcrossHosts, WrongSecretIsRefusedOnBothSides) {
   EXPECT_THAT(one.err, HasSubstr("tdist-run: node 0 (" + rdzv() + ") refused this node: node 1"));
   EXPECT_THAT(one.err, HasSubstr(why));
   EXPECT_EQ(zero.out + one.out, "");
+}
+
+// A stand-in for node 0 that speaks the link's frames (a 4-byte big-endian length, a type byte,
+// then numbers and length-prefixed texts), to see what a joining node sends and how it takes
+// what node 0 says.
+class FakeNodeZero {
+ public:
+  explicit FakeNodeZero(int port) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<std::uint16_t>(port));
+    const int on = 1;
+    ::setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+    if (::bind(listener_, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0 || ::listen(listener_, 4) != 0)
+      throw std::runtime_error("the fake node 0 cannot listen");
+  }
+  ~FakeNodeZero() {
+    if (link_ >= 0) ::close(link_);
+    ::close(listener_);
+  }
+
+  bool accept() {
+    pollfd waiting{.fd = listener_, .events = POLLIN, .revents = 0};
+    if (::poll(&waiting, 1, static_cast<int>(kSafetyLimit.count() * 1000)) != 1) return false;
+    link_ = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+    return link_ >= 0;
+  }
+  static std::string number(std::uint32_t value) {
+    return {static_cast<char>(value >> 24), static_cast<char>(value >> 16), static_cast<char>(value >> 8),
+            static_cast<char>(value)};
+  }
+  static std::string text(const std::string &value) { return number(static_cast<std::uint32_t>(value.size())) + value; }
+  void send(int type, const std::string &body) {
+    const std::string frame = number(static_cast<std::uint32_t>(body.size() + 1)) + static_cast<char>(type) + body;
+    ASSERT_EQ(::send(link_, frame.data(), frame.size(), MSG_NOSIGNAL), static_cast<ssize_t>(frame.size()));
+  }
+  // The next whole frame, type byte first; "" if the link ends or time runs out first.
+  std::string receive() {
+    std::string in;
+    const auto deadline = std::chrono::steady_clock::now() + kSafetyLimit;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (in.size() >= 4) {
+        const std::size_t length = static_cast<unsigned char>(in[0]) << 24 | static_cast<unsigned char>(in[1]) << 16 |
+                                   static_cast<unsigned char>(in[2]) << 8 | static_cast<unsigned char>(in[3]);
+        if (in.size() >= 4 + length) return in.substr(4, length);
+      }
+      pollfd waiting{.fd = link_, .events = POLLIN, .revents = 0};
+      if (::poll(&waiting, 1, 1000) < 0) return "";
+      char buffer[4096];
+      const ssize_t got = ::recv(link_, buffer, sizeof buffer, MSG_DONTWAIT);
+      if (got == 0) return "";
+      if (got > 0) in.append(buffer, static_cast<std::size_t>(got));
+    }
+    return "";
+  }
+
+ private:
+  int listener_ = -1;
+  int link_ = -1;
+};
+
+// The joining node proves that it holds the secret without sending it, and takes no start from a
+// node 0 that cannot prove the same.
+TEST_F(AcrossHosts, TheSecretNeverCrossesTheLinkAndNodeZeroMustProveItToo) {
+  FakeNodeZero zero(port_);
+  auto node1 = startNode(1, 2, 1, shell("echo started"));
+  ASSERT_TRUE(zero.accept());
+  enum { kHello = 1, kStart = 3, kChallenge = 8 };
+  zero.send(kChallenge, FakeNodeZero::text("tdist-run node link 2") + FakeNodeZero::text("a nonce of 16 bytes"));
+  const std::string hello = zero.receive();
+  ASSERT_FALSE(hello.empty());
+  EXPECT_EQ(hello[0], static_cast<char>(kHello));
+  EXPECT_THAT(hello, HasSubstr("tdist-run node link 2"));
+  const std::string secret = kSecret.substr(kSecret.find('=') + 1);
+  EXPECT_THAT(hello, Not(HasSubstr(secret)));
+  // A start whose proof is not the secret's: the node refuses it and starts nothing.
+  zero.send(kStart, FakeNodeZero::text("tcp://127.0.0.1:1") + FakeNodeZero::text("fakejob") +
+                        FakeNodeZero::text(std::string(32, 'p')));
+  LauncherResult one = node1->finish();
+  EXPECT_EQ(one.exit_status, 2) << one.err;
+  EXPECT_THAT(one.err, HasSubstr("tdist-run: node 0 (" + rdzv() + ") does not hold this node's job secret: every node "
+                                 "needs the same TDIST_JOB_SECRET; nothing was started"));
+  EXPECT_EQ(one.out, "");
 }
 
 TEST_F(AcrossHosts, SecondNodeOfTheSameRankIsRefused) {

@@ -14,12 +14,13 @@
 #include <system_error>
 
 #include "exit_status.h"
+#include "link_proof.h"
 
 namespace tdist::launcher {
 namespace {
 
 constexpr std::string_view kMagicPrefix = "tdist-run node link ";
-constexpr std::string_view kMagic = "tdist-run node link 1";
+constexpr std::string_view kMagic = "tdist-run node link 2";
 
 // A hello is small; anything longer before it is not one. After it, the largest frame is a node's
 // waits: a line of at most 512 bytes for each of up to kMaxPes PEs.
@@ -34,7 +35,7 @@ constexpr std::chrono::milliseconds kLongestRetry{1000};
 // How often another node repeats its view while its PEs are blocked.
 constexpr std::chrono::seconds kViewRefresh{1};
 
-enum class Type : std::uint8_t { Hello = 1, Refused, Start, Ended, Done, Finished, Waits };
+enum class Type : std::uint8_t { Hello = 1, Refused, Start, Ended, Done, Finished, Waits, Challenge };
 
 // One frame being built: the length is filled in by bytes().
 class Frame {
@@ -103,16 +104,25 @@ struct Message {
   std::string body;
 };
 
-// Equal secrets, in a time that depends on their lengths alone.
-bool sameSecret(std::string_view a, std::string_view b) {
-  unsigned char differ = a.size() != b.size() ? 1 : 0;
-  const std::size_t length = std::max(a.size(), b.size());
-  for (std::size_t i = 0; i < length; ++i) {
-    const unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
-    const unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
-    differ |= static_cast<unsigned char>(x ^ y);
-  }
-  return differ == 0;
+// The proofs of the secret (link_proof.h): a node's over node 0's nonce and its own with what its
+// hello says, node 0's over the node's nonce with what its start says. Each message is a frame's
+// bytes, so that no two field lists run together alike.
+std::string joinProof(std::string_view secret, std::string_view zero_nonce, std::string_view node_nonce, int node,
+                      int nnodes, int n_pes) {
+  return digestBytes(hmacSha256(secret, Frame(Type::Hello)
+                                            .text(kMagic)
+                                            .text(zero_nonce)
+                                            .text(node_nonce)
+                                            .number(static_cast<std::uint32_t>(node))
+                                            .number(static_cast<std::uint32_t>(nnodes))
+                                            .number(static_cast<std::uint32_t>(n_pes))
+                                            .bytes()));
+}
+std::string startProof(std::string_view secret, std::string_view zero_nonce, std::string_view node_nonce,
+                       const JobFacts &facts) {
+  return digestBytes(hmacSha256(
+      secret,
+      Frame(Type::Start).text(kMagic).text(node_nonce).text(zero_nonce).text(facts.ip_port).text(facts.job_id).bytes()));
 }
 
 // "10.0.0.2:41234", "[fd00::2]:41234".
@@ -175,6 +185,8 @@ struct NodeLink::Peer {
   std::string out;      // bytes still to write
   Said said = Said::Nothing;
   NodeHangView hang;  // node 0: the node's latest view
+  std::string zero_nonce;  // node 0's nonce for this link (link_proof.h)
+  std::string node_nonce;  // the other node's
 
   std::string name() const {
     return (node >= 0 ? "node " + std::to_string(node) : std::string("a node")) + " (" + address + ")";
@@ -329,10 +341,10 @@ void NodeLink::refuseJob(int exit_status, const std::string &reason, const Peer 
 
 void NodeLink::checkHello(Peer &peer, const std::string &body) {
   Fields fields(body);
-  std::string magic, secret;
+  std::string magic, node_nonce, proof;
   int node = -1, nnodes = 0, n_pes = 0;
-  const bool whole = fields.text(magic) && magic.starts_with(kMagicPrefix) && fields.text(secret) &&
-                     fields.number(node) && fields.number(nnodes) && fields.number(n_pes);
+  const bool whole = fields.text(magic) && magic.starts_with(kMagicPrefix) && fields.text(node_nonce) &&
+                     fields.text(proof) && fields.number(node) && fields.number(nnodes) && fields.number(n_pes);
   if (!magic.starts_with(kMagicPrefix)) {
     peer.fd.reset();  // not a tdist-run
     return;
@@ -344,7 +356,8 @@ void NodeLink::checkHello(Peer &peer, const std::string &body) {
               &peer);
   }
   if (!whole) refuseJob(kExitLauncherError, "a node (" + peer.address + ") sent a hello cut short", &peer);
-  if (!sameSecret(secret, options_.job_secret)) {
+  if (node_nonce.size() < 16 ||
+      !sameBytes(proof, joinProof(options_.job_secret, peer.zero_nonce, node_nonce, node, nnodes, n_pes))) {
     refuseJob(kExitUsage,
               "node " + std::to_string(node) + " (" + peer.address +
                   ") presented another job secret than node 0: every node needs the "
@@ -352,6 +365,7 @@ void NodeLink::checkHello(Peer &peer, const std::string &body) {
               &peer);
   }
   peer.node = node;
+  peer.node_nonce = node_nonce;
   if (nnodes != options_.nnodes) {
     refuseJob(
         kExitUsage,
@@ -427,7 +441,11 @@ JobFacts NodeLink::gather(const JobFacts &facts, SignalInbox &signals) {
                           .in = {},
                           .out = {},
                           .said = Peer::Said::Nothing,
-                          .hang = {}});
+                          .hang = {},
+                          .zero_nonce = freshNonce(),
+                          .node_nonce = {}});
+        // The node proves that it holds the secret over this nonce, without sending the secret.
+        send(peers_.back(), Frame(Type::Challenge).text(kMagic).text(peers_.back().zero_nonce).bytes());
       }
     }
     for (std::size_t i = 2; i < fds.size(); ++i) {
@@ -457,7 +475,13 @@ JobFacts NodeLink::gather(const JobFacts &facts, SignalInbox &signals) {
   }
 
   listener_.reset();  // a node that comes later finds no job to join
-  for (Peer &peer : peers_) send(peer, Frame(Type::Start).text(facts.ip_port).text(facts.job_id).bytes());
+  for (Peer &peer : peers_) {
+    send(peer, Frame(Type::Start)
+                   .text(facts.ip_port)
+                   .text(facts.job_id)
+                   .text(startProof(options_.job_secret, peer.zero_nonce, peer.node_nonce, facts))
+                   .bytes());
+  }
   std::sort(peers_.begin(), peers_.end(), [](const Peer &a, const Peer &b) { return a.node < b.node; });
   return facts;
 }
@@ -519,7 +543,9 @@ void NodeLink::connectToNodeZero(SignalInbox &signals) {
                           .in = {},
                           .out = {},
                           .said = Peer::Said::Nothing,
-                          .hang = {}});
+                          .hang = {},
+                          .zero_nonce = {},
+                          .node_nonce = freshNonce()});
         ::freeaddrinfo(candidates);
         return;
       }
@@ -549,13 +575,6 @@ JobFacts NodeLink::joinNodeZero(SignalInbox &signals) {
   connectToNodeZero(signals);
   Peer &zero = peers_.front();
   const std::string name = zero.name();
-  send(zero, Frame(Type::Hello)
-                 .text(kMagic)
-                 .text(options_.job_secret)
-                 .number(static_cast<std::uint32_t>(node_))
-                 .number(static_cast<std::uint32_t>(options_.nnodes))
-                 .number(static_cast<std::uint32_t>(options_.n_pes))
-                 .bytes());
   while (true) {
     const Clock::time_point now = Clock::now();
     if (now >= join_deadline_) {
@@ -580,11 +599,42 @@ JobFacts NodeLink::joinNodeZero(SignalInbox &signals) {
     if (fds[1].revents & POLLOUT) flush(zero);
     std::string ended = zero.receive();
     Message message;
-    // What follows the start stays where it is, for the monitor.
-    if (zero.takeFrame(kMaxFrame, message, ended)) {
+    // The challenge, answered by the hello; then the start. What follows the start stays where it
+    // is, for the monitor.
+    if (zero.zero_nonce.empty() && zero.takeFrame(kMaxHelloFrame, message, ended)) {
+      Fields fields(message.body);
+      std::string magic;
+      if (message.type == Type::Challenge && fields.text(magic) && magic != kMagic && magic.starts_with(kMagicPrefix)) {
+        close();
+        throw JobNotStarted(kExitUsage, name + " speaks '" + magic + "', this node '" + std::string(kMagic) +
+                                            "': every node needs the same tdist-run");
+      }
+      if (message.type == Type::Challenge && magic == kMagic && fields.text(zero.zero_nonce) &&
+          zero.zero_nonce.size() >= 16) {
+        send(zero, Frame(Type::Hello)
+                       .text(kMagic)
+                       .text(zero.node_nonce)
+                       .text(joinProof(options_.job_secret, zero.zero_nonce, zero.node_nonce, node_, options_.nnodes,
+                                       options_.n_pes))
+                       .number(static_cast<std::uint32_t>(node_))
+                       .number(static_cast<std::uint32_t>(options_.nnodes))
+                       .number(static_cast<std::uint32_t>(options_.n_pes))
+                       .bytes());
+        continue;
+      }
+      close();
+      throw JobNotStarted(kExitLauncherError, name + " is not a tdist-run's node 0: it did not begin with its challenge");
+    }
+    if (!zero.zero_nonce.empty() && zero.takeFrame(kMaxFrame, message, ended)) {
       Fields fields(message.body);
       JobFacts facts;
-      if (message.type == Type::Start && fields.text(facts.ip_port) && fields.text(facts.job_id)) return facts;
+      std::string proof;
+      if (message.type == Type::Start && fields.text(facts.ip_port) && fields.text(facts.job_id) && fields.text(proof)) {
+        if (sameBytes(proof, startProof(options_.job_secret, zero.zero_nonce, zero.node_nonce, facts))) return facts;
+        close();
+        throw JobNotStarted(kExitUsage, name + " does not hold this node's job secret: every node needs the same "
+                                               "TDIST_JOB_SECRET; nothing was started");
+      }
       std::uint32_t status = 0, this_node = 0;
       std::string reason;
       if (message.type == Type::Refused && fields.number(status) && fields.number(this_node) && fields.text(reason)) {

@@ -4,8 +4,8 @@
 //   tdist-run -n 2 --nnodes 2 --node-rank 1 --rdzv 10.0.0.1:29400 -- prog   # on host B
 //
 // Node 0's tdist-run listens on the --rdzv address. Every other node's connects to it, retrying
-// until the join deadline (--join-timeout), and says who it is: the job secret, its node rank,
-// --nnodes and -n. Node 0 refuses a node whose secret, --nnodes or -n is not its own, or whose
+// until the join deadline (--join-timeout), and says who it is: a proof that it holds the job
+// secret, its node rank, --nnodes and -n. Node 0 refuses a node whose secret, --nnodes or -n is not its own, or whose
 // rank has joined already, and the job then starts on no node: every tdist-run says why and exits
 // non-zero. Once every node has joined, node 0 sends each the job's facts, the bootstrap store's
 // address (node 0's PE 0 serves it on the --rdzv host) and the job id, and every tdist-run starts
@@ -26,19 +26,22 @@
 // Messages are frames: a 4-byte big-endian length of the rest, a type byte, then the fields in
 // order: numbers as 4- or 8-byte big-endian integers, texts as a 4-byte length and the bytes.
 //
-//   hello     node -> 0   "tdist-run node link 1", the job secret, node rank, --nnodes, -n
+//   challenge 0 -> node   "tdist-run node link 2", node 0's nonce (16 random bytes), first thing
+//   hello     node -> 0   "tdist-run node link 2", the node's nonce, its proof, node rank,
+//                         --nnodes, -n
 //   refused   0 -> node   exit status, 1 when that node is the reason (else 0), why: the job does
 //                         not start
-//   start     0 -> node   TDIST_IP_PORT, TDIST_JOB_ID
+//   start     0 -> node   TDIST_IP_PORT, TDIST_JOB_ID, node 0's proof
 //   ended     either way  the node where the job ended, its exit status, why
 //   done      node -> 0   every PE of the node exited 0
 //   finished  0 -> node   every PE of every node exited 0
 //   waits     node -> 0   PEs running, 1 when each is in a published wait (else 0), how many ms
 //                         nothing has moved, the count of lines, each PE's wait
 //
-// The secret travels in plain, as in the bootstrap store's hello; node 0 compares it in constant
-// time. Node 0 drops a connection whose first frame is no hello without a word: it is not a
-// tdist-run.
+// The secret never crosses the link (link_proof.h): the node's proof is HMAC-SHA256 keyed by the
+// secret over both nonces and what its hello says, node 0's over both nonces and what its start
+// says, each compared in constant time. A node takes no start without node 0's proof. Node 0 drops
+// a connection whose first frame is no hello without a word: it is not a tdist-run.
 #pragma once
 
 #include <poll.h>
