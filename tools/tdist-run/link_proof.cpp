@@ -101,16 +101,16 @@ bool sameBytes(std::string_view a, std::string_view b) {
   return differ == 0;
 }
 
-std::string freshNonce() {
-  std::string nonce(16, '\0');
+std::string randomBytes(std::size_t bytes) {
+  std::string random(bytes, '\0');
   std::size_t filled = 0;
-  while (filled < nonce.size()) {
-    const ssize_t got = ::getrandom(nonce.data() + filled, nonce.size() - filled, 0);
+  while (filled < bytes) {
+    const ssize_t got = ::getrandom(random.data() + filled, bytes - filled, 0);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) throw std::system_error(errno, std::generic_category(), "getrandom");
     filled += static_cast<std::size_t>(got);
   }
-  return nonce;
+  return random;
 }
 
 }  // namespace tdist::launcher

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -24,7 +25,9 @@ std::string digestBytes(const Sha256Digest &digest);
 // Equal byte strings, in a time that depends on their lengths alone.
 bool sameBytes(std::string_view a, std::string_view b);
 
-// A fresh nonce: 16 bytes from the kernel's random source. Throws std::system_error.
-std::string freshNonce();
+// bytes from the kernel's random source. Throws std::system_error when it has none to give.
+std::string randomBytes(std::size_t bytes);
+// A fresh nonce: 16 random bytes.
+inline std::string freshNonce() { return randomBytes(16); }
 
 }  // namespace tdist::launcher
