@@ -134,6 +134,17 @@ int waitForNothing() {
   return 1;
 }
 
+// What UCX will read of its TCP settings, once init has made the engine (TDIST_TRANSPORT=ucx).
+int ucxTcpSettings() {
+  if (!init()) return 1;
+  for (const char *name : {"UCX_TCP_TX_SEG_SIZE", "UCX_TCP_RX_SEG_SIZE", "UCX_TCP_SNDBUF", "UCX_TCP_RCVBUF"}) {
+    const char *value = std::getenv(name);
+    if (aclshmem_my_pe() == 0) std::printf("%s=%s\n", name, value != nullptr ? value : "(unset)");
+  }
+  aclshmem_finalize();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -146,8 +157,9 @@ int main(int argc, char **argv) {
   if (name == "child-says-its-ending") return childSaysItsEnding();
   if (name == "ending-then-peer-fails") return endingThenPeerFails();
   if (name == "wait-for-nothing") return waitForNothing();
+  if (name == "ucx-tcp-settings") return ucxTcpSettings();
   std::fprintf(stderr, "usage: tdist_status_scenario return-without-finalize|finalize|"
                        "init-twice|start-a-program|global-exit-zero|child-says-its-ending|"
-                       "ending-then-peer-fails|wait-for-nothing\n");
+                       "ending-then-peer-fails|wait-for-nothing|ucx-tcp-settings\n");
   return 2;
 }

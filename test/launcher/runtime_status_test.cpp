@@ -121,5 +121,21 @@ TEST(RuntimeStatus, PesEndWhenTheirLauncherIsKilled) {
   EXPECT_EQ(result.exit_status, 128 + SIGKILL);
 }
 
+// The UCX engine sizes TCP's segments and socket buffers for the heap's transfers, and leaves a
+// user's own settings alone.
+TEST(RuntimeStatus, UcxTcpSettingsAreTdistsUnlessTheUserSetsThem) {
+#ifndef TDIST_TEST_WITH_UCX
+  GTEST_SKIP() << "this build has no UCX";
+#endif
+  const std::vector<std::string> job = scenarioJob(TDIST_STATUS_SCENARIO_PATH, 2, "ucx-tcp-settings");
+  LauncherResult ours = runLauncherWithEnvironment({"TDIST_TRANSPORT=ucx"}, job);
+  ASSERT_EQ(ours.exit_status, 0) << ours.err;
+  EXPECT_EQ(ours.out, "UCX_TCP_TX_SEG_SIZE=256k\nUCX_TCP_RX_SEG_SIZE=256k\nUCX_TCP_SNDBUF=4m\nUCX_TCP_RCVBUF=4m\n");
+  LauncherResult theirs =
+      runLauncherWithEnvironment({"TDIST_TRANSPORT=ucx", "UCX_TCP_TX_SEG_SIZE=16k", "UCX_TCP_RCVBUF=auto"}, job);
+  ASSERT_EQ(theirs.exit_status, 0) << theirs.err;
+  EXPECT_EQ(theirs.out, "UCX_TCP_TX_SEG_SIZE=16k\nUCX_TCP_RX_SEG_SIZE=256k\nUCX_TCP_SNDBUF=4m\nUCX_TCP_RCVBUF=auto\n");
+}
+
 }  // namespace
 }  // namespace tdist::launcher::test
