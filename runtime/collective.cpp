@@ -38,13 +38,13 @@ std::vector<CollectiveRecord> membersRecords(const RuntimeState &state, const Te
 
 // The members of other nodes keep a mirror of this PE's block: the step goes to them too.
 void pushToOtherNodes(RuntimeState &state, const TeamInfo &team, int index, std::uint64_t sequence,
-                      std::size_t carried_bytes) {
+                      std::size_t carried_bytes, std::span<const HostChannel::Delivery> deliveries) {
   std::vector<int> remote;
   for (int member = 0; member < team.size; ++member) {
     const int pe = team.worldPe(member);
     if (pe != state.my_pe && state.channel.mirrored(pe)) remote.push_back(pe);
   }
-  state.channel.pushStep(remote, index, sequence, carried_bytes);
+  state.channel.pushStep(remote, index, sequence, carried_bytes, deliveries);
 }
 
 // Publishes this PE's step and pulls every member's line until it reached the step. A mismatch
@@ -52,7 +52,7 @@ void pushToOtherNodes(RuntimeState &state, const TeamInfo &team, int index, std:
 // ahead of another (the records' double buffer relies on it), and every member sees the same
 // calls and decides alike.
 std::uint64_t step(RuntimeState &state, TeamInfo &team, CollectiveRecord record, const char *call,
-                   std::size_t carried_bytes = 0) {
+                   std::size_t carried_bytes = 0, std::span<const HostChannel::Delivery> deliveries = {}) {
   const int index = teamIndex(state, team);
   ControlBlock &mine = state.channel.local();
   record.sequence = ++team.sequence;
@@ -60,7 +60,7 @@ std::uint64_t step(RuntimeState &state, TeamInfo &team, CollectiveRecord record,
   mine.team_line[index].value.store(lineValue(record.sequence, record.op, team.last_op),
                                     std::memory_order_release);
   team.last_op = record.op;
-  if (state.channel.anyMirrored()) pushToOtherNodes(state, team, index, record.sequence, carried_bytes);
+  if (state.channel.anyMirrored()) pushToOtherNodes(state, team, index, record.sequence, carried_bytes, deliveries);
   bool same = true;
   for (int member = 0; member < team.size; ++member) {
     const int pe = team.worldPe(member);
@@ -215,10 +215,15 @@ const std::byte *carriedBy(const RuntimeState &state, const TeamInfo &team, int 
 }
 
 void teamSync(RuntimeState &state, TeamInfo &team, CollectiveOp op, CollectiveApi api, const char *call) {
+  teamSync(state, team, op, api, {}, call);
+}
+
+void teamSync(RuntimeState &state, TeamInfo &team, CollectiveOp op, CollectiveApi api,
+              std::span<const HostChannel::Delivery> deliveries, const char *call) {
   CollectiveRecord record{};
   record.op = op;
   record.api = api;
-  step(state, team, record, call);
+  step(state, team, record, call, 0, deliveries);
 }
 
 void requireHostThread(const RuntimeState &state, const char *call) {

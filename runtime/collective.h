@@ -22,6 +22,12 @@ std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team, c
                                           std::span<const std::byte> carried, const char *call);
 const std::byte *carriedBy(const RuntimeState &state, const TeamInfo &team, int member);
 
+// teamSync (teams.h) that also delivers data to members of other nodes: each delivery's bytes
+// are in that member's memory once its wait for this step ends (every delivery's pe is a member
+// of another node: HostChannel::mirrored).
+void teamSync(RuntimeState &state, TeamInfo &team, CollectiveOp op, CollectiveApi api,
+              std::span<const HostChannel::Delivery> deliveries, const char *call);
+
 // "<call>: collective call #<sequence> on <team> differs between PEs: PE 0 called ..., PE 1
 // called ...", from every member's record of one step (index = team PE).
 std::string callsDiffer(const RuntimeState &state, const TeamInfo &team,

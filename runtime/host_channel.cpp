@@ -34,7 +34,7 @@ std::size_t fieldOffset(const ControlBlock &block, const Field &field) {
 UniqueFd HostChannel::create(int n_pes, int my_pe) {
   UniqueFd fd(memfd_create("tdist-channel", MFD_CLOEXEC));
   if (!fd.valid()) fail("memfd_create");
-  segment_bytes_ = static_cast<std::size_t>(n_pes) * kControlBytes;
+  segment_bytes_ = static_cast<std::size_t>(n_pes) * kSlotBytes;
   if (ftruncate(fd.get(), static_cast<off_t>(segment_bytes_)) != 0) fail("sizing the segment");
   segment_ = static_cast<std::byte *>(mapShared(fd.get(), segment_bytes_, 0, "this PE's"));
   my_pe_ = my_pe;
@@ -49,7 +49,7 @@ void HostChannel::map(std::span<const UniqueFd> fds) {
       peers_[pe] = local_;
     } else if (fds[pe].valid()) {  // its own slot of its segment
       peers_[pe] = static_cast<ControlBlock *>(mapShared(fds[pe].get(), kControlBytes,
-                                                         static_cast<off_t>(pe * kControlBytes),
+                                                         static_cast<off_t>(pe * kSlotBytes),
                                                          "PE " + std::to_string(pe) + "'s"));
     } else {  // another node's PE: its mirror here
       peers_[pe] = slot(static_cast<int>(pe));
@@ -72,7 +72,8 @@ void HostChannel::unmap() {
   local_ = nullptr;
 }
 
-void HostChannel::pushStep(std::span<const int> to, int team, std::uint64_t sequence, std::size_t carried_bytes) {
+void HostChannel::pushStep(std::span<const int> to, int team, std::uint64_t sequence, std::size_t carried_bytes,
+                           std::span<const Delivery> deliveries) {
   if (to.empty()) return;
   if (link_ == nullptr) {
     throw Error(ErrorCode::Internal, "host channel: PEs of other nodes, and no network link to reach them");
@@ -80,13 +81,25 @@ void HostChannel::pushStep(std::span<const int> to, int team, std::uint64_t sequ
   const ControlBlock &mine = *local_;
   const auto &record = mine.records[team][sequence & 1];
   const auto &carried = mine.carried[team][sequence & 1];
-  const std::size_t base = static_cast<std::size_t>(my_pe_) * kControlBytes;  // my mirror in their segment
+  const std::size_t base = static_cast<std::size_t>(my_pe_) * kSlotBytes;  // my slot in their segment
+  for (const Delivery &delivery : deliveries) {
+    if (delivery.bytes == 0) continue;
+    if (delivery.dest != nullptr) {
+      link_->putMemory(delivery.pe, delivery.dest, delivery.source, delivery.bytes);
+    } else if (delivery.bytes <= kInboxBytes) {
+      link_->put(delivery.pe, base + kControlBytes, delivery.source, delivery.bytes);
+    } else {
+      throw Error(ErrorCode::Internal, "host channel: " + std::to_string(delivery.bytes) + " bytes for PE " +
+                                           std::to_string(delivery.pe) + "'s inbox of " +
+                                           std::to_string(kInboxBytes));
+    }
+  }
   for (int pe : to) {
     link_->put(pe, base + fieldOffset(mine, record), &record, sizeof record);
     if (carried_bytes != 0) link_->put(pe, base + fieldOffset(mine, carried), carried, carried_bytes);
   }
   const std::int64_t line = mine.team_line[team].value.load(std::memory_order_relaxed);
-  // The line, after the record and the carried bytes (the link's order).
+  // The line, after the deliveries, the record and the carried bytes (the link's order).
   for (int pe : to) link_->store(pe, base + fieldOffset(mine, mine.team_line[team]), line);
   link_->settle();
 }
@@ -97,7 +110,7 @@ void HostChannel::requestExit(std::int64_t request, long deadline_ms) {
     if (!mirrored(static_cast<int>(pe))) {
       peers_[pe]->exit_request.value.store(request, std::memory_order_release);
     } else if (link_ != nullptr) {  // its own block, in its segment
-      const std::size_t offset = pe * kControlBytes + fieldOffset(*local_, local_->exit_request);
+      const std::size_t offset = pe * kSlotBytes + fieldOffset(*local_, local_->exit_request);
       link_->store(static_cast<int>(pe), offset, request);
       sent = true;
     }

@@ -6,8 +6,8 @@
 // is named, nothing outlives the job): its own slot holds its ControlBlock, which the PEs of its
 // node map; the slot of a PE of another node is this PE's mirror of that PE's block, which that PE
 // writes through the network (a push model: a PE's step writes its record, its carried bytes and,
-// after a fence, its line into every remote member's mirror of it, through the ChannelLink the
-// backend provides). Readers load the same fields either way: peer(pe) is the mapped block or the
+// after them, its line into every remote member's mirror of it, through the ChannelLink the
+// backend provides; a step may deliver data into a remote member's heap before its line). Readers load the same fields either way: peer(pe) is the mapped block or the
 // mirror.
 #pragma once
 
@@ -22,12 +22,15 @@
 namespace tdist::runtime {
 
 // How a PE writes into the channel segment of a PE of another node: the backend's network engine.
-// Offsets are in that PE's segment (slot i at i * kControlBytes).
+// Offsets are in that PE's segment (slot i at i * kSlotBytes).
 class ChannelLink {
  public:
   virtual ~ChannelLink() = default;
   // Bytes into PE pe's segment, landing before the next store to pe.
   virtual void put(int pe, std::size_t offset, const void *source, std::size_t bytes) = 0;
+  // Bytes into PE pe's copy of symmetric memory at dest (the address host calls give for that
+  // copy, as peerAddress returns it), landing before the next store to pe like put's.
+  virtual void putMemory(int pe, void *dest, const void *source, std::size_t bytes) = 0;
   // An atomic store of an 8-byte word of PE pe's segment (a line, an exit request), with release
   // order: after the puts to pe before it.
   virtual void store(int pe, std::size_t offset, std::int64_t value) = 0;
@@ -59,20 +62,34 @@ class HostChannel {
   // The segment, for the backend to register with its engine; whether PE pe is read from a mirror.
   std::span<std::byte> segment() const { return {reinterpret_cast<std::byte *>(segment_), segment_bytes_}; }
   bool mirrored(int pe) const { return pe != my_pe_ && peers_[pe] == slot(pe); }
+  // What mirrored PE pe delivered to this PE's inbox of it with its last delivering step.
+  const std::byte *inbox(int pe) const { return reinterpret_cast<const std::byte *>(slot(pe)) + kControlBytes; }
   bool anyMirrored() const { return any_mirrored_; }
   // The backend's link to the mirrored PEs (null: none yet, or no longer).
   void link(ChannelLink *link) { link_ = link; }
   bool linked() const { return link_ != nullptr; }
 
+  // Data a step delivers to a PE of another node: bytes from source into that PE's copy of
+  // symmetric memory at dest (as peerAddress names it), or into its inbox of this PE when dest is
+  // null (at most kInboxBytes; inbox() there), landed before the step's line there.
+  struct Delivery {
+    int pe = -1;
+    void *dest = nullptr;
+    const void *source = nullptr;
+    std::size_t bytes = 0;
+  };
+
   // After this PE wrote its record of a step of team `team` (with `carried_bytes` of carried
-  // data) into its own block and stored its line: the same into the mirrors of the PEs `to`.
-  void pushStep(std::span<const int> to, int team, std::uint64_t sequence, std::size_t carried_bytes);
+  // data) into its own block and stored its line: the same into the mirrors of the PEs `to`,
+  // each after the deliveries to it (every Delivery's pe is among `to`).
+  void pushStep(std::span<const int> to, int team, std::uint64_t sequence, std::size_t carried_bytes,
+                std::span<const Delivery> deliveries = {});
   // global_exit's request into every PE's own block; mirrored PEs' through the link, waited for
   // at most deadline_ms (they may be gone).
   void requestExit(std::int64_t request, long deadline_ms);
 
  private:
-  ControlBlock *slot(int pe) const { return reinterpret_cast<ControlBlock *>(segment_ + pe * kControlBytes); }
+  ControlBlock *slot(int pe) const { return reinterpret_cast<ControlBlock *>(segment_ + pe * kSlotBytes); }
 
   std::byte *segment_ = nullptr;
   std::size_t segment_bytes_ = 0;

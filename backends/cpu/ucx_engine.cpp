@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -182,6 +183,23 @@ struct UcxEngine::Impl {
   }
 
   ucp_rkey_h key(const Remote &remote) const { return regions[remote.region].keys[remote.pe]; }
+
+  // The routed PE's copy that holds [address, address + bytes), or pe -1 when none does.
+  Remote locate(const void *address, std::size_t bytes) const {
+    const auto *p = static_cast<const std::byte *>(address);
+    for (std::size_t r = 0; r < regions.size(); ++r) {
+      const Region &region = regions[r];
+      for (std::size_t pe = 0; pe < region.shape.views.size(); ++pe) {
+        const std::byte *base = region.shape.views[pe];
+        if (!routed[pe] || base == nullptr || p < base) continue;
+        const auto at = static_cast<std::size_t>(p - base);
+        if (at < region.shape.bytes && bytes <= region.shape.bytes - at) {
+          return {static_cast<int>(pe), static_cast<int>(r), region.remote_base[pe] + at};
+        }
+      }
+    }
+    return {};
+  }
 };
 
 // The host channel's writes (runtime/host_channel.h): what a push puts and stores into one peer's
@@ -192,13 +210,14 @@ struct UcxEngine::Impl {
 namespace channel_message {
 
 constexpr unsigned kId = 1;  // the active message's id
-// A segment of a message: its header, then `bytes` bytes (kBytes) or the 8-byte value (kStore).
+// A segment of a message: its header, then `bytes` bytes (kBytes, kRegion + r) or the 8-byte
+// value (kStore).
 struct Segment {
-  std::uint64_t offset;  // in the receiving PE's channel segment
+  std::uint64_t offset;  // in the receiving PE's channel segment; for kRegion + r, in its region r
   std::uint32_t bytes;
   std::uint32_t kind;
 };
-constexpr std::uint32_t kBytes = 0, kStore = 1;
+constexpr std::uint32_t kBytes = 0, kStore = 1, kRegion = 2;
 
 }  // namespace channel_message
 
@@ -213,11 +232,21 @@ class UcxChannelLink final : public runtime::ChannelLink {
   void put(int pe, std::size_t offset, const void *source, std::size_t bytes) override {
     append(pe, {offset, static_cast<std::uint32_t>(bytes), channel_message::kBytes}, source, bytes);
   }
+  void putMemory(int pe, void *dest, const void *source, std::size_t bytes) override {
+    const UcxEngine::Remote to = e_.locate(dest, bytes);
+    if (to.pe != pe || bytes > std::numeric_limits<std::uint32_t>::max()) {
+      throw Error(ErrorCode::Internal, "the host channel: " + std::to_string(bytes) + " bytes for PE " +
+                                           std::to_string(pe) + " that are not in its memory reached through UCX");
+    }
+    const std::uint64_t offset = to.address - e_.regions[to.region].remote_base[pe];
+    append(pe, {offset, static_cast<std::uint32_t>(bytes), channel_message::kRegion + static_cast<std::uint32_t>(to.region)},
+           source, bytes);
+  }
   void store(int pe, std::size_t offset, std::int64_t value) override {
     append(pe, {offset, sizeof value, channel_message::kStore}, &value, sizeof value);
     // The store ends what this push writes to pe: the message goes.
     Pending &message = pending_.emplace_back(Pending{nullptr, std::move(building_[pe]), pe});
-    building_[pe].clear();
+    building_[pe] = spare();
     ucp_request_param_t param{};
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     param.flags = UCP_AM_SEND_FLAG_EAGER;
@@ -225,7 +254,7 @@ class UcxChannelLink final : public runtime::ChannelLink {
       return ucp_am_send_nbx(e_.endpoints[pe], channel_message::kId, nullptr, 0, message.bytes.data(),
                              message.bytes.size(), &param);
     });
-    if (request == nullptr || UCS_PTR_IS_ERR(request)) pending_.pop_back();
+    if (request == nullptr || UCS_PTR_IS_ERR(request)) release(pending_.back()), pending_.pop_back();
     if (UCS_PTR_IS_ERR(request)) fail("the host channel: a message", UCS_PTR_STATUS(request));
     if (request != nullptr) message.request = request;
   }
@@ -243,16 +272,22 @@ class UcxChannelLink final : public runtime::ChannelLink {
   }
 
   // The receiving side, run by whichever thread progresses the worker: applies a message to this
-  // PE's channel segment.
+  // PE's channel segment and, for what a step delivers, its regions.
   static ucs_status_t apply(void *arg, const void *, std::size_t, void *data, std::size_t length,
                             const ucp_am_recv_param_t *) {
-    const auto &segment = *static_cast<const std::span<std::byte> *>(arg);
+    const auto &e = *static_cast<const UcxEngine::Impl *>(arg);
     const auto *at = static_cast<const std::byte *>(data);
     const std::byte *end = at + length;
     while (end - at >= static_cast<std::ptrdiff_t>(sizeof(channel_message::Segment))) {
       channel_message::Segment header;
       std::memcpy(&header, at, sizeof header);
       at += sizeof header;
+      std::span<std::byte> segment = e.channel_segment;
+      if (header.kind >= channel_message::kRegion) {
+        const std::size_t region = header.kind - channel_message::kRegion;
+        if (region >= e.regions.size()) break;  // not a message of this job's layout: dropped
+        segment = {e.regions[region].shape.local, e.regions[region].shape.bytes};
+      }
       if (static_cast<std::size_t>(end - at) < header.bytes || header.offset > segment.size() ||
           segment.size() - header.offset < header.bytes) {
         break;  // not a message of this job's layout: dropped
@@ -272,6 +307,12 @@ class UcxChannelLink final : public runtime::ChannelLink {
   }
 
  private:
+  struct Pending {
+    ucs_status_ptr_t request;
+    runtime::Bytes bytes;  // the message, until UCX has sent it
+    int pe;
+  };
+
   void append(int pe, const channel_message::Segment &header, const void *source, std::size_t bytes) {
     runtime::Bytes &message = building_[pe];
     const auto *h = reinterpret_cast<const std::byte *>(&header);
@@ -289,18 +330,30 @@ class UcxChannelLink final : public runtime::ChannelLink {
         pending_.pop_front();  // freed by the wait; the others stay, freed at the end
         throw;
       }
+      release(pending_.front());
       pending_.pop_front();
     }
   }
 
-  struct Pending {
-    ucs_status_ptr_t request;
-    runtime::Bytes bytes;  // the message, until UCX has sent it
-    int pe;
-  };
+  // Messages' buffers are kept for the next ones: a message that delivers a collective's data
+  // is up to a MiB, and a buffer allocated anew for each faulted its pages in every time.
+  runtime::Bytes spare() {
+    if (spare_.empty()) return {};
+    runtime::Bytes buffer = std::move(spare_.back());
+    spare_.pop_back();
+    return buffer;
+  }
+  void release(Pending &message) {
+    if (spare_.size() >= building_.size() || message.bytes.capacity() > kKeptCapacity) return;
+    message.bytes.clear();
+    spare_.push_back(std::move(message.bytes));
+  }
+  static constexpr std::size_t kKeptCapacity = std::size_t{4} << 20;
+
   UcxEngine::Impl &e_;
   std::vector<runtime::Bytes> building_;  // per PE: the message of the push under way
   std::list<Pending> pending_;            // messages not yet known to have been sent
+  std::vector<runtime::Bytes> spare_;     // buffers of sent messages, emptied, for the next ones
 };
 
 UcxEngine::UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> regions, std::vector<bool> routed,
@@ -350,7 +403,7 @@ UcxEngine::UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> region
     handler.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
     handler.id = channel_message::kId;
     handler.cb = &UcxChannelLink::apply;
-    handler.arg = &e.channel_segment;
+    handler.arg = &e;
     check(ucp_worker_set_am_recv_handler(e.worker, &handler), "ucp_worker_set_am_recv_handler");
 
     for (Impl::Region &region : e.regions) {
@@ -455,19 +508,7 @@ UcxEngine::~UcxEngine() {
 }
 
 UcxEngine::Remote UcxEngine::locate(const void *address, std::size_t bytes) const {
-  const auto *p = static_cast<const std::byte *>(address);
-  for (std::size_t r = 0; r < impl_->regions.size(); ++r) {
-    const Impl::Region &region = impl_->regions[r];
-    for (std::size_t pe = 0; pe < region.shape.views.size(); ++pe) {
-      const std::byte *base = region.shape.views[pe];
-      if (!impl_->routed[pe] || base == nullptr || p < base) continue;
-      const auto at = static_cast<std::size_t>(p - base);
-      if (at < region.shape.bytes && bytes <= region.shape.bytes - at) {
-        return {static_cast<int>(pe), static_cast<int>(r), region.remote_base[pe] + at};
-      }
-    }
-  }
-  return {};
+  return impl_->locate(address, bytes);
 }
 
 namespace {

@@ -2,7 +2,7 @@
 // per PE, this PE's heap segment and static data registered, every peer's worker address, bases
 // and packed keys exchanged through the bootstrap store, endpoints made up front (DESIGN §11).
 // The host channel's pushes to other nodes are active messages that the receiving worker applies
-// to its channel segment in order.
+// in order to its channel segment and, for the data a collective's step delivers, to its regions.
 //
 // Puts and gets are UCX's; signals and word operations are UCX atomics, which over TCP the
 // target's worker applies with CPU atomics, so they agree with the target's own loads and atomics;

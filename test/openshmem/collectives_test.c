@@ -55,6 +55,56 @@ static void data_movement(shmem_team_t team) {
   shmem_free(src);
 }
 
+/* The same movements with blocks of `count` ints: past what a one-step call carries (256 bytes),
+ * then past what a step delivers to a PE of another node (64 KiB), where the data move otherwise. */
+static void data_movement_of(shmem_team_t team, size_t count) {
+  const int me = shmem_team_my_pe(team), n = shmem_team_n_pes(team);
+  /* allocation is on the world team: the same size on every PE, whatever its team */
+  int *src = shmem_malloc(count * shmem_n_pes() * sizeof(int));
+  int *dst = shmem_malloc(count * shmem_n_pes() * sizeof(int));
+  CHECK(src != NULL && dst != NULL, "%zu ints a block", count);
+  for (size_t i = 0; i < count * n; ++i) src[i] = datum(me, (int)i);
+
+  const int root = n - 1;
+  memset(dst, 0, count * sizeof(int));
+  CHECK(shmem_int_broadcast(team, dst, src, count, root) == 0, "broadcast of %zu", count);
+  for (size_t i = 0; i < count; ++i) CHECK(dst[i] == datum(root, (int)i), "broadcast of %zu [%zu]", count, i);
+  /* in place on the root: the others' dest is the root's source */
+  if (me != root) memset(src, 0, count * sizeof(int));
+  CHECK(shmem_int_broadcast(team, src, src, count, root) == 0, "broadcast in place of %zu", count);
+  for (size_t i = 0; i < count; ++i) CHECK(src[i] == datum(root, (int)i), "broadcast in place of %zu [%zu]", count, i);
+  for (size_t i = 0; i < count * n; ++i) src[i] = datum(me, (int)i);
+
+  memset(dst, 0, count * n * sizeof(int));
+  CHECK(shmem_int_fcollect(team, dst, src, count) == 0, "fcollect of %zu", count);
+  for (int p = 0; p < n; ++p)
+    for (size_t i = 0; i < count; ++i)
+      CHECK(dst[p * count + i] == datum(p, (int)i), "fcollect of %zu [%d][%zu]", count, p, i);
+
+  /* collect: team PE p contributes count - p elements */
+  memset(dst, 0, count * n * sizeof(int));
+  CHECK(shmem_int_collect(team, dst, src, count - (size_t)me) == 0, "collect of %zu", count);
+  for (int p = 0, at = 0; p < n; at += (int)count - p, ++p)
+    for (int i = 0; i < (int)count - p; ++i)
+      CHECK(dst[at + i] == datum(p, i), "collect of %zu [%d][%d]", count, p, i);
+
+  memset(dst, 0, count * n * sizeof(int));
+  CHECK(shmem_int_alltoall(team, dst, src, count) == 0, "alltoall of %zu", count);
+  for (int p = 0; p < n; ++p)
+    for (size_t i = 0; i < count; ++i)
+      CHECK(dst[p * count + i] == datum(p, (int)(me * count + i)), "alltoall of %zu [%d][%zu]", count, p, i);
+
+  /* a sum in place */
+  CHECK(shmem_int_sum_reduce(team, src, src, count) == 0, "sum_reduce of %zu", count);
+  for (size_t i = 0; i < count; ++i) {
+    int expect = 0;
+    for (int p = 0; p < n; ++p) expect += datum(p, (int)i);
+    CHECK(src[i] == expect, "sum_reduce of %zu [%zu]: %d, expected %d", count, i, src[i], expect);
+  }
+  shmem_free(dst);
+  shmem_free(src);
+}
+
 #define REDUCE_CHECK(TYPE, NAME, OP, EXPECT)                                                   \
   do {                                                                                         \
     CHECK(shmem_##NAME##_##OP##_reduce(team, dst, src, N) == 0, #NAME "_" #OP "_reduce");      \
@@ -200,6 +250,8 @@ static void back_to_back(shmem_team_t team) {
 static void on_team(shmem_team_t team) {
   CHECK(shmem_team_sync(team) == 0, "team_sync");
   data_movement(team);
+  data_movement_of(team, 1000);
+  data_movement_of(team, 100000);
   back_to_back(team);
 #define RUN_REDUCE(NAME, TYPE) reduce_##NAME(team);
 #define RUN_BITWISE(NAME, TYPE) bitwise_##NAME(team);
