@@ -23,6 +23,15 @@ for word in ("i32", "i64", "u64"):
         "notify", "wait", "putmem_signal", "signal_op", "signal_wait_until", "atomic_fetch_add",
         "atomic_compare_swap", "atomic_swap", "atomic_fetch", "atomic_set", "atomic_add")]
 
+# The template library's link names that the dialect's cuda path calls (a sample of each family).
+ENTRY_POINTS += ["_mlir_ciface_aclshmem_my_pe", "_mlir_ciface_aclshmem_n_pes", "_mlir_ciface_aclshmem_ptr_float_m1_m1",
+                 "_mlir_ciface_aclshmem_ptr_bfloat16_m0_m0", "_mlir_ciface_aclshmem_consume_token_float_ptr_2d_m2_m2",
+                 "_mlir_ciface_aclshmem_consume_token_int32_ptr_1d_m0_m0", "_mlir_ciface_aclshmem_wait_int32_m1",
+                 "_mlir_ciface_aclshmem_wait_double", "_mlir_ciface_aclshmemx_signal_op_m1",
+                 "_mlir_ciface_aclshmem_int64_p_m1", "_mlir_ciface_aclshmem_float_g_m0", "_mlir_ciface_aclshmem_quiet",
+                 "_mlir_ciface_aclshmem_putmem_signal_nbi", "_mlir_ciface_aclshmem_float_put_signal_nbi_m1_m1_m1",
+                 "_mlir_ciface_aclshmem_half_get_m1_m1"]
+
 failures = []
 
 
@@ -71,6 +80,9 @@ def main():
         program_wait = ptx_function(ptx, "tdist_program_wait_u64")
         expect("bar.sync" in program_wait and re.search(r"ld\.acquire\.(gpu|sys)", program_wait),
                "tdist_program_wait_u64 does not load with acquire and end with a CTA barrier")
+        point_put = ptx_function(ptx, "_mlir_ciface_aclshmem_int64_p_m1")
+        expect(re.search(r"st\.release\.(gpu|sys)", point_put),
+               "_mlir_ciface_aclshmem_int64_p_m1 (the dialect's 64-bit notify) does not store with release")
         run = subprocess.run([ptxas, "-arch=sm_90a", "-c", ptx_path, "-o", cubin], capture_output=True, text=True)
         expect(run.returncode == 0, f"ptxas failed: {run.stderr[:400]}")
 

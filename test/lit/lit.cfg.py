@@ -18,3 +18,12 @@ tool_dirs = [os.path.join(config.tdist_obj_root, "bin"), config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["tdist-opt", "mlir-opt"], tool_dirs)
 config.substitutions.append(("%tdist_libs", config.tdist_lib_dir))
 config.substitutions.append(("%examples", os.path.join(os.path.dirname(os.path.dirname(config.test_source_root)), "examples")))
+
+# The cuda pipeline links the device library's bitcode (built where clang++-22 is) and makes a
+# cubin with the CUDA toolkit's ptxas (found by CMake); tests that need them say so (REQUIRES).
+if config.tdist_device_bitcode and os.path.isfile(config.tdist_device_bitcode):
+    config.available_features.add("tdist-device-bitcode")
+    config.substitutions.append(("%tdist_device_bc", config.tdist_device_bitcode))
+if config.cuda_toolkit:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%cuda_toolkit", config.cuda_toolkit))

@@ -250,3 +250,246 @@ __device__ int tdist_fence() {
 }
 
 }  // extern "C"
+
+// ---- the template library, for the distributed dialect's cuda path ---------------------------
+// Compiled IR calls the device library by the link names of seed 001 §4.2 (docs/COMPILER.md):
+// `_mlir_ciface_` and the aclshmem symbol, `_m<rank>` per memref, with the C signatures of the cpu
+// backend's template library (host/template_library/generate_symbols.cpp), so that one IR file
+// links on both: a memref is a pointer to its descriptor (MLIR's C interface), a memref result the
+// first parameter; pe, n, sig_op and token are int32, element counts int64; sig_op is aclshmem's
+// (SET 0, ADD 1). A wait returns its token as an int32, the token type of the dialect's kernels,
+// where the cpu library returns an int64: x86-64 hands its low half to a caller that declared an
+// i32, but on the GPU a call whose type differs from its callee's is undefined (NVPTX makes it an
+// indirect call through a prototype of the caller's type). The cuda pipeline runs a program of the
+// grid as a block of one thread, so each of these is a thread-scope call, done by the caller.
+// barrier_all and sync_all are not here: called by every program of a grid they need the programs
+// to meet first (the cpu library's host/barrier.cpp), which a kernel of several blocks cannot do
+// without a grid barrier; a module that calls them does not link (ptxas names the symbol).
+namespace {
+
+// MLIR's descriptor of a strided memref of rank N. Its layout does not depend on the element type,
+// which only the link name carries.
+template <int N>
+struct MemRef {
+  void *allocated;
+  void *aligned;
+  std::int64_t offset;
+  std::int64_t sizes[N];
+  std::int64_t strides[N];
+};
+template <>
+struct MemRef<0> {
+  void *allocated;
+  void *aligned;
+  std::int64_t offset;
+};
+
+// The element a memref's offset points at: a slot, a signal or the start of a transfer.
+template <class T, int N>
+__device__ __forceinline__ T *first(const MemRef<N> *memref) {
+  return static_cast<T *>(memref->aligned) + memref->offset;
+}
+
+template <int N>
+__device__ __forceinline__ void symmAt(MemRef<N> *result, const MemRef<N> *in, std::int32_t pe) {
+  MemRef<N> moved = *in;
+  moved.allocated = dev::symm_at(in->allocated, pe);
+  moved.aligned = dev::symm_at(in->aligned, pe);
+  *result = moved;
+}
+
+template <int N>
+__device__ __forceinline__ void consumeToken(MemRef<N> *result, const MemRef<N> *in, std::int32_t token) {
+  const tdist::dl::Token made{static_cast<std::uint32_t>(token)};
+  MemRef<N> ready = *in;
+  ready.allocated = dev::consume_token(in->allocated, made);
+  ready.aligned = dev::consume_token(in->aligned, made);
+  *result = ready;
+}
+
+// The token folds the observed bits (dl.cuh); its low 32 bits carry the dependency as well.
+template <class T>
+__device__ __forceinline__ std::int32_t waitFor(T *slot, std::int32_t n, T value) {
+  return static_cast<std::int32_t>(dev::wait(slot, n, value).value);
+}
+
+// A point put is also how the dialect's 64-bit notify SET arrives (aclshmem_int64_p, seed 001
+// §3), and a notify is a release store (DESIGN §4), though OpenSHMEM's p promises no order: on the
+// cpu every x86 store is one; here a signal word takes signal_op's release store, and any other
+// element a fence before its store.
+template <class T>
+__device__ __forceinline__ void pointPut(T *dest, T value, std::int32_t pe) {
+  if constexpr (dev::detail::IntegerWord<T>) {
+    dev::signal_op(dest, value, tdist::shmem::SignalOp::Set, pe);
+  } else {
+    dev::fence();
+    dev::p(dest, value, pe);
+  }
+}
+
+__device__ __forceinline__ std::size_t bytesOf(std::int64_t nelems, std::size_t size) {
+  return static_cast<std::size_t>(nelems) * size;
+}
+
+}  // namespace
+
+// The element types of the link names ({type}) and how a kernel holds them; the 16-bit floating
+// types are only moved (symm_at, consume_token, puts and gets), as on the cpu.
+#define TDIST_SCALAR_ELEMENTS(X)                                                                   \
+  X(float, float)                                                                                  \
+  X(double, double)                                                                                \
+  X(int8, std::int8_t)                                                                             \
+  X(int16, std::int16_t)                                                                           \
+  X(int32, std::int32_t)                                                                           \
+  X(int64, std::int64_t)                                                                           \
+  X(uint8, std::uint8_t)                                                                           \
+  X(uint16, std::uint16_t)                                                                         \
+  X(uint32, std::uint32_t)                                                                         \
+  X(uint64, std::uint64_t)
+#define TDIST_ELEMENTS(X)                                                                          \
+  X(bfloat16, std::uint16_t)                                                                       \
+  X(half, std::uint16_t)                                                                           \
+  TDIST_SCALAR_ELEMENTS(X)
+
+extern "C" {
+
+// ---- identity --------------------------------------------------------------------------------
+__device__ std::int32_t _mlir_ciface_aclshmem_my_pe() { return dev::rank(); }
+__device__ std::int32_t _mlir_ciface_aclshmem_n_pes() { return dev::num_ranks(); }
+
+// ---- symm_at (aclshmem_ptr on a memref) and consume_token, by element type and rank -----------
+#define TDIST_CIFACE_SYMM_AT(NAME, N)                                                              \
+  __device__ void _mlir_ciface_aclshmem_ptr_##NAME##_m##N##_m##N(MemRef<N> *result, const MemRef<N> *in, \
+                                                                  std::int32_t pe) {               \
+    symmAt(result, in, pe);                                                                        \
+  }
+#define TDIST_CIFACE_CONSUME_TOKEN(NAME, N)                                                        \
+  __device__ void _mlir_ciface_aclshmem_consume_token_##NAME##_ptr_##N##d_m##N##_m##N(           \
+      MemRef<N> *result, const MemRef<N> *in, std::int32_t token) {                                \
+    consumeToken(result, in, token);                                                               \
+  }
+#define TDIST_CIFACE_MEMORY(NAME, T)                                                               \
+  TDIST_CIFACE_SYMM_AT(NAME, 0)                                                                    \
+  TDIST_CIFACE_SYMM_AT(NAME, 1)                                                                    \
+  TDIST_CIFACE_SYMM_AT(NAME, 2)                                                                    \
+  TDIST_CIFACE_SYMM_AT(NAME, 3)                                                                    \
+  TDIST_CIFACE_SYMM_AT(NAME, 4)                                                                    \
+  TDIST_CIFACE_CONSUME_TOKEN(NAME, 1)                                                              \
+  TDIST_CIFACE_CONSUME_TOKEN(NAME, 2)                                                              \
+  TDIST_CIFACE_CONSUME_TOKEN(NAME, 3)                                                              \
+  TDIST_CIFACE_CONSUME_TOKEN(NAME, 4)                                                              \
+  __device__ void _mlir_ciface_aclshmem_consume_token_##NAME##_ptr_1d_m0_m0(                      \
+      MemRef<0> *result, const MemRef<0> *in, std::int32_t token) {                                \
+    consumeToken(result, in, token);                                                               \
+  }
+TDIST_ELEMENTS(TDIST_CIFACE_MEMORY)
+#undef TDIST_CIFACE_MEMORY
+#undef TDIST_CIFACE_CONSUME_TOKEN
+#undef TDIST_CIFACE_SYMM_AT
+
+// ---- wait (slot, n, value) and the point put (dest, value, pe) and get (source, pe) -----------
+#define TDIST_CIFACE_WORD(NAME, T)                                                                 \
+  __device__ std::int32_t _mlir_ciface_aclshmem_wait_##NAME(T *slot, std::int32_t n, T value) {    \
+    return waitFor(slot, n, value);                                                                \
+  }                                                                                                \
+  __device__ std::int32_t _mlir_ciface_aclshmem_wait_##NAME##_m0(MemRef<0> *slot, std::int32_t n, T value) { \
+    return waitFor(first<T>(slot), n, value);                                                      \
+  }                                                                                                \
+  __device__ std::int32_t _mlir_ciface_aclshmem_wait_##NAME##_m1(MemRef<1> *slot, std::int32_t n, T value) { \
+    return waitFor(first<T>(slot), n, value);                                                      \
+  }                                                                                                \
+  __device__ void _mlir_ciface_aclshmem_##NAME##_p(T *dest, T value, std::int32_t pe) { pointPut(dest, value, pe); } \
+  __device__ void _mlir_ciface_aclshmem_##NAME##_p_m0(MemRef<0> *dest, T value, std::int32_t pe) { \
+    pointPut(first<T>(dest), value, pe);                                                           \
+  }                                                                                                \
+  __device__ void _mlir_ciface_aclshmem_##NAME##_p_m1(MemRef<1> *dest, T value, std::int32_t pe) { \
+    pointPut(first<T>(dest), value, pe);                                                           \
+  }                                                                                                \
+  __device__ T _mlir_ciface_aclshmem_##NAME##_g(T *source, std::int32_t pe) { return dev::g(source, pe); } \
+  __device__ T _mlir_ciface_aclshmem_##NAME##_g_m0(MemRef<0> *source, std::int32_t pe) {          \
+    return dev::g(first<T>(source), pe);                                                           \
+  }                                                                                                \
+  __device__ T _mlir_ciface_aclshmem_##NAME##_g_m1(MemRef<1> *source, std::int32_t pe) {          \
+    return dev::g(first<T>(source), pe);                                                           \
+  }
+TDIST_SCALAR_ELEMENTS(TDIST_CIFACE_WORD)
+#undef TDIST_CIFACE_WORD
+
+// ---- notify: aclshmemx_signal_op on an int32 signal (sig, value, sig_op, pe) ------------------
+__device__ void _mlir_ciface_aclshmemx_signal_op(std::int32_t *sig, std::int32_t value, std::int32_t sig_op,
+                                                 std::int32_t pe) {
+  dev::signal_op(sig, value, shmemOp(sig_op), pe);
+}
+__device__ void _mlir_ciface_aclshmemx_signal_op_m0(MemRef<0> *sig, std::int32_t value, std::int32_t sig_op,
+                                                    std::int32_t pe) {
+  dev::signal_op(first<std::int32_t>(sig), value, shmemOp(sig_op), pe);
+}
+__device__ void _mlir_ciface_aclshmemx_signal_op_m1(MemRef<1> *sig, std::int32_t value, std::int32_t sig_op,
+                                                    std::int32_t pe) {
+  dev::signal_op(first<std::int32_t>(sig), value, shmemOp(sig_op), pe);
+}
+
+// ---- ordering --------------------------------------------------------------------------------
+__device__ void _mlir_ciface_aclshmem_quiet() { dev::quiet(); }
+__device__ void _mlir_ciface_aclshmem_fence() { dev::fence(); }
+
+// ---- transfers: bytes (dest, source, bytes, pe), then by element type, pointers and memrefs ---
+__device__ void _mlir_ciface_aclshmem_putmem(void *dest, void *source, std::int64_t bytes, std::int32_t pe) {
+  dev::putmem(dest, source, bytesOf(bytes, 1), pe);
+}
+__device__ void _mlir_ciface_aclshmem_getmem(void *dest, void *source, std::int64_t bytes, std::int32_t pe) {
+  dev::getmem(dest, source, bytesOf(bytes, 1), pe);
+}
+__device__ void _mlir_ciface_aclshmem_putmem_nbi(void *dest, void *source, std::int64_t bytes, std::int32_t pe) {
+  dev::putmem_nbi(dest, source, bytesOf(bytes, 1), pe);
+}
+__device__ void _mlir_ciface_aclshmem_getmem_nbi(void *dest, void *source, std::int64_t bytes, std::int32_t pe) {
+  dev::getmem_nbi(dest, source, bytesOf(bytes, 1), pe);
+}
+__device__ void _mlir_ciface_aclshmem_putmem_signal(void *dest, void *source, std::int64_t bytes, std::int32_t *sig,
+                                                    std::int32_t signal, std::int32_t sig_op, std::int32_t pe) {
+  dev::putmem_signal(dest, source, bytesOf(bytes, 1), sig, signal, shmemOp(sig_op), pe);
+}
+__device__ void _mlir_ciface_aclshmem_putmem_signal_nbi(void *dest, void *source, std::int64_t bytes,
+                                                        std::int32_t *sig, std::int32_t signal, std::int32_t sig_op,
+                                                        std::int32_t pe) {
+  dev::putmem_signal_nbi(dest, source, bytesOf(bytes, 1), sig, signal, shmemOp(sig_op), pe);
+}
+
+#define TDIST_CIFACE_TRANSFER(NAME, T, KIND, MOVE)                                                 \
+  __device__ void _mlir_ciface_aclshmem_##NAME##_##KIND(T *dest, T *source, std::int64_t nelems,   \
+                                                        std::int32_t pe) {                         \
+    MOVE(dest, source, bytesOf(nelems, sizeof(T)), pe);                                            \
+  }                                                                                                \
+  __device__ void _mlir_ciface_aclshmem_##NAME##_##KIND##_m1_m1(MemRef<1> *dest, MemRef<1> *source, \
+                                                                std::int64_t nelems, std::int32_t pe) { \
+    MOVE(first<T>(dest), first<T>(source), bytesOf(nelems, sizeof(T)), pe);                        \
+  }
+#define TDIST_CIFACE_PUT_SIGNAL(NAME, T, KIND, MOVE)                                               \
+  __device__ void _mlir_ciface_aclshmem_##NAME##_##KIND(T *dest, T *source, std::int64_t nelems,   \
+                                                        std::int32_t *sig, std::int32_t signal,    \
+                                                        std::int32_t sig_op, std::int32_t pe) {    \
+    MOVE(dest, source, bytesOf(nelems, sizeof(T)), sig, signal, shmemOp(sig_op), pe);              \
+  }                                                                                                \
+  __device__ void _mlir_ciface_aclshmem_##NAME##_##KIND##_m1_m1_m1(                               \
+      MemRef<1> *dest, MemRef<1> *source, std::int64_t nelems, MemRef<1> *sig, std::int32_t signal, \
+      std::int32_t sig_op, std::int32_t pe) {                                                      \
+    MOVE(first<T>(dest), first<T>(source), bytesOf(nelems, sizeof(T)), first<std::int32_t>(sig), signal, \
+         shmemOp(sig_op), pe);                                                                     \
+  }
+#define TDIST_CIFACE_TRANSFERS(NAME, T)                                                            \
+  TDIST_CIFACE_TRANSFER(NAME, T, put, dev::putmem)                                                 \
+  TDIST_CIFACE_TRANSFER(NAME, T, get, dev::getmem)                                                 \
+  TDIST_CIFACE_TRANSFER(NAME, T, put_nbi, dev::putmem_nbi)                                         \
+  TDIST_CIFACE_TRANSFER(NAME, T, get_nbi, dev::getmem_nbi)                                         \
+  TDIST_CIFACE_PUT_SIGNAL(NAME, T, put_signal, dev::putmem_signal)                                 \
+  TDIST_CIFACE_PUT_SIGNAL(NAME, T, put_signal_nbi, dev::putmem_signal_nbi)
+TDIST_ELEMENTS(TDIST_CIFACE_TRANSFERS)
+#undef TDIST_CIFACE_TRANSFERS
+#undef TDIST_CIFACE_PUT_SIGNAL
+#undef TDIST_CIFACE_TRANSFER
+
+}  // extern "C"
+
+#undef TDIST_ELEMENTS
+#undef TDIST_SCALAR_ELEMENTS

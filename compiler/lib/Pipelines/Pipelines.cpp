@@ -5,6 +5,7 @@
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
@@ -12,6 +13,8 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -20,6 +23,9 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/BitVector.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include "tdist/Conversion/HIVMToCall/HIVMToCall.h"
 #include "tdist/Conversion/TritonDistributedToHIVM/TritonDistributedToHIVM.h"
@@ -77,19 +83,90 @@ static void buildLowerToLLVM(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
+// The stages the executable pipelines share: the Ascend pipeline's, then the
+// custom ops as calls of the template library's link names.
+static void buildLibraryCalls(OpPassManager &pm, bool injectBarrierAll) {
   AscendPipelineOptions adapter;
-  adapter.injectBarrierAll = options.injectBarrierAll.getValue();
+  adapter.injectBarrierAll = injectBarrierAll;
   buildTTIRStage(pm);
   buildTTAdapterStage(pm, adapter);
   pm.addPass(hivm::createConvertHIVMDistributedToCall());
   pm.addPass(createCanonicalizerPass());
+}
+
+void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options) {
+  buildLibraryCalls(pm, options.injectBarrierAll.getValue());
   // After the Ascend stages, which carry the marks as they are: the HIVM form
   // is the same with spans or without.
   TraceSpansPassOptions spans;
   spans.record = options.traceSpans.getValue();
   pm.addPass(createTraceSpansPass(spans));
   buildLowerToLLVM(pm);
+}
+
+// The device library is built with clang's -fcuda-short-ptr, the data layout
+// of Triton's modules (32-bit shared, constant and local pointers), which
+// NVPTX gives a target machine only through this option; the NVVM target's
+// machine would otherwise have 64-bit ones, and LLVM's linker warns about two
+// data layouts and keeps one.
+static void useShortDevicePointers() {
+  auto &&registered = llvm::cl::getRegisteredOptions();
+  auto option = registered.find("nvptx-short-ptr");
+  if (option != registered.end())
+    static_cast<llvm::cl::opt<bool> *>(option->second)->setValue(true);
+}
+
+// lib/libtdist_device.bc beside the program's bin/: in the build tree and in
+// an installation alike.
+static std::string defaultDeviceLibrary() {
+  std::string program = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&defaultDeviceLibrary));
+  SmallString<256> path(llvm::sys::path::parent_path(llvm::sys::path::parent_path(program)));
+  llvm::sys::path::append(path, "lib", "libtdist_device.bc");
+  return std::string(path);
+}
+
+LogicalResult buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options,
+                                function_ref<LogicalResult(const Twine &)> errorHandler) {
+  StringRef format = options.format.getValue();
+  if (!llvm::is_contained({"bin", "fatbin", "isa", "nvvm"}, format))
+    return errorHandler("tdist-cuda-pipeline: format=" + format +
+                        " is none of bin, fatbin, isa and nvvm");
+  std::string library = options.deviceLibrary.getValue();
+  if (library.empty())
+    library = defaultDeviceLibrary();
+  if (!llvm::sys::fs::is_regular_file(library))
+    return errorHandler("tdist-cuda-pipeline: no device library at " + library +
+                        " (build the target tdist_device_bitcode, which needs clang++-22, or "
+                        "name the file with device-library=PATH)");
+  useShortDevicePointers();
+
+  buildLibraryCalls(pm, options.injectBarrierAll.getValue());
+  dropTraceSpanMarks(pm);
+  pm.addPass(createMapProgramsToBlocksPass());
+  // A kernel's own code: loops of scalar loads and stores, run by the
+  // program's one thread.
+  pm.addPass(createMemRefCopyToLinalgPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createPlaceInGPUModulePass());
+
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip.getValue();
+  target.optLevel = 3;
+  target.linkLibs = {library};
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  if (format == "nvvm")
+    return success();
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.toolkit.getValue();
+  binary.compilationTarget = format.str();
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  return success();
 }
 
 // Each wait of a copy of the module gets its index as an attribute, which the
@@ -151,6 +228,23 @@ void registerPipelines() {
       "library), then tdist-trace-spans, then upstream's lowering of func, arith, scf, "
       "memref, linalg and math",
       buildCpuPipeline);
+  registerPassPipeline(
+      "tdist-cuda-pipeline",
+      "Compiles a kernel for the cuda backend: the cpu pipeline's stages up to "
+      "convert-hivm-distributed-to-call, each program of the grid as a thread block "
+      "(tdist-map-programs-to-blocks), upstream's lowering of linalg, memref and scf, "
+      "the functions in a gpu.module with the public ones as kernels "
+      "(tdist-place-in-gpu-module), the NVVM target with the device library's bitcode, "
+      "convert-gpu-to-nvvm and gpu-module-to-binary",
+      [](OpPassManager &pm, StringRef text, function_ref<LogicalResult(const Twine &)> errorHandler) {
+        CudaPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        return buildCudaPipeline(pm, options, errorHandler);
+      },
+      [](function_ref<void(const detail::PassOptions &)> describe) {
+        describe(CudaPipelineOptions());
+      });
 }
 
 } // namespace mlir::tdist

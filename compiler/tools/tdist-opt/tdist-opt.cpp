@@ -29,6 +29,7 @@ int main(int argc, char **argv) {
                   mlir::memref::MemRefDialect, mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
   mlir::func::registerInlinerExtension(registry);
   mlir::tdist::registerDialects(registry);
+  mlir::tdist::registerCudaTarget(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tdist optimizer driver\n", registry));
 }

@@ -9,6 +9,12 @@ namespace mlir::tdist {
 /// The distributed and hivm dialects.
 void registerDialects(DialectRegistry &registry);
 
+/// What tdist-cuda-pipeline needs of a tool besides its passes: the gpu and
+/// nvvm dialects, the convert-to-llvm interfaces of the dialects a kernel
+/// holds, the NVVM target's compilation interface, and the LLVM IR
+/// translations that gpu-module-to-binary runs (builtin, llvm, nvvm, gpu).
+void registerCudaTarget(DialectRegistry &registry);
+
 /// tdist's passes and named pipelines.
 void registerPassesAndPipelines();
 

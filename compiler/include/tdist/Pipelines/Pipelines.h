@@ -32,6 +32,33 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init(false)};
 };
 
+struct CudaPipelineOptions : public PassPipelineOptions<CudaPipelineOptions> {
+  Option<bool> injectBarrierAll{
+      *this, "inject-barrier-all",
+      llvm::cl::desc("Surround every communicating distributed op with barrier_all before "
+                     "lowering (the same debugging switch as the other pipelines')"),
+      llvm::cl::init(false)};
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("The GPU to compile for"),
+                           llvm::cl::init("sm_90a")};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What the gpu.module becomes: bin (a cubin, by ptxas), fatbin (cubin and PTX, "
+                     "by ptxas and fatbinary), isa (the PTX), or nvvm (no binary: the gpu.module "
+                     "in the LLVM and NVVM dialects)"),
+      llvm::cl::init("bin")};
+  Option<std::string> deviceLibrary{
+      *this, "device-library",
+      llvm::cl::desc("The device library's bitcode to link (libtdist_device.bc); by default "
+                     "lib/libtdist_device.bc beside the directory of the running program"),
+      llvm::cl::init("")};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("The CUDA toolkit whose bin/ptxas makes the binary and whose libdevice is "
+                     "linked; by default ptxas is looked for on PATH, then in CUDA_ROOT, "
+                     "CUDA_HOME or CUDA_PATH"),
+      llvm::cl::init("")};
+};
+
 /// The "ttir" stage of seed 001 §4.1: inline, canonicalize, cse, licm.
 void buildTTIRStage(OpPassManager &pm);
 
@@ -52,6 +79,19 @@ void buildAscendPipeline(OpPassManager &pm, const AscendPipelineOptions &options
 /// library's link names), then tdist-trace-spans (which records spans only
 /// with `trace-spans`), then upstream's lowering to LLVM. `tdist-cpu-pipeline`.
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
+
+/// Compiles a kernel for the cuda backend: the same stages as the cpu
+/// pipeline up to convert-hivm-distributed-to-call (calls of the template
+/// library's link names) with the marks of trace spans dropped, then each
+/// program of the grid as a thread block (tdist-map-programs-to-blocks),
+/// upstream's lowering of linalg, memref, affine and scf, the functions in a
+/// gpu.module whose public functions are kernels of one thread per block
+/// (tdist-place-in-gpu-module), the NVVM target for `chip` with the device
+/// library's bitcode to link, convert-gpu-to-nvvm, and gpu-module-to-binary
+/// (unless `format` is nvvm). `tdist-cuda-pipeline`. Fails when `format` is
+/// unknown or the device library is not found.
+LogicalResult buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options,
+                                function_ref<LogicalResult(const Twine &)> errorHandler);
 
 /// The waits of `module` that the Ascend pipeline's stages (and so the cpu
 /// pipeline, which starts with them) erase as dead code instead of lowering:

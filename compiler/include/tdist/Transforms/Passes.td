@@ -87,4 +87,71 @@ def TraceSpansPass : Pass<"tdist-trace-spans", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def MapProgramsToBlocksPass : Pass<"tdist-map-programs-to-blocks"> {
+  let summary = "Run each program of a kernel's grid as a GPU thread block";
+  let description = [{
+    For the cuda backend, after `convert-hivm-distributed-to-call`: a call
+    of `_mlir_ciface_tdist_program_id(axis)` becomes `gpu.block_id` and one
+    of `_mlir_ciface_tdist_num_programs(axis)` becomes `gpu.grid_dim`, in
+    the dimension x, y or z that the axis 0, 1 or 2 names, cast to the
+    call's integer type; the declarations go when nothing calls them. The
+    grid of programs is then the launch's grid of blocks, as on the cpu
+    backend it is the runner's grid of programs (`tdist-run --grid`).
+
+    A constant axis outside 0..2 is an error; an axis known only at run
+    time selects among the three, behind a `cf.assert` that it is in range.
+
+    ```mlir
+    %pid = func.call @_mlir_ciface_tdist_program_id(%c0_i32) : (i32) -> i32
+    // becomes
+    %block = gpu.block_id x
+    %pid = arith.index_cast %block : index to i32
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
+def MemRefCopyToLinalgPass : Pass<"tdist-memref-copy-to-linalg"> {
+  let summary = "Turn memref.copy into linalg.copy, whose loops a GPU kernel can run";
+  let description = [{
+    The LLVM lowering of a `memref.copy` between memrefs that are not both
+    contiguous is a call of `memrefCopy`, a function of MLIR's host runner
+    library that no GPU module has. As a `linalg.copy`, the copy becomes
+    loops of loads and stores (`convert-linalg-to-loops`) in the kernel
+    itself: `tdist-cuda-pipeline` runs this before that pass.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def PlaceInGPUModulePass : Pass<"tdist-place-in-gpu-module", "::mlir::ModuleOp"> {
+  let summary = "Move a module's functions into a gpu.module, its public functions as kernels";
+  let description = [{
+    For the cuda backend, once the functions are in upstream dialects that
+    `convert-gpu-to-nvvm` lowers: everything in the module moves into one
+    `gpu.module` (named by `module-name`), and the module becomes a
+    `gpu.container_module`. Every public function with a body becomes a
+    `gpu.func` kernel with `known_block_size = [1, 1, 1]`: a program of the
+    grid is one block of one thread (the cpu backend runs it on one thread
+    too), so that each call of the device library is made once per program.
+    Private functions stay functions of the device module.
+
+    `convert-gpu-to-nvvm` lowers every `func.func` of a `gpu.module` with
+    MLIR's C interface, so that a declaration `@f` is called as
+    `_mlir_ciface_f`. The template library's entry points without memrefs
+    are declared by their link names, which already carry that prefix
+    (`convert-hivm-distributed-to-call`): this pass removes it from those
+    declarations, and the lowering puts it back.
+
+    Errors: a kernel with results (a launch has nowhere to put them), a
+    kernel that another function calls, a name that the prefix's removal
+    would give twice, and a module that already holds a `gpu.module`.
+  }];
+  let options = [
+    Option<"moduleName", "module-name", "std::string", /*default=*/"\"tdist_kernels\"",
+           "The name of the gpu.module">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // TDIST_TRANSFORMS_PASSES
