@@ -15,7 +15,8 @@ import re
 import subprocess
 import sys
 
-SKIP = 77
+from cuda_tools import require_device_library_and_ptxas
+
 failures = []
 
 
@@ -97,12 +98,7 @@ def check_example(tdist_opt, path, library, toolkit):
 
 def main():
     tdist_opt, examples, library, toolkit = sys.argv[1:5]
-    if not library or not os.path.isfile(library):
-        print(f"skipped: no device library bitcode ({library or 'not built: no clang++-22'})")
-        sys.exit(SKIP)
-    if not toolkit or not os.access(os.path.join(toolkit, "bin", "ptxas"), os.X_OK):
-        print(f"skipped: no CUDA toolkit with ptxas ({toolkit or 'CMake found none'})")
-        sys.exit(SKIP)
+    require_device_library_and_ptxas(library, toolkit)
     paths = sorted(glob.glob(os.path.join(examples, "*.mlir")))
     expect(paths, f"no examples in {examples}")
     for path in paths:
