@@ -264,7 +264,8 @@ __device__ int tdist_fence() {
 // grid as a block of one thread, so each of these is a thread-scope call, done by the caller.
 // barrier_all and sync_all are not here: called by every program of a grid they need the programs
 // to meet first (the cpu library's host/barrier.cpp), which a kernel of several blocks cannot do
-// without a grid barrier; a module that calls them does not link (ptxas names the symbol).
+// without a grid barrier; the cuda pipeline reports a module that calls them
+// (tdist-check-device-library).
 namespace {
 
 // MLIR's descriptor of a strided memref of rank N. Its layout does not depend on the element type,

@@ -160,6 +160,9 @@ LogicalResult buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &op
   pm.addPass(createGpuNVVMAttachTarget(target));
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  CheckDeviceLibraryPassOptions check;
+  check.library = library;
+  pm.addNestedPass<gpu::GPUModuleOp>(createCheckDeviceLibraryPass(check));
   if (format == "nvvm")
     return success();
   GpuModuleToBinaryPassOptions binary;
@@ -235,7 +238,8 @@ void registerPipelines() {
       "(tdist-map-programs-to-blocks), upstream's lowering of linalg, memref and scf, "
       "the functions in a gpu.module with the public ones as kernels "
       "(tdist-place-in-gpu-module), the NVVM target with the device library's bitcode, "
-      "convert-gpu-to-nvvm and gpu-module-to-binary",
+      "convert-gpu-to-nvvm, the calls checked against the library "
+      "(tdist-check-device-library) and gpu-module-to-binary",
       [](OpPassManager &pm, StringRef text, function_ref<LogicalResult(const Twine &)> errorHandler) {
         CudaPipelineOptions options;
         if (failed(options.parseFromString(text)))

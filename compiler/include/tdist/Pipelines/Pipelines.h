@@ -87,7 +87,8 @@ void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 /// upstream's lowering of linalg, memref, affine and scf, the functions in a
 /// gpu.module whose public functions are kernels of one thread per block
 /// (tdist-place-in-gpu-module), the NVVM target for `chip` with the device
-/// library's bitcode to link, convert-gpu-to-nvvm, and gpu-module-to-binary
+/// library's bitcode to link, convert-gpu-to-nvvm, the module's calls checked
+/// against the library (tdist-check-device-library), and gpu-module-to-binary
 /// (unless `format` is nvvm). `tdist-cuda-pipeline`. Fails when `format` is
 /// unknown or the device library is not found.
 LogicalResult buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &options,

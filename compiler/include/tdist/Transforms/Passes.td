@@ -154,4 +154,25 @@ def PlaceInGPUModulePass : Pass<"tdist-place-in-gpu-module", "::mlir::ModuleOp">
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def CheckDeviceLibraryPass : Pass<"tdist-check-device-library", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Check that the device library defines every function a GPU module calls, with its type";
+  let description = [{
+    For the cuda backend, once a `gpu.module` is in the LLVM dialect
+    (`convert-gpu-to-nvvm`): every function it declares without a body must
+    be defined by the device library's bitcode (`library`), with the same
+    LLVM function type, except LLVM's intrinsics, libdevice's `__nv_`
+    functions and what the CUDA driver provides (`vprintf`, `__assertfail`,
+    `malloc`, `free`). A missing one is reported at its first call, which
+    carries the location of the distributed op it came from, instead of
+    ptxas's "Unresolved extern function" after the PTX is written; a type
+    that differs (a wait whose token is not the library's `i32`) would be an
+    undefined call through a prototype of the caller's type, and is an error
+    too. `tdist-cuda-pipeline` runs this before `gpu-module-to-binary`.
+  }];
+  let options = [
+    Option<"library", "library", "std::string", /*default=*/"",
+           "The device library's bitcode (or LLVM IR)">,
+  ];
+}
+
 #endif // TDIST_TRANSFORMS_PASSES
