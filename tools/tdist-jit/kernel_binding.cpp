@@ -65,8 +65,17 @@ void checkFits(std::span<const KernelParameter> parameters, std::span<const Argu
 }
 }  // namespace
 
+HeapAccess hostHeap() {
+  return HeapAccess{
+      .in_place = true,
+      .write = [](void *heap, const void *host, std::size_t bytes) { std::memcpy(heap, host, bytes); },
+      .read = [](void *host, const void *heap, std::size_t bytes) { std::memcpy(host, heap, bytes); },
+  };
+}
+
 KernelBinding::KernelBinding(std::span<const KernelParameter> parameters,
-                             std::span<const ArgumentSpec> specs, Context context) {
+                             std::span<const ArgumentSpec> specs, Context context, HeapAccess access)
+    : access_(access) {
   std::vector<ResolvedArgument> resolved;
   for (const ArgumentSpec &spec : specs) resolved.push_back(resolve(spec, context));
   checkFits(parameters, specs, resolved, context);
@@ -84,7 +93,7 @@ KernelBinding::KernelBinding(std::span<const KernelParameter> parameters,
     }
     // At least one byte, so that every buffer has its own symmetric address.
     slot.data = allocate(std::max<std::size_t>(slot.argument.bytes(), 1));
-    fillInitial(specs[index], slot.argument, context, slot.data);
+    fill(slot, specs[index], context);
     const std::size_t rank = slot.argument.shape.size();
     slot.descriptor.assign(3 + 2 * rank, 0);
     std::memcpy(&slot.descriptor[0], &slot.data, sizeof(void *));
@@ -100,9 +109,25 @@ KernelBinding::KernelBinding(std::span<const KernelParameter> parameters,
   }
 }
 
+void KernelBinding::fill(Slot &slot, const ArgumentSpec &spec, Context context) {
+  if (access_.in_place) {
+    fillInitial(spec, slot.argument, context, slot.data);
+    return;
+  }
+  slot.host.resize(slot.argument.bytes());
+  fillInitial(spec, slot.argument, context, slot.host.data());
+  access_.write(slot.data, slot.host.data(), slot.host.size());
+}
+
 void KernelBinding::refill(std::span<const ArgumentSpec> specs, Context context) {
   for (std::size_t index = 0; index < slots_.size(); ++index)
-    if (slots_[index].data) fillInitial(specs[index], slots_[index].argument, context, slots_[index].data);
+    if (slots_[index].data) fill(slots_[index], specs[index], context);
+}
+
+void KernelBinding::download() {
+  if (access_.in_place) return;
+  for (Slot &slot : slots_)
+    if (slot.data) access_.read(slot.host.data(), slot.data, slot.host.size());
 }
 
 KernelBinding::~KernelBinding() {

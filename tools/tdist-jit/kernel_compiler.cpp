@@ -9,6 +9,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -25,6 +26,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -70,6 +72,7 @@ void registerDialects(DialectRegistry &registry) {
                   memref::MemRefDialect, scf::SCFDialect, tensor::TensorDialect>();
   func::registerInlinerExtension(registry);
   mlir::tdist::registerDialects(registry);
+  mlir::tdist::registerCudaTarget(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
 }
@@ -177,6 +180,18 @@ void warnRemovedWaits(ModuleOp module) {
                           "distributed.consume_token";
 }
 
+// The cubin that tdist-cuda-pipeline made of the module: the one object of its gpu.binary.
+std::string cubinOf(ModuleOp module, Diagnostics &diagnostics) {
+  std::string cubin;
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute object : binary.getObjects())
+      if (auto gpuObject = dyn_cast<gpu::ObjectAttr>(object))
+        cubin = gpuObject.getObject().getValue().str();
+  });
+  if (cubin.empty()) diagnostics.fail("tdist-cuda-pipeline made no cubin");
+  return cubin;
+}
+
 llvm::orc::SymbolMap librarySymbols(llvm::orc::MangleAndInterner interner) {
   llvm::orc::SymbolMap symbols;
   auto add = [&](std::string_view name, void *address) {
@@ -237,11 +252,31 @@ std::unique_ptr<CompiledKernel> CompiledKernel::compile(const CompileOptions &op
   func::FuncOp entry = findEntry(*module, options, diagnostics);
   auto kernel = std::unique_ptr<CompiledKernel>(new CompiledKernel());
   kernel->parameters_ = describeParameters(entry, diagnostics);
-  entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(&context));
   rejectExternLibraries(*module, diagnostics);
   kernel->times_.parse_ms = stopwatch.lap();
 
   warnRemovedWaits(*module);
+  if (options.backend == Backend::Cuda) {
+    // Every public function becomes a kernel of the cubin; the others are not launched.
+    PassManager pm(&context);
+    mlir::tdist::CudaPipelineOptions pipeline;
+    pipeline.injectBarrierAll = options.inject_barrier_all;
+#ifdef TDIST_JIT_CUDA_TOOLKIT
+    // ptxas of the toolkit the build found, where it is still there; else PATH and CUDA_ROOT.
+    if (llvm::sys::fs::is_directory(TDIST_JIT_CUDA_TOOLKIT)) pipeline.toolkit = TDIST_JIT_CUDA_TOOLKIT;
+#endif
+    auto error = [&](const llvm::Twine &message) {
+      emitError(UnknownLoc::get(&context), message);
+      return failure();
+    };
+    if (failed(mlir::tdist::buildCudaPipeline(pm, pipeline, error)) || failed(pm.run(*module)))
+      diagnostics.fail("cannot compile '" + options.path + "' for the GPU");
+    kernel->cubin_ = cubinOf(*module, diagnostics);
+    kernel->warnings_ = diagnostics.take();
+    kernel->times_.lower_ms = stopwatch.lap();
+    return kernel;
+  }
+  entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(&context));
 
   PassManager pm(&context);
   mlir::tdist::CpuPipelineOptions pipeline;

@@ -4,6 +4,8 @@
 // of the device template library's link names) and JIT-compiled with MLIR's ExecutionEngine.
 // Every external symbol the lowered module calls is checked before compilation: a call the
 // device library cannot serve is reported with the location of the op that needs it.
+// For the cuda backend the kernel is compiled by tdist-cuda-pipeline instead, to a cubin that
+// links the device library's bitcode (which checks the calls as well); GpuKernel loads it.
 #pragma once
 
 #include <cstdint>
@@ -33,9 +35,12 @@ struct KernelParameter {
   static constexpr std::int64_t kDynamicSize = -1;
 };
 
+enum class Backend { Cpu, Cuda };
+
 struct CompileOptions {
   std::string path;                  // the .mlir file; "-" reads standard input
   std::string entry;                 // the kernel function
+  Backend backend = Backend::Cpu;    // cuda: a cubin of tdist-cuda-pipeline, not a JIT entry
   bool inject_barrier_all = false;   // distributed-inject-barrier-all before lowering
   int opt_level = 2;                 // LLVM optimization level, 0..3
   bool trace_spans = false;          // tdist-trace-spans: linalg ops and marked ops as trace spans
@@ -44,8 +49,8 @@ struct CompileOptions {
 // Where compilation spent its time, in milliseconds.
 struct CompileTimes {
   double parse_ms = 0;
-  double lower_ms = 0;   // tdist-cpu-pipeline and the symbol check
-  double jit_ms = 0;     // LLVM optimization and code generation
+  double lower_ms = 0;   // tdist-cpu-pipeline and the symbol check; on cuda the whole pipeline
+  double jit_ms = 0;     // LLVM optimization and code generation (none on cuda)
 };
 
 class CompiledKernel {
@@ -59,8 +64,10 @@ class CompiledKernel {
   // Warnings of the compilation, with their source lines; empty when there were none.
   const std::string &warnings() const { return warnings_; }
   // args[i] points at parameter i's value: a scalar of its type, or a pointer to a memref
-  // descriptor (MLIR's C interface). Safe to call from many programs at once.
+  // descriptor (MLIR's C interface). Safe to call from many programs at once. cpu only.
   void invoke(void **args) const { entry_(args); }
+  // The cuda backend's kernel: a cubin whose kernel has the entry's name; empty on cpu.
+  const std::string &cubin() const { return cubin_; }
 
  private:
   CompiledKernel() = default;
@@ -69,6 +76,7 @@ class CompiledKernel {
   CompileTimes times_;
   std::string warnings_;
   void (*entry_)(void **) = nullptr;
+  std::string cubin_;
 };
 
 }  // namespace tdist::jit

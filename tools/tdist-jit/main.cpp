@@ -9,8 +9,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tdist/error.h"
@@ -18,6 +20,7 @@
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
 #include "tools/tdist-jit/args/kernel_args.h"
+#include "tools/tdist-jit/gpu_kernel.h"
 #include "tools/tdist-jit/kernel_binding.h"
 #include "tools/tdist-jit/kernel_compiler.h"
 #include "tools/tdist-jit/runner_options.h"
@@ -59,8 +62,11 @@ Job parseJob(const RunnerOptions &options) {
 bool runChecks(const Job &job, const RunnerOptions &options, const KernelBinding &binding,
                Context context) {
   if (job.checks.empty()) return true;
-  auto *failed = static_cast<std::int32_t *>(
-      tdist::allocateZeroed(job.checks.size(), sizeof(std::int32_t)));
+  // Which checks failed here, published on the heap (through the binding's access to it: on cuda
+  // it is GPU memory) for PE 0 to read every PE's.
+  const std::size_t flag_bytes = job.checks.size() * sizeof(std::int32_t);
+  void *published = tdist::allocateZeroed(job.checks.size(), sizeof(std::int32_t));
+  std::vector<std::int32_t> failed(job.checks.size(), 0);
   bool ok = true;
   for (std::size_t c = 0; c < job.checks.size(); ++c) {
     const Check &check = job.checks[c];
@@ -83,13 +89,16 @@ bool runChecks(const Job &job, const RunnerOptions &options, const KernelBinding
     }
     ok = ok && failed[c] == 0;
   }
+  binding.access().write(published, failed.data(), flag_bytes);
   tdist::shmem::barrier_all();
   if (context.rank == 0) {
+    std::vector<std::vector<std::int32_t>> flags(context.npes, std::vector<std::int32_t>(job.checks.size()));
+    for (int pe = 0; pe < context.npes; ++pe)
+      binding.access().read(flags[pe].data(), tdist::peerPointer(published, pe), flag_bytes);
     for (std::size_t c = 0; c < job.checks.size(); ++c) {
       std::string failing;
       for (int pe = 0; pe < context.npes; ++pe) {
-        auto *theirs = static_cast<const std::int32_t *>(tdist::peerPointer(failed, pe));
-        if (theirs[c] != 0) failing += (failing.empty() ? "" : ", ") + std::to_string(pe);
+        if (flags[pe][c] != 0) failing += (failing.empty() ? "" : ", ") + std::to_string(pe);
       }
       if (failing.empty()) {
         std::printf("check '%s': passed on %s\n", job.checks[c].text.c_str(),
@@ -101,7 +110,7 @@ bool runChecks(const Job &job, const RunnerOptions &options, const KernelBinding
     std::fflush(stdout);
   }
   tdist::shmem::barrier_all();
-  tdist::deallocate(failed);
+  tdist::deallocate(published);
   return ok;
 }
 
@@ -149,23 +158,51 @@ void reportCompilation(const CompiledKernel &kernel, const RunnerOptions &option
   }
 }
 
+// The grid on this PE: programs on the PE's cores (cpu), or blocks on its GPU (cuda), done when
+// this returns.
+using Launcher = std::function<void(KernelBinding &)>;
+
+Launcher launcherFor(const CompiledKernel &kernel, const RunnerOptions &options) {
+  if (kernel.cubin().empty())
+    return [&kernel, grid = options.grid](KernelBinding &binding) {
+      tdist::launch(grid, [&] { kernel.invoke(binding.packed()); });
+    };
+#if TDIST_JIT_CUDA
+  auto gpu = std::make_shared<GpuKernel>(kernel.cubin(), options.entry);
+  return [gpu, &kernel, grid = options.grid](KernelBinding &binding) {
+    gpu->launch(grid, kernel.parameters(), binding.packed());
+  };
+#else
+  throw tdist::Error(tdist::ErrorCode::NotSupported, "this tdist-jit was built without the cuda backend");
+#endif
+}
+
+HeapAccess heapAccessFor(const CompiledKernel &kernel) {
+#if TDIST_JIT_CUDA
+  if (!kernel.cubin().empty()) return deviceHeap();
+#endif
+  return hostHeap();
+}
+
 int runKernel(const CompiledKernel &kernel, const Job &job, const RunnerOptions &options) {
   const Context context{tdist::myPe(), tdist::nPes()};
   if (context.rank == 0) reportCompilation(kernel, options);
-  KernelBinding binding(kernel.parameters(), job.specs, context);
+  const Launcher launch = launcherFor(kernel, options);
+  KernelBinding binding(kernel.parameters(), job.specs, context, heapAccessFor(kernel));
   std::vector<double> times;
   for (int run = 0; run < options.repeat; ++run) {
     if (run > 0) binding.refill(job.specs, context);
     // Every PE's buffers hold their initial values before any program touches them.
     tdist::shmem::barrier_all();
     const auto started = std::chrono::steady_clock::now();
-    tdist::launch(options.grid, [&] { kernel.invoke(binding.packed()); });
+    launch(binding);
     // Every PE's programs are done and their transfers have landed.
     tdist::shmem::barrier_all();
     times.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
   }
   if (context.rank == 0) reportTimes(options, context, times);
+  binding.download();
   const bool ok = runChecks(job, options, binding, context);
   printBuffers(options, binding, context);
   return ok ? 0 : kExitCheckFailed;
@@ -198,9 +235,16 @@ int main(int argc, char **argv) {
     // only then, so that an untraced kernel has no span calls at all.
     const char *trace_dir = std::getenv("TDIST_TRACE_DIR");
     const bool traced = trace_dir != nullptr && *trace_dir != '\0';
-    kernel = CompiledKernel::compile(CompileOptions{options.kernel_path, options.entry,
-                                                    options.inject_barrier_all, options.opt_level,
-                                                    options.trace_spans && traced});
+    // The backend the runtime will start (tdist-run --backend sets it for every PE): the
+    // kernel is compiled for it before the runtime starts.
+    const char *backend = std::getenv("TDIST_BACKEND");
+    const bool cuda = backend != nullptr && std::string_view(backend) == "cuda";
+    kernel = CompiledKernel::compile(CompileOptions{.path = options.kernel_path,
+                                                    .entry = options.entry,
+                                                    .backend = cuda ? Backend::Cuda : Backend::Cpu,
+                                                    .inject_barrier_all = options.inject_barrier_all,
+                                                    .opt_level = options.opt_level,
+                                                    .trace_spans = options.trace_spans && traced});
   } catch (const CompileError &error) {
     fail(error.what());
     return kExitCompile;

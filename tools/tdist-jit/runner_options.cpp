@@ -23,6 +23,8 @@ constexpr const char *kUsageLines =
 constexpr const char *kDescription =
     R"(Each PE parses and lowers the module (tdist-cpu-pipeline), JIT-compiles it, allocates the
 kernel's buffer arguments on the symmetric heap, launches the grid, and checks the results.
+On the cuda backend (TDIST_BACKEND=cuda, tdist-run --backend cuda) the module becomes a cubin
+(tdist-cuda-pipeline) that runs each program as a block of one thread on the PE's GPU.
 Options may come before or after the kernel and its arguments; "--" only separates.)";
 
 constexpr const char *kFooter =
