@@ -221,7 +221,6 @@ class Stopwatch {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-CompiledKernel::~CompiledKernel() = default;
 
 std::unique_ptr<CompiledKernel> CompiledKernel::compile(const CompileOptions &options) {
   static const bool targetReady = [] {
@@ -302,7 +301,7 @@ std::unique_ptr<CompiledKernel> CompiledKernel::compile(const CompileOptions &op
   kernel->entry_ = *entryPoint;
   kernel->warnings_ = diagnostics.take();
   kernel->times_.jit_ms = stopwatch.lap();
-  kernel->engine_ = std::move(*engine);
+  kernel->engine_ = {engine->release(), [](ExecutionEngine *engine) { delete engine; }};
   return kernel;
 }
 

@@ -55,9 +55,10 @@ struct CompileTimes {
 
 class CompiledKernel {
  public:
-  // Throws CompileError.
+  // Throws CompileError. Not in a tdist-jit built without the compiler (TDIST_JIT_COMPILER 0).
   static std::unique_ptr<CompiledKernel> compile(const CompileOptions &options);
-  ~CompiledKernel();
+  // A cuda kernel compiled before (kernel_cache.h): its parameters and cubin.
+  static std::unique_ptr<CompiledKernel> prebuilt(std::vector<KernelParameter> parameters, std::string cubin);
 
   const std::vector<KernelParameter> &parameters() const { return parameters_; }
   const CompileTimes &times() const { return times_; }
@@ -71,7 +72,8 @@ class CompiledKernel {
 
  private:
   CompiledKernel() = default;
-  std::unique_ptr<mlir::ExecutionEngine> engine_;
+  // Deleted by a function of kernel_compiler.cpp, so that this header's users need no MLIR.
+  std::unique_ptr<mlir::ExecutionEngine, void (*)(mlir::ExecutionEngine *)> engine_{nullptr, nullptr};
   std::vector<KernelParameter> parameters_;
   CompileTimes times_;
   std::string warnings_;

@@ -6,9 +6,13 @@
 // collectively, synchronise, launch the grid, synchronise again and check the results; PE 0
 // prints one summary line per check for the whole job.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <functional>
 #include <memory>
 #include <string>
@@ -22,6 +26,7 @@
 #include "tools/tdist-jit/args/kernel_args.h"
 #include "tools/tdist-jit/gpu_kernel.h"
 #include "tools/tdist-jit/kernel_binding.h"
+#include "tools/tdist-jit/kernel_cache.h"
 #include "tools/tdist-jit/kernel_compiler.h"
 #include "tools/tdist-jit/runner_options.h"
 
@@ -149,13 +154,56 @@ void reportCompilation(const CompiledKernel &kernel, const RunnerOptions &option
     std::fprintf(stderr, "%s", kernel.warnings().c_str());
     std::fflush(stderr);
   }
-  if (options.verbose) {
-    const CompileTimes &times = kernel.times();
+  const CompileTimes &times = kernel.times();
+  if (options.verbose && times.parse_ms + times.lower_ms + times.jit_ms > 0) {  // none: from the cache
     std::printf("%s: compiled in %.1f ms (parse %.1f, lower %.1f, JIT %.1f) at -O%d\n",
                 options.entry.c_str(), times.parse_ms + times.lower_ms + times.jit_ms,
                 times.parse_ms, times.lower_ms, times.jit_ms, options.opt_level);
     std::fflush(stdout);
   }
+}
+
+// The kernel for the backend the runtime will start. On cuda it comes from the kernel cache
+// where the cache holds it (kernel_cache.h), else it is compiled and kept there; `note` says
+// which, for --verbose and --compile-only.
+std::unique_ptr<CompiledKernel> kernelFor(const CompileOptions &compile, std::string *note) {
+  if (compile.backend != Backend::Cuda) {
+#if TDIST_JIT_COMPILER
+    return CompiledKernel::compile(compile);
+#else
+    throw CompileError("this tdist-jit was built without the compiler (no MLIR where it was built): it runs "
+                       "kernels on the cuda backend from the kernel cache only (docs/IR_KERNELS.md)");
+#endif
+  }
+  const std::string directory = kernelCacheDirectory();
+  std::string key;
+  if (compile.path != "-" && !directory.empty()) {
+    std::ifstream in(compile.path, std::ios::binary);
+    if (!in) throw CompileError("cannot read " + compile.path + ": " + std::strerror(errno));
+    const std::string source{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    key = kernelCacheKey(compile, source);
+    if (std::unique_ptr<CompiledKernel> cached = loadCachedKernel(directory, key)) {
+      *note = "taken from the kernel cache: " + directory + "/" + key + ".tdk";
+      return cached;
+    }
+  }
+#if TDIST_JIT_COMPILER
+  std::unique_ptr<CompiledKernel> kernel = CompiledKernel::compile(compile);
+  if (!key.empty()) {
+    try {
+      *note = "compiled, kept in the kernel cache: " + storeCachedKernel(directory, key, *kernel);
+    } catch (const CompileError &error) {
+      *note = std::string("compiled, not kept: ") + error.what();
+    }
+  }
+  return kernel;
+#else
+  throw CompileError(compile.path + " (entry " + compile.entry + ") is not in the kernel cache" +
+                     (directory.empty() ? " (there is none: set TDIST_KERNEL_CACHE)" : " " + directory) +
+                     ", and this tdist-jit was built without the compiler: compile it where tdist-jit has one "
+                     "(TDIST_BACKEND=cuda tdist-jit --compile-only --entry " + compile.entry + " " + compile.path +
+                     ") and copy the cache here (docs/IR_KERNELS.md)");
+#endif
 }
 
 // The grid on this PE: programs on the PE's cores (cpu), or blocks on its GPU (cuda), done when
@@ -184,9 +232,10 @@ HeapAccess heapAccessFor(const CompiledKernel &kernel) {
   return hostHeap();
 }
 
-int runKernel(const CompiledKernel &kernel, const Job &job, const RunnerOptions &options) {
+int runKernel(const CompiledKernel &kernel, const Job &job, const RunnerOptions &options, const std::string &note) {
   const Context context{tdist::myPe(), tdist::nPes()};
   if (context.rank == 0) reportCompilation(kernel, options);
+  if (context.rank == 0 && options.verbose && !note.empty()) std::printf("%s: %s\n", options.entry.c_str(), note.c_str());
   const Launcher launch = launcherFor(kernel, options);
   KernelBinding binding(kernel.parameters(), job.specs, context, heapAccessFor(kernel));
   std::vector<double> times;
@@ -230,6 +279,7 @@ int main(int argc, char **argv) {
   }
 
   std::unique_ptr<CompiledKernel> kernel;
+  std::string note;
   try {
     // tdist-run --trace gives every PE the folder of its event files: spans are compiled in
     // only then, so that an untraced kernel has no span calls at all.
@@ -239,15 +289,21 @@ int main(int argc, char **argv) {
     // kernel is compiled for it before the runtime starts.
     const char *backend = std::getenv("TDIST_BACKEND");
     const bool cuda = backend != nullptr && std::string_view(backend) == "cuda";
-    kernel = CompiledKernel::compile(CompileOptions{.path = options.kernel_path,
-                                                    .entry = options.entry,
-                                                    .backend = cuda ? Backend::Cuda : Backend::Cpu,
-                                                    .inject_barrier_all = options.inject_barrier_all,
-                                                    .opt_level = options.opt_level,
-                                                    .trace_spans = options.trace_spans && traced});
+    kernel = kernelFor(CompileOptions{.path = options.kernel_path,
+                                      .entry = options.entry,
+                                      .backend = cuda ? Backend::Cuda : Backend::Cpu,
+                                      .inject_barrier_all = options.inject_barrier_all,
+                                      .opt_level = options.opt_level,
+                                      .trace_spans = options.trace_spans && traced},
+                       &note);
   } catch (const CompileError &error) {
     fail(error.what());
     return kExitCompile;
+  }
+  if (options.compile_only) {
+    reportCompilation(*kernel, options);
+    std::printf("%s: %s\n", options.entry.c_str(), note.empty() ? "compiled" : note.c_str());
+    return 0;
   }
 
   try {
@@ -258,7 +314,7 @@ int main(int argc, char **argv) {
   }
   int status = 0;
   try {
-    status = runKernel(*kernel, job, options);
+    status = runKernel(*kernel, job, options, note);
   } catch (const ArgumentError &error) {
     fail("PE " + std::to_string(tdist::myPe()) + ": " + error.what());
     std::fflush(stderr);

@@ -128,6 +128,9 @@ void describeCommandLine(CLI::App &app, Parsed &parsed) {
                   "LLVM optimization level, -O0 .. -O3 (default -O2)");
   addFlag(app, "-v,--verbose", options.verbose,
           "PE 0 reports how long parsing, lowering and JIT compilation took");
+  addFlag(app, "--compile-only", options.compile_only,
+          "compile the kernel for the backend TDIST_BACKEND names and run nothing\n"
+          "(outside tdist-run; on cuda it goes into the kernel cache, docs/IR_KERNELS.md)");
   addFlag(app, "-h,--help", options.help, "show this help");
   app.add_option("ARG", parsed.words, "the kernel (a .mlir module), then one ARG per kernel parameter")
       ->type_name("");

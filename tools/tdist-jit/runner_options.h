@@ -29,6 +29,7 @@ struct RunnerOptions {
   std::optional<double> atol;
   int repeat = 1;                       // runs of the kernel, each from the initial values
   bool verbose = false;                 // PE 0 reports compile times
+  bool compile_only = false;            // compile (cuda: into the kernel cache), run nothing
   bool help = false;
 };
 
