@@ -14,14 +14,18 @@
 // step and there is nothing left to protect. Not on the active sets' index (oneStep).
 //
 // Across nodes a pull is a round trip through the network, and a step a one-way message. So
-// what a member of another node needs travels with a step instead: broadcast, collect, fcollect
-// and alltoall deliver up to kDeliveredBytes a member into its dest with the last step; a
-// reduction of up to kInboxBytes sends every source to the other nodes' members' inboxes with a
-// step of its own, and needs a last step only where two members share a node.
+// what a member of another node needs travels with a step instead. Where every member is alone
+// on its node, a call of up to kInboxBytes a member is ONE step: each member's bytes go to the
+// others' inboxes with the agreement (HostChannel::takeInbox says why they are not overwritten
+// too soon). Where members share a node: broadcast, collect, fcollect and alltoall deliver up to
+// kDeliveredBytes a member into its dest with the last step; a reduction of up to kInboxBytes
+// sends every source to the other nodes' members' inboxes with a step of its own, then a last
+// step keeps the sources for the members of each node.
 #include <algorithm>
 #include <complex>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -104,9 +108,12 @@ class TeamCollective {
   }
 
   // The first step: every member's record (index = team PE). `compare_bytes`: arg0 must match.
-  // `carried`: this PE's bytes for the others, beside its record (a one-step collective).
+  // `carried`: this PE's bytes for the others, beside its record (a one-step collective). With
+  // deliveries to inboxes (a one-step call through them, below), `taken` runs on the records
+  // as soon as the step ends, before any check can throw: it takes what each member delivered.
   std::vector<CollectiveRecord> agree(std::uint64_t bytes, std::uint64_t arg1, std::uint64_t arg2, bool compare_bytes,
-                                      std::span<const std::byte> carried = {}) {
+                                      std::span<const std::byte> carried = {},
+                                      const std::function<void(std::span<const CollectiveRecord>)> &taken = {}) {
     CollectiveRecord mine{};
     mine.op = CollectiveOp::Exchange;
     mine.api = call_.api;
@@ -114,8 +121,11 @@ class TeamCollective {
     mine.arg0 = bytes;
     mine.arg1 = arg1;
     mine.arg2 = arg2;
+    if (local_error_) deliveries_.clear();
     auto all = runtime::agreeOnStep(state_, *team_, mine, local_error_ ? std::span<const std::byte>{} : carried,
-                                    call_.call);
+                                    deliveries_, call_.call);
+    deliveries_.clear();
+    if (taken) taken(all);
     for (const CollectiveRecord &r : all) {
       if (r.api != mine.api || r.arg1 != arg1 || r.arg2 != arg2 || (compare_bytes && r.arg0 != bytes)) {
         throw Error(ErrorCode::CollectiveMismatch,
@@ -195,16 +205,50 @@ class TeamCollective {
     return std::adjacent_find(nodes.begin(), nodes.end()) != nodes.end();
   }
   // One step that puts this PE's bytes at source into the inbox of it of every member of
-  // another node; after it, each such member's bytes are at inbox(member).
-  void deliverToInboxes(const void *source, std::size_t bytes) {
+  // another node; returns, per member, what it delivered here (null: a member of this node).
+  std::vector<const std::byte *> deliverToInboxes(const void *source, std::size_t bytes) {
     for (int member = 0; member < size(); ++member) {
       const int pe = team_->worldPe(member);
       if (state_.channel.mirrored(pe)) deliveries_.push_back({pe, nullptr, source, bytes});
     }
     runtime::teamSync(state_, *team_, CollectiveOp::Sync, call_.api, deliveries_, call_.call);
     deliveries_.clear();
+    std::vector<const std::byte *> inboxes(size(), nullptr);
+    for (int member = 0; member < size(); ++member) {
+      const int pe = team_->worldPe(member);
+      if (state_.channel.mirrored(pe)) inboxes[member] = state_.channel.takeInbox(pe);
+    }
+    return inboxes;
   }
-  const std::byte *inbox(int member) const { return state_.channel.inbox(team_->worldPe(member)); }
+
+  // Whether a call in which each member sends `bytes` to another goes in ONE step through the
+  // inboxes: more than a one-step call carries, at most an inbox, and every member alone on its
+  // node, so that no member reads another's memory in place and nothing is left to protect
+  // after the step. Alike on every member for the same call (agreed sizes, the job's nodes).
+  // `each`: what a member sends another; `total`: what one carries in all (alltoall: each block).
+  // Not on whether this PE failed a local check: it takes the others' deliveries all the same.
+  bool oneStepThroughInboxes(std::size_t each, std::size_t total) const {
+    return total > runtime::kCarriedBytes && each > 0 && each <= runtime::kInboxBytes && size() > 1 &&
+           hostViewsHeap(state_) && state_.channel.anyMirrored() && !sharesANode();
+  }
+  bool failedHere() const { return local_error_.has_value(); }
+  // bytes at source (this PE's memory) for member's inbox of this PE, with the agreement.
+  void deliverWithAgreement(int member, const void *source, std::size_t bytes) {
+    deliveries_.push_back({team_->worldPe(member), nullptr, source, bytes});
+  }
+  // After a one-step call through the inboxes: what each member delivered here, for the members
+  // whose record says they did (`sent`: whether a record's member sent to this PE), taken from
+  // the inboxes whatever the call's checks find, so that the next delivery is found in turn.
+  template <class Sent>
+  std::vector<const std::byte *> takeDelivered(std::span<const CollectiveRecord> all, Sent &&sent) {
+    std::vector<const std::byte *> inboxes(size(), nullptr);
+    for (int member = 0; member < size(); ++member) {
+      if (member != me() && all[member].status == 0 && sent(all[member], member)) {
+        inboxes[member] = state_.channel.takeInbox(team_->worldPe(member));
+      }
+    }
+    return inboxes;
+  }
 
   // bytes of this PE's source into member's copy of dest at offset, with the last step.
   void deliver(int member, void *dest, std::size_t offset, const void *source, std::size_t bytes) {
@@ -301,6 +345,21 @@ void broadcast(int team, void *dest, const void *source, std::size_t bytes, int 
     if (bytes != 0 && !(carrier && (skip_root || dest == source))) std::memcpy(dest, collective.carried(root), bytes);
     return;
   }
+  if (collective.oneStepThroughInboxes(bytes, bytes)) {  // the root's bytes to every inbox, with the agreement
+    const bool carrier = collective.me() == root;
+    for (int member = 0; carrier && !collective.failedHere() && member < collective.size(); ++member) {
+      if (member != root) collective.deliverWithAgreement(member, collective.local(source, bytes).data(), bytes);
+    }
+    std::vector<const std::byte *> from;
+    collective.agree(bytes, static_cast<std::uint64_t>(root), 0, true, {}, [&](auto all) {
+      from = collective.takeDelivered(all, [&](const CollectiveRecord &r, int member) {
+        return r.arg1 == static_cast<std::uint64_t>(member) && collective.oneStepThroughInboxes(r.arg0, r.arg0);
+      });
+    });
+    if (!carrier) std::memcpy(dest, from[root], bytes);
+    else if (!skip_root && dest != source) std::memcpy(dest, source, bytes);
+    return;
+  }
   collective.agree(bytes, static_cast<std::uint64_t>(root), 0, true);
   collective.moveThenSync([&] {
     if (collective.me() == root) {
@@ -323,6 +382,22 @@ void collect(int team, void *dest, const void *source, std::size_t bytes, bool f
     collective.agree(bytes, 0, 0, true, collective.local(source, bytes));
     for (int member = 0; bytes != 0 && member < collective.size(); ++member)
       std::memcpy(static_cast<std::byte *>(dest) + member * bytes, collective.carried(member), bytes);
+    return;
+  }
+  if (fixed && collective.oneStepThroughInboxes(bytes, bytes)) {  // every member's block to every inbox
+    for (int member = 0; !collective.failedHere() && member < collective.size(); ++member) {
+      if (member != collective.me()) collective.deliverWithAgreement(member, collective.local(source, bytes).data(), bytes);
+    }
+    std::vector<const std::byte *> from;
+    collective.agree(bytes, 0, 0, true, {}, [&](auto all) {
+      from = collective.takeDelivered(all, [&](const CollectiveRecord &r, int) {
+        return collective.oneStepThroughInboxes(r.arg0, r.arg0);
+      });
+    });
+    for (int member = 0; member < collective.size(); ++member) {
+      const void *block = member == collective.me() ? collective.local(source, bytes).data() : from[member];
+      std::memcpy(static_cast<std::byte *>(dest) + member * bytes, block, bytes);
+    }
     return;
   }
   auto all = collective.agree(bytes, 0, 0, fixed);
@@ -357,6 +432,27 @@ void alltoall(int team, void *dest, const void *source, std::size_t bytes, const
     for (int member = 0; bytes != 0 && member < collective.size(); ++member)
       std::memcpy(static_cast<std::byte *>(dest) + member * bytes, collective.carried(member) + collective.me() * bytes,
                   bytes);
+    return;
+  }
+  if (collective.oneStepThroughInboxes(bytes, bytes * collective.size())) {  // block m to member m's inbox
+    const int me = collective.me();
+    for (int member = 0; !collective.failedHere() && member < collective.size(); ++member) {
+      if (member != me) {
+        collective.deliverWithAgreement(member, collective.local(source, bytes * collective.size()).data() + member * bytes,
+                                        bytes);
+      }
+    }
+    std::vector<const std::byte *> from;
+    collective.agree(bytes, 0, 0, true, {}, [&](auto all) {
+      from = collective.takeDelivered(all, [&](const CollectiveRecord &r, int) {
+        return collective.oneStepThroughInboxes(r.arg0, r.arg0 * collective.size());
+      });
+    });
+    for (int member = 0; member < collective.size(); ++member) {
+      const void *block = member == me ? collective.local(source, bytes * collective.size()).data() + me * bytes
+                                       : from[member];
+      std::memcpy(static_cast<std::byte *>(dest) + member * bytes, block, bytes);
+    }
     return;
   }
   collective.agree(bytes, 0, 0, true);
@@ -422,13 +518,35 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
     std::memcpy(dest, result.data(), bytes);
     return;
   }
+  if (collective.oneStepThroughInboxes(bytes, bytes)) {  // every source to every inbox, with the agreement
+    for (int member = 0; !collective.failedHere() && member < collective.size(); ++member) {
+      if (member != collective.me()) collective.deliverWithAgreement(member, collective.local(source, bytes).data(), bytes);
+    }
+    std::vector<const std::byte *> from;
+    collective.agree(bytes, static_cast<std::uint64_t>(op), sizeof(T), true, {}, [&](auto all) {
+      from = collective.takeDelivered(all, [&](const CollectiveRecord &r, int) {
+        return collective.oneStepThroughInboxes(r.arg0, r.arg0);
+      });
+    });
+    from[collective.me()] = collective.local(source, bytes).data();
+    T *result = Scratch::take<T>(Scratch::Result, nreduce);
+    std::memcpy(result, from[0], bytes);
+    for (int member = 1; member < collective.size(); ++member) {
+      const T *values = reinterpret_cast<const T *>(from[member]);
+      for (std::size_t k = 0; k < nreduce; ++k) result[k] = combine(op, result[k], values[k]);
+    }
+    put(dest, result, bytes, collective.state().my_pe, true, call.call);
+    Scratch::trim();
+    return;
+  }
   collective.agree(bytes, static_cast<std::uint64_t>(op), sizeof(T), true);
   T *result = Scratch::take<T>(Scratch::Result, nreduce);
   // Across nodes, a call that fits the inboxes sends every member's source to the members of
   // other nodes with a step of its own (a one-way message) instead of their pulls (a round trip
   // each); a last step then only keeps this PE's source for the members of its node.
   const bool inboxes = collective.throughInboxes(bytes);
-  if (inboxes) collective.deliverToInboxes(source, bytes);
+  std::vector<const std::byte *> from;
+  if (inboxes) from = collective.deliverToInboxes(source, bytes);
   collective.moveThenSync([&] {
     if (nreduce == 0) return;
     RuntimeState &state = collective.state();
@@ -436,8 +554,8 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
       // The peer's copy: delivered to its inbox here, read in place where the host has a view of
       // it, else pulled here first.
       const T *values = nullptr;
-      if (inboxes && state.channel.mirrored(collective.team().worldPe(member))) {
-        values = reinterpret_cast<const T *>(collective.inbox(member));
+      if (inboxes && from[member] != nullptr) {
+        values = reinterpret_cast<const T *>(from[member]);
       } else {
         const std::byte *remote =
             runtime::peerAddress(state, source, bytes, collective.team().worldPe(member), call.call, "source");

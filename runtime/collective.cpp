@@ -199,6 +199,12 @@ std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team,
 
 std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team, const CollectiveRecord &record,
                                           std::span<const std::byte> carried, const char *call) {
+  return agreeOnStep(state, team, record, carried, {}, call);
+}
+
+std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team, const CollectiveRecord &record,
+                                          std::span<const std::byte> carried,
+                                          std::span<const HostChannel::Delivery> deliveries, const char *call) {
   if (carried.size() > kCarriedBytes) {
     throw Error(ErrorCode::Internal, std::string(call) + ": " + std::to_string(carried.size()) +
                                          " bytes to carry in one step, more than " + std::to_string(kCarriedBytes));
@@ -207,7 +213,7 @@ std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team, c
   const std::uint64_t sequence = team.sequence + 1;
   if (!carried.empty())
     std::memcpy(state.channel.local().carried[teamIndex(state, team)][sequence & 1], carried.data(), carried.size());
-  return membersRecords(state, team, step(state, team, record, call, carried.size()));
+  return membersRecords(state, team, step(state, team, record, call, carried.size(), deliveries));
 }
 
 const std::byte *carriedBy(const RuntimeState &state, const TeamInfo &team, int member) {

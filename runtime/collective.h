@@ -20,6 +20,10 @@ std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team,
 // member's carried bytes are at carriedBy(state, team, member) until this PE's next step on team.
 std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team, const CollectiveRecord &record,
                                           std::span<const std::byte> carried, const char *call);
+// The same step delivering data to members of other nodes as well (teamSync's deliveries below).
+std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team, const CollectiveRecord &record,
+                                          std::span<const std::byte> carried,
+                                          std::span<const HostChannel::Delivery> deliveries, const char *call);
 const std::byte *carriedBy(const RuntimeState &state, const TeamInfo &team, int member);
 
 // teamSync (teams.h) that also delivers data to members of other nodes: each delivery's bytes

@@ -100,9 +100,9 @@ constexpr std::size_t kControlBytes = (sizeof(ControlBlock) + 4095) / 4096 * 409
 
 // A PE's slot of a channel segment: its ControlBlock (or the mirror of a PE of another node),
 // then that PE's inbox: what a PE of another node delivers to this one with a collective's step
-// (a reduction's contribution), at most kInboxBytes a step. Pages of an inbox that nothing
-// delivers to are never touched.
+// (a reduction's contribution), at most kInboxBytes a step, in two halves used in turn
+// (HostChannel::takeInbox). Pages of an inbox that nothing delivers to are never touched.
 constexpr std::size_t kInboxBytes = std::size_t{64} << 10;
-constexpr std::size_t kSlotBytes = kControlBytes + kInboxBytes;
+constexpr std::size_t kSlotBytes = kControlBytes + 2 * kInboxBytes;
 
 }  // namespace tdist::runtime

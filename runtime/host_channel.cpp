@@ -39,6 +39,8 @@ UniqueFd HostChannel::create(int n_pes, int my_pe) {
   segment_ = static_cast<std::byte *>(mapShared(fd.get(), segment_bytes_, 0, "this PE's"));
   my_pe_ = my_pe;
   local_ = slot(my_pe);
+  sent_.assign(static_cast<std::size_t>(n_pes), 0);
+  taken_.assign(static_cast<std::size_t>(n_pes), 0);
   return fd;
 }
 
@@ -87,7 +89,8 @@ void HostChannel::pushStep(std::span<const int> to, int team, std::uint64_t sequ
     if (delivery.dest != nullptr) {
       link_->putMemory(delivery.pe, delivery.dest, delivery.source, delivery.bytes);
     } else if (delivery.bytes <= kInboxBytes) {
-      link_->put(delivery.pe, base + kControlBytes, delivery.source, delivery.bytes);
+      const std::size_t half = sent_[delivery.pe]++ & 1;
+      link_->put(delivery.pe, base + kControlBytes + half * kInboxBytes, delivery.source, delivery.bytes);
     } else {
       throw Error(ErrorCode::Internal, "host channel: " + std::to_string(delivery.bytes) + " bytes for PE " +
                                            std::to_string(delivery.pe) + "'s inbox of " +

@@ -62,8 +62,15 @@ class HostChannel {
   // The segment, for the backend to register with its engine; whether PE pe is read from a mirror.
   std::span<std::byte> segment() const { return {reinterpret_cast<std::byte *>(segment_), segment_bytes_}; }
   bool mirrored(int pe) const { return pe != my_pe_ && peers_[pe] == slot(pe); }
-  // What mirrored PE pe delivered to this PE's inbox of it with its last delivering step.
-  const std::byte *inbox(int pe) const { return reinterpret_cast<const std::byte *>(slot(pe)) + kControlBytes; }
+  // What mirrored PE pe delivered to this PE's inbox of it next: each delivery is taken once,
+  // in the order pe sent them. The two halves of an inbox alternate from one delivery of pe to
+  // the next, so a delivery is not overwritten before the call that takes it ends: pe sends the
+  // one after next only past a step of a later call of both, which this PE reaches once done
+  // with this one.
+  const std::byte *takeInbox(int pe) {
+    const std::size_t half = taken_[pe]++ & 1;
+    return reinterpret_cast<const std::byte *>(slot(pe)) + kControlBytes + half * kInboxBytes;
+  }
   bool anyMirrored() const { return any_mirrored_; }
   // The backend's link to the mirrored PEs (null: none yet, or no longer).
   void link(ChannelLink *link) { link_ = link; }
@@ -71,7 +78,7 @@ class HostChannel {
 
   // Data a step delivers to a PE of another node: bytes from source into that PE's copy of
   // symmetric memory at dest (as peerAddress names it), or into its inbox of this PE when dest is
-  // null (at most kInboxBytes; inbox() there), landed before the step's line there.
+  // null (at most kInboxBytes; takeInbox() there), landed before the step's line there.
   struct Delivery {
     int pe = -1;
     void *dest = nullptr;
@@ -98,6 +105,8 @@ class HostChannel {
   std::vector<ControlBlock *> peers_;  // a mapping of a PE of this node, else its mirror: slot(pe)
   bool any_mirrored_ = false;
   ChannelLink *link_ = nullptr;
+  std::vector<std::uint64_t> sent_;   // per PE: deliveries to its inbox of this PE so far
+  std::vector<std::uint64_t> taken_;  // per PE: deliveries taken from this PE's inbox of it
 };
 
 }  // namespace tdist::runtime
