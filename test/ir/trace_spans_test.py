@@ -70,6 +70,23 @@ class IRKernelSpans(unittest.TestCase):
         """Each span lies within a program of the launch, on that program's thread."""
         self.assert_within(spans, slices(trace, cat="program"))
 
+    def test_summary_reports_the_launch(self):
+        # tdist-trace summary of a traced IR kernel: its launch, per PE, with the time its
+        # programs computed (the matmul and fill spans) and waited.
+        self.traced(AG_GEMM)
+        tool = os.path.join(os.path.dirname(TDIST_RUN), "tdist-trace")
+        result = subprocess.run([sys.executable, tool, "summary", "--json", self.path], capture_output=True,
+                                text=True, timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        launches = [c for c in json.loads(result.stdout)["calls"] if c["kind"] == "launch"]
+        self.assertEqual(len(launches), 1, result.stdout)
+        rows = launches[0]["pes"]
+        self.assertEqual([r["pe"] for r in rows], list(range(PES)))
+        for row in rows:
+            self.assertGreater(row["compute_us"], 0, row)
+            self.assertGreater(row["wait_us"], 0, row)
+            self.assertLessEqual(row["compute_us"] + row["wait_us"], row["total_us"] + 1e-6, row)
+
     def test_ag_gemm_tiles(self):
         # Each PE computes all 8 row tiles of C (8 rows each, its own first), split over its 2
         # programs: a fill and a matmul per tile, at the tile's first row, column 0.

@@ -153,6 +153,39 @@ class Trace(unittest.TestCase):
         for field in ("compute_us", "move_us", "wait_us", "idle_us", "overlap", "critical path on PE 0"):
             self.assertIn(field, text.stdout)
 
+    def test_summary_of_kernel_launches_and_user_spans(self):
+        # PE 0 and PE 1 launch a kernel of 2 programs twice; PE 0's second launch computes 40-50
+        # and waits 45-55. A kernel-library call's own programs are not launches; a user span
+        # "step" is reported, the "tile" inside it is not.
+        def x(cat, name, pid, ts, dur, tid=0):
+            return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur}
+        events = []
+        for pid in (0, 1):
+            for ts in (0, 40):
+                events += [x("program", "program 0", pid, ts, 15, 1), x("program", "program 1", pid, ts + 1, 15, 2)]
+        events += [x("compute", "matmul", 0, 40, 10, 1), x("wait", "wait", 0, 45, 10, 2),
+                   x("call", "all_reduce", 0, 100, 10), x("program", "program 0", 0, 101, 5, 1),
+                   x("call", "all_reduce", 1, 100, 10), x("program", "program 0", 1, 101, 5, 1),
+                   x("user", "step", 0, 200, 30), x("user", "tile", 0, 205, 5, 1), x("user", "step", 1, 200, 20)]
+        with open(self.path, "w", encoding="utf-8") as f:
+            json.dump({"traceEvents": events, "otherData": {"events": len(events), "flows": 0, "dropped_events": 0}}, f)
+        result = subprocess.run([sys.executable, TDIST_TRACE, "summary", "--json", self.path],
+                                capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        reported = [(c["kind"], c["call"], c["index"]) for c in json.loads(result.stdout)["calls"]]
+        self.assertEqual(reported, [("launch", "kernel launch", 0), ("launch", "kernel launch", 1),
+                                    ("call", "all_reduce", 0), ("span", "step", 0)])
+        second = json.loads(result.stdout)["calls"][1]
+        pe0 = second["pes"][0]
+        self.assertEqual((pe0["total_us"], pe0["compute_us"], pe0["wait_us"], pe0["idle_us"]), (16, 10, 10, 1))
+        self.assertEqual(pe0["overlap"], 0.5)
+        step = json.loads(result.stdout)["calls"][3]
+        self.assertEqual([r["total_us"] for r in step["pes"]], [30, 20])
+        text = subprocess.run([sys.executable, TDIST_TRACE, "summary", self.path], capture_output=True, text=True)
+        for line in ("kernel launch #1:", "all_reduce #0:", "span step #0:"):
+            self.assertIn(line, text.stdout)
+        self.assertNotIn("tile", text.stdout)
+
     def test_summary_of_a_real_kernel_run(self):
         trace = self.ring(2)
         self.assertEqual(trace["otherData"]["flows"] >= 2, True)
