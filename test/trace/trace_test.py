@@ -186,6 +186,53 @@ class Trace(unittest.TestCase):
             self.assertIn(line, text.stdout)
         self.assertNotIn("tile", text.stdout)
 
+    def test_plot_draws_one_window_with_empty_tracks_folded(self):
+        # 2 PEs, each a GPU stream with two all_reduce calls and 130 GPU block threads, of which
+        # two (PE 0) and one (PE 1) hold events in the second call; PE 0's host and another block
+        # have events in the first call only, PE 1's host after both.
+        if subprocess.run(["/usr/bin/python3", "-c", "import matplotlib"], capture_output=True).returncode != 0:
+            self.skipTest("no matplotlib for /usr/bin/python3 (python3-matplotlib)")
+        events = []
+        def x(cat, name, pid, tid, ts, dur):
+            events.append({"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur})
+        def thread(pid, tid, name):
+            events.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": name}})
+        for pid in (0, 1):
+            thread(pid, 0, "host")
+            thread(pid, 1, "GPU stream 0")
+            for block in range(130):
+                thread(pid, 100 + block, f"GPU block {block} thread 0")
+            x("call", "all_reduce", pid, 1, 0, 10)
+            x("call", "all_reduce", pid, 1, 20, 10)
+        x("barrier", "barrier_all", 0, 0, 1, 3)
+        x("compute", "reduce", 0, 109, 2, 3)
+        x("compute", "reduce", 0, 105, 22, 3)
+        x("wait", "wait", 0, 107, 21, 7)
+        x("compute", "reduce", 1, 103, 23, 3)
+        x("barrier", "barrier_all", 1, 0, 40, 5)
+        with open(self.path, "w", encoding="utf-8") as f:
+            json.dump({"traceEvents": events, "otherData": {"events": len(events), "flows": 0, "dropped_events": 0}}, f)
+        picture = os.path.join(os.path.dirname(self.path), "call.png")
+        result = subprocess.run([sys.executable, TDIST_TRACE, "plot", self.path, "-o", picture, "--window",
+                                 "all_reduce #1"], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        # Rows: each PE's stream and its GPU blocks (one row); folded: both hosts.
+        self.assertIn("all_reduce #1, 4 rows, 2 empty tracks folded", result.stdout)
+        with open(picture, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        first = subprocess.run([sys.executable, TDIST_TRACE, "plot", self.path, "-o", picture],
+                               capture_output=True, text=True)
+        # The first call by default: PE 1's host and blocks folded.
+        self.assertIn("all_reduce #0, 4 rows, 2 empty tracks folded", first.stdout)
+        self.assertIn("window 1 of 2", first.stdout)
+        whole = subprocess.run([sys.executable, TDIST_TRACE, "plot", self.path, "-o", picture, "--window", "all"],
+                               capture_output=True, text=True)
+        self.assertIn("the whole trace, 6 rows, 0 empty tracks folded", whole.stdout)
+        wrong = subprocess.run([sys.executable, TDIST_TRACE, "plot", self.path, "-o", picture, "--window", "5"],
+                               capture_output=True, text=True)
+        self.assertNotEqual(wrong.returncode, 0)
+        self.assertIn("the trace has 2 window(s) (0..1)", wrong.stderr)
+
     def test_summary_of_a_real_kernel_run(self):
         trace = self.ring(2)
         self.assertEqual(trace["otherData"]["flows"] >= 2, True)
