@@ -38,6 +38,19 @@ compile "$dir/other.mlir"
 printf '%s\n' "$output" | grep -q "compiled, kept" || fail "another text took the kernel of the first"
 [ "$(entries)" -eq 3 ] || fail "expected 3 entries, found $(entries)"
 
+# Another device library is another key: tdist-jit with a library of its own beside its bin/.
+lib=$(dirname "$(dirname "$jit")")/lib
+mkdir -p "$dir/tree/bin" "$dir/tree/lib"
+cp "$jit" "$dir/tree/bin/tdist-jit"
+cp "$lib/libtdist_device.bc" "$lib/libtdist_device.ll" "$dir/tree/lib/"
+jit="$dir/tree/bin/tdist-jit"
+compile "$examples/ring_allreduce.mlir"
+printf '%s\n' "$output" | grep -q "taken from the kernel cache" || fail "the same library's copy is another kernel"
+echo "; rebuilt" >> "$dir/tree/lib/libtdist_device.ll"
+compile "$examples/ring_allreduce.mlir"
+printf '%s\n' "$output" | grep -q "compiled, kept" || fail "a kernel of the library before was taken"
+[ "$(entries)" -eq 4 ] || fail "expected 4 entries, found $(entries)"
+
 first=$(ls "$dir"/cache/*.tdk | head -n 1)
 for entry in "$dir"/cache/*.tdk; do
   head -c 200 "$entry" > "$entry.cut" && mv "$entry.cut" "$entry"

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #ifndef TDIST_JIT_VERSION
@@ -40,6 +41,19 @@ struct Hash {
   }
   void add_separator() { value = (value ^ 0xff) * 0x100000001b3ull; }
 };
+
+// The device library the kernel links, as its portable IR (lib/libtdist_device.ll beside bin/:
+// the file a GPU host without clang is given, byte for byte the one built here): a kernel
+// compiled against another library may read its state global with another layout, so the
+// library's text is part of the key. Empty where there is none.
+std::string deviceLibraryText() {
+  std::error_code error;
+  const std::filesystem::path program = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return "";
+  std::ifstream in(program.parent_path().parent_path() / "lib" / "libtdist_device.ll", std::ios::binary);
+  if (!in) return "";
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 [[noreturn]] void unreadable(const std::string &path, const std::string &why) {
   throw CompileError("the kernel cache's entry " + path + " cannot be used: " + why +
@@ -71,6 +85,8 @@ std::string kernelCacheKey(const CompileOptions &options, std::string_view sourc
   hash.add(kMagic);
   hash.add(std::to_string(kFormat));
   hash.add(TDIST_JIT_VERSION);
+  static const std::string library = deviceLibraryText();
+  hash.add(library);
   hash.add(source);
   hash.add(options.entry);
   hash.add(options.backend == Backend::Cuda ? "cuda" : "cpu");

@@ -10,7 +10,7 @@
 // The directory is TDIST_KERNEL_CACHE, else $XDG_CACHE_HOME/tdist/kernels, else
 // $HOME/.cache/tdist/kernels. An entry is one file, <key>.tdk, written whole under another name
 // and renamed into place (the PEs of a job compile at once); an entry of another tdist version is
-// not used.
+// not used, and one compiled against another device library is another key.
 #pragma once
 
 #include <memory>
@@ -25,8 +25,9 @@ namespace tdist::jit {
 // The cache directory (not created here); empty where no variable names one.
 std::string kernelCacheDirectory();
 
-// The key of a kernel: 16 hex digits of a hash of the source text, the entry and the options
-// that change the compiled code (not the path: a copied file is the same kernel).
+// The key of a kernel: 16 hex digits of a hash of the source text, the entry, the options that
+// change the compiled code and the device library's portable IR beside bin/ (not the path: a
+// copied file is the same kernel; a rebuilt device library makes every kernel another).
 std::string kernelCacheKey(const CompileOptions &options, std::string_view source);
 
 // The kernel of <directory>/<key>.tdk, or nothing where there is none; an entry that cannot be
