@@ -14,11 +14,13 @@ set -euo pipefail
 # plot, Python's headers and pip for the Python package, OpenSSL for the bootstrap store's TLS
 # (and its tool for the TLS tests' certificates), UCX for peers reached through the network
 # (and its ucx_perftest, the network path's floor, which docs/RUNTIME.md's command measures),
-# iproute2 for the tests' simulated hosts (network namespaces joined by veth).
+# iproute2 for the tests' simulated hosts (network namespaces joined by veth), and nftables for
+# their lossy links (random drops, where the kernel has no netem).
 tdist_packages() {
   printf '%s\n' build-essential cmake ninja-build pkg-config googletest libgtest-dev libgmock-dev \
     libcli11-dev libboost-context-dev libopenblas-dev libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools \
-    clang-22 python3-matplotlib python3-dev python3-pip lld libssl-dev openssl libucx-dev ucx-utils iproute2
+    clang-22 python3-matplotlib python3-dev python3-pip lld libssl-dev openssl libucx-dev ucx-utils iproute2 \
+    nftables
   if [ "${TDIST_SKIP_PEER:-0}" != 1 ]; then
     printf '%s\n' openmpi-bin libopenmpi-dev
   fi

@@ -16,6 +16,9 @@ Faults (--fault, one at most), injected once every host's PEs printed a line mat
   link-down        the last host's link goes down.
   netem=ARGS       before the jobs start, `tc qdisc add ... netem ARGS` on the last host's link
                    (delay and loss); exit 77 where the kernel has no netem.
+  loss=P           before the jobs start, the last host drops P% of the TCP packets it sends and
+                   of those it receives, at random (nftables); exit 77 without nft or its kernel
+                   support.
 With a fault, --expect-fail REGEX: every surviving host's tdist-run must end non-zero, each within
 --deadline, and node 0's output must match REGEX.
 
@@ -86,6 +89,27 @@ class Hosts:
                     pass
             sh("ip", "netns", "del", name, check=False)
         self.made = []
+
+
+def drop_packets(ns, percent):
+    """In namespace ns, drops percent % of the TCP packets in each direction, at random. The reason
+    it cannot, or None."""
+    if shutil.which("nft") is None:
+        return "no nft (Debian: nftables)"
+    rules = ("table inet tdist_loss {\n"
+             "  chain in { type filter hook input priority 0; meta l4proto tcp numgen random mod 100 < %d counter drop; }\n"
+             "  chain out { type filter hook output priority 0; meta l4proto tcp numgen random mod 100 < %d counter drop; }\n"
+             "}\n" % (percent, percent))
+    made = subprocess.run(["ip", "netns", "exec", ns, "nft", "-f", "-"], input=rules, capture_output=True, text=True)
+    if made.returncode != 0:
+        return "nft cannot drop packets here: " + made.stderr.strip()
+    return None
+
+
+def dropped_packets(ns):
+    """How many packets drop_packets' rules dropped in namespace ns."""
+    listed = sh("ip", "netns", "exec", ns, "nft", "list", "table", "inet", "tdist_loss", check=False).stdout
+    return sum(int(n) for n in re.findall(r"counter packets (\d+)", listed))
 
 
 def can_make_namespaces():
@@ -235,9 +259,22 @@ def main():
                 print("netns_job: skipped: this kernel has no netem: " + qdisc.stderr.strip())
                 return SKIP
             fault = None
+        lossy = fault is not None and fault.startswith("loss=")
+        if lossy:
+            why = drop_packets(hosts.ns(args.hosts - 1), int(fault[len("loss="):]))
+            if why is not None:
+                print("netns_job: skipped: " + why)
+                return SKIP
+            fault = None
         ok = True
         for program in jobs:
             ok = run_job(hosts, args, program, fault) and ok
+        if lossy:
+            dropped = dropped_packets(hosts.ns(args.hosts - 1))
+            print("netns_job: the last host dropped %d packets" % dropped)
+            if dropped == 0:
+                print("netns_job: no packet was dropped: the loss was not injected")
+                ok = False
         return 0 if ok else 1
     finally:
         hosts.remove()
