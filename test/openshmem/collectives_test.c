@@ -56,7 +56,8 @@ static void data_movement(shmem_team_t team) {
 }
 
 /* The same movements with blocks of `count` ints: past what a one-step call carries (256 bytes),
- * then past what a step delivers to a PE of another node (64 KiB), where the data move otherwise. */
+ * past what a step delivers into a dest of another node (64 KiB) but within an inbox (128 KiB),
+ * then past both, where the data move otherwise. */
 static void data_movement_of(shmem_team_t team, size_t count) {
   const int me = shmem_team_my_pe(team), n = shmem_team_n_pes(team);
   /* allocation is on the world team: the same size on every PE, whatever its team */
@@ -251,6 +252,7 @@ static void on_team(shmem_team_t team) {
   CHECK(shmem_team_sync(team) == 0, "team_sync");
   data_movement(team);
   data_movement_of(team, 1000);
+  data_movement_of(team, 30000);
   data_movement_of(team, 100000);
   back_to_back(team);
 #define RUN_REDUCE(NAME, TYPE) reduce_##NAME(team);
