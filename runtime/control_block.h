@@ -102,7 +102,7 @@ constexpr std::size_t kControlBytes = (sizeof(ControlBlock) + 4095) / 4096 * 409
 // then that PE's inbox: what a PE of another node delivers to this one with a collective's step
 // (a reduction's contribution), at most kInboxBytes a step, in two halves used in turn
 // (HostChannel::takeInbox). Pages of an inbox that nothing delivers to are never touched. 128
-// KiB: a one-step call through the inboxes took 0.51-0.71x a pulled one's time at 128 KiB across
+// KiB: a one-step call through the inboxes took 0.43-0.72x a pulled one's time at 128 KiB across
 // 2 nodes, and 0.73-1.25x at 256 KiB, where its copies outweigh the step it saves.
 constexpr std::size_t kInboxBytes = std::size_t{128} << 10;
 constexpr std::size_t kSlotBytes = kControlBytes + 2 * kInboxBytes;

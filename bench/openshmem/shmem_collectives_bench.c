@@ -4,7 +4,7 @@
  * same calls on both.
  *
  *   oshcc -O2 -o shmem_collectives_bench shmem_collectives_bench.c
- *   oshrun -np 4 ./shmem_collectives_bench [--repeats R] [--max-size BYTES]
+ *   oshrun -np 4 ./shmem_collectives_bench [--repeats R] [--max-size BYTES | --sizes BYTES,...]
  *
  * Only the routines both OpenSHMEM 1.4 and 1.5 have, on the world's active set (Debian's Open MPI
  * 4.1 implements 1.4, which has no teams): shmem_double_sum_to_all, shmem_broadcast64,
@@ -113,13 +113,25 @@ static void measure(const char *name, struct buffers *b, size_t bytes, int repea
 int main(int argc, char **argv) {
   int repeats = 5;
   size_t max_bytes = 1u << 20;
+  size_t sizes[16];
+  int n_sizes = 0; /* 0: 8 B to --max-size, x32 a step */
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) repeats = atoi(argv[++i]);
     else if (strcmp(argv[i], "--max-size") == 0 && i + 1 < argc) max_bytes = strtoull(argv[++i], NULL, 0);
-    else {
-      fprintf(stderr, "usage: %s [--repeats R] [--max-size BYTES]\n", argv[0]);
+    else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
+      for (char *item = strtok(argv[++i], ","); item != NULL && n_sizes < 16; item = strtok(NULL, ","))
+        sizes[n_sizes++] = strtoull(item, NULL, 0);
+    } else {
+      fprintf(stderr, "usage: %s [--repeats R] [--max-size BYTES | --sizes BYTES,BYTES...]\n", argv[0]);
       return 2;
     }
+  }
+  for (int i = 0; i < n_sizes; ++i) {
+    if (sizes[i] < 8 || sizes[i] % 8 != 0) {
+      fprintf(stderr, "%s: --sizes takes multiples of 8 bytes, got %zu\n", argv[0], sizes[i]);
+      return 2;
+    }
+    if (i == 0 || sizes[i] > max_bytes) max_bytes = sizes[i];
   }
   if (repeats < 1 || repeats > MAX_REPEATS || max_bytes < 8) {
     fprintf(stderr, "%s: --repeats takes 1..%d, --max-size at least 8\n", argv[0], MAX_REPEATS);
@@ -147,7 +159,11 @@ int main(int argc, char **argv) {
   }
   const char *cases[] = {"reduce", "broadcast", "fcollect", "alltoall"};
   for (int c = 0; c < 4; ++c) {
-    for (size_t bytes = 8; bytes <= max_bytes; bytes *= 32) measure(cases[c], &b, bytes, repeats);
+    if (n_sizes > 0) {
+      for (int i = 0; i < n_sizes; ++i) measure(cases[c], &b, sizes[i], repeats);
+    } else {
+      for (size_t bytes = 8; bytes <= max_bytes; bytes *= 32) measure(cases[c], &b, bytes, repeats);
+    }
   }
   shmem_barrier_all();
   shmem_free(b.work);
