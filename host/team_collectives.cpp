@@ -25,7 +25,6 @@
 #include <complex>
 #include <cstddef>
 #include <cstring>
-#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -108,12 +107,10 @@ class TeamCollective {
   }
 
   // The first step: every member's record (index = team PE). `compare_bytes`: arg0 must match.
-  // `carried`: this PE's bytes for the others, beside its record (a one-step collective). With
-  // deliveries to inboxes (a one-step call through them, below), `taken` runs on the records
-  // as soon as the step ends, before any check can throw: it takes what each member delivered.
+  // `carried`: this PE's bytes for the others, beside its record (a one-step collective); what
+  // deliverWithAgreement queued goes to the others' inboxes with it.
   std::vector<CollectiveRecord> agree(std::uint64_t bytes, std::uint64_t arg1, std::uint64_t arg2, bool compare_bytes,
-                                      std::span<const std::byte> carried = {},
-                                      const std::function<void(std::span<const CollectiveRecord>)> &taken = {}) {
+                                      std::span<const std::byte> carried = {}) {
     CollectiveRecord mine{};
     mine.op = CollectiveOp::Exchange;
     mine.api = call_.api;
@@ -125,7 +122,6 @@ class TeamCollective {
     auto all = runtime::agreeOnStep(state_, *team_, mine, local_error_ ? std::span<const std::byte>{} : carried,
                                     deliveries_, call_.call);
     deliveries_.clear();
-    if (taken) taken(all);
     for (const CollectiveRecord &r : all) {
       if (r.api != mine.api || r.arg1 != arg1 || r.arg2 != arg2 || (compare_bytes && r.arg0 != bytes)) {
         throw Error(ErrorCode::CollectiveMismatch,
@@ -216,7 +212,7 @@ class TeamCollective {
     std::vector<const std::byte *> inboxes(size(), nullptr);
     for (int member = 0; member < size(); ++member) {
       const int pe = team_->worldPe(member);
-      if (state_.channel.mirrored(pe)) inboxes[member] = state_.channel.takeInbox(pe);
+      if (state_.channel.mirrored(pe)) inboxes[member] = takeInbox(member);
     }
     return inboxes;
   }
@@ -232,19 +228,28 @@ class TeamCollective {
            hostViewsHeap(state_) && state_.channel.anyMirrored() && !sharesANode();
   }
   bool failedHere() const { return local_error_.has_value(); }
+  // What member delivered here with this PE's last step on the team.
+  const std::byte *takeInbox(int member) const {
+    const std::byte *inbox = state_.channel.takeInbox(team_->worldPe(member), index_, team_->sequence);
+    if (inbox == nullptr) {
+      throw Error(ErrorCode::Internal, std::string(call_.call) + ": PE " + std::to_string(team_->worldPe(member)) +
+                                           "'s delivery of collective call #" + std::to_string(team_->sequence) +
+                                           " is not in its inbox");
+    }
+    return inbox;
+  }
   // bytes at source (this PE's memory) for member's inbox of this PE, with the agreement.
   void deliverWithAgreement(int member, const void *source, std::size_t bytes) {
     deliveries_.push_back({team_->worldPe(member), nullptr, source, bytes});
   }
   // After a one-step call through the inboxes: what each member delivered here, for the members
-  // whose record says they did (`sent`: whether a record's member sent to this PE), taken from
-  // the inboxes whatever the call's checks find, so that the next delivery is found in turn.
+  // whose record says they did (`sent`: whether a record's member sent to this PE).
   template <class Sent>
   std::vector<const std::byte *> takeDelivered(std::span<const CollectiveRecord> all, Sent &&sent) {
     std::vector<const std::byte *> inboxes(size(), nullptr);
     for (int member = 0; member < size(); ++member) {
       if (member != me() && all[member].status == 0 && sent(all[member], member)) {
-        inboxes[member] = state_.channel.takeInbox(team_->worldPe(member));
+        inboxes[member] = takeInbox(member);
       }
     }
     return inboxes;
@@ -350,11 +355,9 @@ void broadcast(int team, void *dest, const void *source, std::size_t bytes, int 
     for (int member = 0; carrier && !collective.failedHere() && member < collective.size(); ++member) {
       if (member != root) collective.deliverWithAgreement(member, collective.local(source, bytes).data(), bytes);
     }
-    std::vector<const std::byte *> from;
-    collective.agree(bytes, static_cast<std::uint64_t>(root), 0, true, {}, [&](auto all) {
-      from = collective.takeDelivered(all, [&](const CollectiveRecord &r, int member) {
-        return r.arg1 == static_cast<std::uint64_t>(member) && collective.oneStepThroughInboxes(r.arg0, r.arg0);
-      });
+    const auto all = collective.agree(bytes, static_cast<std::uint64_t>(root), 0, true);
+    std::vector<const std::byte *> from = collective.takeDelivered(all, [&](const CollectiveRecord &r, int member) {
+      return r.arg1 == static_cast<std::uint64_t>(member) && collective.oneStepThroughInboxes(r.arg0, r.arg0);
     });
     if (!carrier) std::memcpy(dest, from[root], bytes);
     else if (!skip_root && dest != source) std::memcpy(dest, source, bytes);
@@ -388,11 +391,9 @@ void collect(int team, void *dest, const void *source, std::size_t bytes, bool f
     for (int member = 0; !collective.failedHere() && member < collective.size(); ++member) {
       if (member != collective.me()) collective.deliverWithAgreement(member, collective.local(source, bytes).data(), bytes);
     }
-    std::vector<const std::byte *> from;
-    collective.agree(bytes, 0, 0, true, {}, [&](auto all) {
-      from = collective.takeDelivered(all, [&](const CollectiveRecord &r, int) {
-        return collective.oneStepThroughInboxes(r.arg0, r.arg0);
-      });
+    const auto all = collective.agree(bytes, 0, 0, true);
+    std::vector<const std::byte *> from = collective.takeDelivered(all, [&](const CollectiveRecord &r, int) {
+      return collective.oneStepThroughInboxes(r.arg0, r.arg0);
     });
     for (int member = 0; member < collective.size(); ++member) {
       const void *block = member == collective.me() ? collective.local(source, bytes).data() : from[member];
@@ -442,11 +443,9 @@ void alltoall(int team, void *dest, const void *source, std::size_t bytes, const
                                         bytes);
       }
     }
-    std::vector<const std::byte *> from;
-    collective.agree(bytes, 0, 0, true, {}, [&](auto all) {
-      from = collective.takeDelivered(all, [&](const CollectiveRecord &r, int) {
-        return collective.oneStepThroughInboxes(r.arg0, r.arg0 * collective.size());
-      });
+    const auto all = collective.agree(bytes, 0, 0, true);
+    std::vector<const std::byte *> from = collective.takeDelivered(all, [&](const CollectiveRecord &r, int) {
+      return collective.oneStepThroughInboxes(r.arg0, r.arg0 * collective.size());
     });
     for (int member = 0; member < collective.size(); ++member) {
       const void *block = member == me ? collective.local(source, bytes * collective.size()).data() + me * bytes
@@ -522,11 +521,9 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
     for (int member = 0; !collective.failedHere() && member < collective.size(); ++member) {
       if (member != collective.me()) collective.deliverWithAgreement(member, collective.local(source, bytes).data(), bytes);
     }
-    std::vector<const std::byte *> from;
-    collective.agree(bytes, static_cast<std::uint64_t>(op), sizeof(T), true, {}, [&](auto all) {
-      from = collective.takeDelivered(all, [&](const CollectiveRecord &r, int) {
-        return collective.oneStepThroughInboxes(r.arg0, r.arg0);
-      });
+    const auto all = collective.agree(bytes, static_cast<std::uint64_t>(op), sizeof(T), true);
+    std::vector<const std::byte *> from = collective.takeDelivered(all, [&](const CollectiveRecord &r, int) {
+      return collective.oneStepThroughInboxes(r.arg0, r.arg0);
     });
     from[collective.me()] = collective.local(source, bytes).data();
     T *result = Scratch::take<T>(Scratch::Result, nreduce);

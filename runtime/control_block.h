@@ -105,6 +105,14 @@ constexpr std::size_t kControlBytes = (sizeof(ControlBlock) + 4095) / 4096 * 409
 // KiB: a one-step call through the inboxes took 0.43-0.72x a pulled one's time at 128 KiB across
 // 2 nodes, and 0.73-1.25x at 256 KiB, where its copies outweigh the step it saves.
 constexpr std::size_t kInboxBytes = std::size_t{128} << 10;
-constexpr std::size_t kSlotBytes = kControlBytes + 2 * kInboxBytes;
+// A half: a 64-byte header (the step that delivered it: its team and sequence; zeros, none yet),
+// then its bytes.
+struct InboxHeader {
+  std::uint64_t sequence;
+  std::uint64_t team;
+};
+constexpr std::size_t kInboxHeaderBytes = 64;
+constexpr std::size_t kInboxHalfBytes = kInboxHeaderBytes + kInboxBytes;
+constexpr std::size_t kSlotBytes = kControlBytes + (2 * kInboxHalfBytes + 4095) / 4096 * 4096;
 
 }  // namespace tdist::runtime

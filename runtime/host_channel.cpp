@@ -40,7 +40,6 @@ UniqueFd HostChannel::create(int n_pes, int my_pe) {
   my_pe_ = my_pe;
   local_ = slot(my_pe);
   sent_.assign(static_cast<std::size_t>(n_pes), 0);
-  taken_.assign(static_cast<std::size_t>(n_pes), 0);
   return fd;
 }
 
@@ -89,8 +88,12 @@ void HostChannel::pushStep(std::span<const int> to, int team, std::uint64_t sequ
     if (delivery.dest != nullptr) {
       link_->putMemory(delivery.pe, delivery.dest, delivery.source, delivery.bytes);
     } else if (delivery.bytes <= kInboxBytes) {
-      const std::size_t half = sent_[delivery.pe]++ & 1;
-      link_->put(delivery.pe, base + kControlBytes + half * kInboxBytes, delivery.source, delivery.bytes);
+      // The step's name (the header) and the bytes, in one message before the line: a half is
+      // taken whole or not at all.
+      const InboxHeader header{sequence, static_cast<std::uint64_t>(team)};
+      const std::size_t half = base + kControlBytes + (sent_[delivery.pe]++ & 1) * kInboxHalfBytes;
+      link_->put(delivery.pe, half, &header, sizeof header);
+      link_->put(delivery.pe, half + kInboxHeaderBytes, delivery.source, delivery.bytes);
     } else {
       throw Error(ErrorCode::Internal, "host channel: " + std::to_string(delivery.bytes) + " bytes for PE " +
                                            std::to_string(delivery.pe) + "'s inbox of " +

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -62,14 +63,23 @@ class HostChannel {
   // The segment, for the backend to register with its engine; whether PE pe is read from a mirror.
   std::span<std::byte> segment() const { return {reinterpret_cast<std::byte *>(segment_), segment_bytes_}; }
   bool mirrored(int pe) const { return pe != my_pe_ && peers_[pe] == slot(pe); }
-  // What mirrored PE pe delivered to this PE's inbox of it next: each delivery is taken once,
-  // in the order pe sent them. The two halves of an inbox alternate from one delivery of pe to
-  // the next, so a delivery is not overwritten before the call that takes it ends: pe sends the
-  // one after next only past a step of a later call of both, which this PE reaches once done
-  // with this one.
-  const std::byte *takeInbox(int pe) {
-    const std::size_t half = taken_[pe]++ & 1;
-    return reinterpret_cast<const std::byte *>(slot(pe)) + kControlBytes + half * kInboxBytes;
+  // What mirrored PE pe delivered to this PE's inbox of it with its step `sequence` of team
+  // `team` (each half's header names the step), or null where neither half holds it. The two
+  // halves alternate from one delivery of pe to the next: pe may already have sent the next
+  // call's to the other half while this PE reads this one, and sends the one after next only past
+  // a step of a later call of both, which this PE reaches once done with this one. No count of
+  // this PE's own is kept, so a call that failed before it took what pe sent leaves nothing
+  // behind.
+  const std::byte *takeInbox(int pe, int team, std::uint64_t sequence) const {
+    for (int h = 0; h < 2; ++h) {
+      const std::byte *half = reinterpret_cast<const std::byte *>(slot(pe)) + kControlBytes + h * kInboxHalfBytes;
+      InboxHeader header;
+      std::memcpy(&header, half, sizeof header);
+      if (header.sequence == sequence && header.team == static_cast<std::uint64_t>(team)) {
+        return half + kInboxHeaderBytes;
+      }
+    }
+    return nullptr;
   }
   bool anyMirrored() const { return any_mirrored_; }
   // The backend's link to the mirrored PEs (null: none yet, or no longer).
@@ -106,7 +116,6 @@ class HostChannel {
   bool any_mirrored_ = false;
   ChannelLink *link_ = nullptr;
   std::vector<std::uint64_t> sent_;   // per PE: deliveries to its inbox of this PE so far
-  std::vector<std::uint64_t> taken_;  // per PE: deliveries taken from this PE's inbox of it
 };
 
 }  // namespace tdist::runtime

@@ -106,6 +106,35 @@ static void data_movement_of(shmem_team_t team, size_t count) {
   shmem_free(src);
 }
 
+/* Two members in different calls: both fail, and the next calls still move the right data. Where
+ * the members are alone on their nodes, the failed broadcast's root had sent its block to the
+ * others' inboxes, which nobody took: the next call's block must not be taken for it. */
+static void after_a_mismatch(shmem_team_t team) {
+  const int me = shmem_team_my_pe(team), n = shmem_team_n_pes(team);
+  enum { kCount = 1024 }; /* 4 KiB: more than a one-step call carries in its record */
+  int *src = shmem_malloc(kCount * shmem_n_pes() * sizeof(int));
+  int *dst = shmem_malloc(kCount * shmem_n_pes() * sizeof(int));
+  CHECK(src != NULL && dst != NULL, "after_a_mismatch");
+  if (n > 1) {
+    for (int i = 0; i < kCount; ++i) src[i] = datum(me, i);
+    const int failed = me == 0 ? shmem_int_broadcast(team, dst, src, kCount, 0) : shmem_team_sync(team);
+    CHECK(failed != 0, "a broadcast against a team_sync succeeded on team PE %d", me);
+    for (int round = 1; round <= 3; ++round) {
+      for (int i = 0; i < kCount; ++i) src[i] = 100000 * round + datum(me, i);
+      CHECK(shmem_int_broadcast(team, dst, src, kCount, 0) == 0, "broadcast after a mismatch");
+      for (int i = 0; i < kCount; ++i)
+        CHECK(dst[i] == 100000 * round + datum(0, i), "round %d: broadcast after a mismatch [%d] = %d", round, i, dst[i]);
+      CHECK(shmem_int_fcollect(team, dst, src, kCount) == 0, "fcollect after a mismatch");
+      for (int p = 0; p < n; ++p)
+        for (int i = 0; i < kCount; ++i)
+          CHECK(dst[p * kCount + i] == 100000 * round + datum(p, i), "round %d: fcollect after a mismatch [%d][%d]",
+                round, p, i);
+    }
+  }
+  shmem_free(dst);
+  shmem_free(src);
+}
+
 #define REDUCE_CHECK(TYPE, NAME, OP, EXPECT)                                                   \
   do {                                                                                         \
     CHECK(shmem_##NAME##_##OP##_reduce(team, dst, src, N) == 0, #NAME "_" #OP "_reduce");      \
@@ -254,6 +283,7 @@ static void on_team(shmem_team_t team) {
   data_movement_of(team, 1000);
   data_movement_of(team, 30000);
   data_movement_of(team, 100000);
+  after_a_mismatch(team);
   back_to_back(team);
 #define RUN_REDUCE(NAME, TYPE) reduce_##NAME(team);
 #define RUN_BITWISE(NAME, TYPE) bitwise_##NAME(team);
