@@ -6,6 +6,10 @@
 #   scripts/offline_bundle.sh .offline
 #   (on the GPU host) cmake -DCMAKE_PREFIX_PATH="$PWD/.offline/usr" -DBoost_USE_STATIC_LIBS=ON ...
 # CLI11, nvcc and CMake are expected there already (scripts/gpu_build.sh checks).
+# Where this machine's build (TDIST_BUILD_DIR, default build) has them, it also packs what needs
+# clang or MLIR to make: the device library's portable IR (lib/libtdist_device.ll, for Triton
+# kernels) and the kernel cache of the IR examples (kernel-cache, filled by ctest's
+# ir_*_cuda_compile), as tdist/; scripts/cuda_test.sh hands both to CMake.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:?usage: scripts/offline_bundle.sh OUT_DIR}"
@@ -35,4 +39,12 @@ ln -s libopenblas.so.0 "$out/usr/lib/$multiarch/libopenblas.so"
 cp -L "$lib/libgfortran.so.5" "$lib/libquadmath.so.0" "$out/usr/lib/$multiarch/"
 mkdir -p "$out/usr/include/openblas"
 cp /usr/include/"$multiarch"/openblas-pthread/*.h "$out/usr/include/openblas/"
+build="${TDIST_BUILD_DIR:-build}"
+if [ -f "$build/lib/libtdist_device.ll" ]; then
+  mkdir -p "$out/tdist"
+  cp "$build/lib/libtdist_device.ll" "$out/tdist/"
+  if [ -d "$build/kernel-cache" ]; then
+    cp -r "$build/kernel-cache" "$out/tdist/"
+  fi
+fi
 du -sh "$out"
