@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "common/memref_descriptor.h"
 #include "tdist/device/atomic.cuh"
 #include "tdist/device/dl.cuh"
 #include "tdist/device/rma.cuh"
@@ -268,22 +269,10 @@ __device__ int tdist_fence() {
 // (tdist-check-device-library).
 namespace {
 
-// MLIR's descriptor of a strided memref of rank N. Its layout does not depend on the element type,
-// which only the link name carries.
+// MLIR's descriptor of a strided memref of rank N (the cpu template library's). Its layout does
+// not depend on the element type, which only the link name carries.
 template <int N>
-struct MemRef {
-  void *allocated;
-  void *aligned;
-  std::int64_t offset;
-  std::int64_t sizes[N];
-  std::int64_t strides[N];
-};
-template <>
-struct MemRef<0> {
-  void *allocated;
-  void *aligned;
-  std::int64_t offset;
-};
+using MemRef = tdist::memref::Strided<void, N>;
 
 // The element a memref's offset points at: a slot, a signal or the start of a transfer.
 template <class T, int N>
