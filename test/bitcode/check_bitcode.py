@@ -6,10 +6,14 @@ unresolved, whose signals use the release/acquire forms the device library promi
 
 Usage: check_bitcode.py BITCODE LLVM_DIS LLC PTXAS
 """
+import os
 import re
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compiler"))
+from cuda_tools import expect, ptx_function, report  # noqa: E402
 
 ENTRY_POINTS = ["tdist_rank", "tdist_num_ranks", "tdist_symm_at", "tdist_putmem", "tdist_getmem",
                 "tdist_putmem_nbi", "tdist_getmem_nbi", "tdist_putmem_warp", "tdist_putmem_block",
@@ -32,18 +36,6 @@ ENTRY_POINTS += ["_mlir_ciface_aclshmem_my_pe", "_mlir_ciface_aclshmem_n_pes", "
                  "_mlir_ciface_aclshmem_putmem_signal_nbi", "_mlir_ciface_aclshmem_float_put_signal_nbi_m1_m1_m1",
                  "_mlir_ciface_aclshmem_half_get_m1_m1"]
 
-failures = []
-
-
-def expect(condition, what):
-    if not condition:
-        failures.append(what)
-
-
-def ptx_function(ptx, name):
-    """The body of function `name` in the PTX text."""
-    match = re.search(r"\.visible \.func[^\n]*\b" + name + r"\(.*?\n\}", ptx, flags=re.DOTALL)
-    return match.group(0) if match else ""
 
 
 def main():
@@ -86,11 +78,7 @@ def main():
         run = subprocess.run([ptxas, "-arch=sm_90a", "-c", ptx_path, "-o", cubin], capture_output=True, text=True)
         expect(run.returncode == 0, f"ptxas failed: {run.stderr[:400]}")
 
-    for failure in failures:
-        print("FAIL:", failure)
-    if failures:
-        sys.exit(1)
-    print(f"libtdist_device.bc: {len(ENTRY_POINTS)} entry points and the state global, linked to a sm_90a cubin")
+    report(f"libtdist_device.bc: {len(ENTRY_POINTS)} entry points and the state global, linked to a sm_90a cubin")
 
 
 if __name__ == "__main__":

@@ -15,14 +15,7 @@ import re
 import subprocess
 import sys
 
-from cuda_tools import require_device_library_and_ptxas
-
-failures = []
-
-
-def expect(condition, what):
-    if not condition:
-        failures.append(what)
+from cuda_tools import expect, ptx_function, report, require_device_library_and_ptxas
 
 
 def unescape(text):
@@ -34,13 +27,6 @@ def binary_object(mlir, key):
     """The `key = "..."` string of the gpu.binary's object, unescaped."""
     match = re.search(key + r' = "((?:[^"\\]|\\.)*)"', mlir, flags=re.DOTALL)
     return unescape(match.group(1)) if match else None
-
-
-def ptx_function(ptx, name):
-    """The definition of function `name` in the PTX, up to the closing brace at column 0."""
-    match = re.search(r"^(?:\.visible )?\.(?:func|entry)[^\n]*\b" + re.escape(name) + r"\(.*?^\}", ptx,
-                      flags=re.DOTALL | re.MULTILINE)
-    return match.group(0) if match else ""
 
 
 def compile_example(tdist_opt, path, options):
@@ -103,11 +89,7 @@ def main():
     expect(paths, f"no examples in {examples}")
     for path in paths:
         check_example(tdist_opt, path, library, toolkit)
-    for failure in failures:
-        print("FAIL:", failure)
-    if failures:
-        sys.exit(1)
-    print(f"{len(paths)} examples compiled to sm_90a cubins")
+    report(f"{len(paths)} examples compiled to sm_90a cubins")
 
 
 if __name__ == "__main__":
