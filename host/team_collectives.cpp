@@ -242,15 +242,12 @@ class TeamCollective {
   void deliverWithAgreement(int member, const void *source, std::size_t bytes) {
     deliveries_.push_back({team_->worldPe(member), nullptr, source, bytes});
   }
-  // After a one-step call through the inboxes: what each member delivered here, for the members
-  // whose record says they did (`sent`: whether a record's member sent to this PE).
-  template <class Sent>
-  std::vector<const std::byte *> takeDelivered(std::span<const CollectiveRecord> all, Sent &&sent) {
-    std::vector<const std::byte *> inboxes(size(), nullptr);
+  // After a one-step call through the inboxes that agreed (so every other member delivered):
+  // what each delivered here; this PE's own entry is its source, in place.
+  std::vector<const std::byte *> takeDelivered(const void *source, std::size_t bytes) const {
+    std::vector<const std::byte *> inboxes(size());
     for (int member = 0; member < size(); ++member) {
-      if (member != me() && all[member].status == 0 && sent(all[member], member)) {
-        inboxes[member] = takeInbox(member);
-      }
+      inboxes[member] = member == me() ? local(source, bytes).data() : takeInbox(member);
     }
     return inboxes;
   }
@@ -355,11 +352,8 @@ void broadcast(int team, void *dest, const void *source, std::size_t bytes, int 
     for (int member = 0; carrier && !collective.failedHere() && member < collective.size(); ++member) {
       if (member != root) collective.deliverWithAgreement(member, collective.local(source, bytes).data(), bytes);
     }
-    const auto all = collective.agree(bytes, static_cast<std::uint64_t>(root), 0, true);
-    std::vector<const std::byte *> from = collective.takeDelivered(all, [&](const CollectiveRecord &r, int member) {
-      return r.arg1 == static_cast<std::uint64_t>(member) && collective.oneStepThroughInboxes(r.arg0, r.arg0);
-    });
-    if (!carrier) std::memcpy(dest, from[root], bytes);
+    collective.agree(bytes, static_cast<std::uint64_t>(root), 0, true);
+    if (!carrier) std::memcpy(dest, collective.takeInbox(root), bytes);
     else if (!skip_root && dest != source) std::memcpy(dest, source, bytes);
     return;
   }
@@ -391,14 +385,10 @@ void collect(int team, void *dest, const void *source, std::size_t bytes, bool f
     for (int member = 0; !collective.failedHere() && member < collective.size(); ++member) {
       if (member != collective.me()) collective.deliverWithAgreement(member, collective.local(source, bytes).data(), bytes);
     }
-    const auto all = collective.agree(bytes, 0, 0, true);
-    std::vector<const std::byte *> from = collective.takeDelivered(all, [&](const CollectiveRecord &r, int) {
-      return collective.oneStepThroughInboxes(r.arg0, r.arg0);
-    });
-    for (int member = 0; member < collective.size(); ++member) {
-      const void *block = member == collective.me() ? collective.local(source, bytes).data() : from[member];
-      std::memcpy(static_cast<std::byte *>(dest) + member * bytes, block, bytes);
-    }
+    collective.agree(bytes, 0, 0, true);
+    const std::vector<const std::byte *> from = collective.takeDelivered(source, bytes);
+    for (int member = 0; member < collective.size(); ++member)
+      std::memcpy(static_cast<std::byte *>(dest) + member * bytes, from[member], bytes);
     return;
   }
   auto all = collective.agree(bytes, 0, 0, fixed);
@@ -443,15 +433,11 @@ void alltoall(int team, void *dest, const void *source, std::size_t bytes, const
                                         bytes);
       }
     }
-    const auto all = collective.agree(bytes, 0, 0, true);
-    std::vector<const std::byte *> from = collective.takeDelivered(all, [&](const CollectiveRecord &r, int) {
-      return collective.oneStepThroughInboxes(r.arg0, r.arg0 * collective.size());
-    });
-    for (int member = 0; member < collective.size(); ++member) {
-      const void *block = member == me ? collective.local(source, bytes * collective.size()).data() + me * bytes
-                                       : from[member];
-      std::memcpy(static_cast<std::byte *>(dest) + member * bytes, block, bytes);
-    }
+    collective.agree(bytes, 0, 0, true);
+    const std::vector<const std::byte *> from =
+        collective.takeDelivered(static_cast<const std::byte *>(source) + me * bytes, bytes);
+    for (int member = 0; member < collective.size(); ++member)
+      std::memcpy(static_cast<std::byte *>(dest) + member * bytes, from[member], bytes);
     return;
   }
   collective.agree(bytes, 0, 0, true);
@@ -521,11 +507,8 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
     for (int member = 0; !collective.failedHere() && member < collective.size(); ++member) {
       if (member != collective.me()) collective.deliverWithAgreement(member, collective.local(source, bytes).data(), bytes);
     }
-    const auto all = collective.agree(bytes, static_cast<std::uint64_t>(op), sizeof(T), true);
-    std::vector<const std::byte *> from = collective.takeDelivered(all, [&](const CollectiveRecord &r, int) {
-      return collective.oneStepThroughInboxes(r.arg0, r.arg0);
-    });
-    from[collective.me()] = collective.local(source, bytes).data();
+    collective.agree(bytes, static_cast<std::uint64_t>(op), sizeof(T), true);
+    const std::vector<const std::byte *> from = collective.takeDelivered(source, bytes);
     T *result = Scratch::take<T>(Scratch::Result, nreduce);
     std::memcpy(result, from[0], bytes);
     for (int member = 1; member < collective.size(); ++member) {
