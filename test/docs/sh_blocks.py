@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the ```sh blocks of a Markdown page as printed, each by bash in a fresh folder where
-build/ is the build tree and bench/ the project's benchmark scripts (so that files the commands
-make stay out of the checkout). The first
+build/ is the build tree, bench/ the project's benchmark scripts and examples/ its examples (so
+that files the commands make stay out of the checkout). The first
 that fails ends the test with its output.
 
 Usage: sh_blocks.py PAGE.md BUILD_DIR [TEXT]   (with TEXT: only the blocks that contain it)
@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 
-BENCH = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+SOURCE = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
 def run_blocks(page, build, cwd=None, containing=""):
@@ -25,7 +25,8 @@ def run_blocks(page, build, cwd=None, containing=""):
         with tempfile.TemporaryDirectory() as folder:
             if cwd is None:
                 os.symlink(os.path.realpath(build), os.path.join(folder, "build"))
-                os.symlink(BENCH, os.path.join(folder, "bench"))
+                for shared in ("bench", "examples"):
+                    os.symlink(os.path.join(SOURCE, shared), os.path.join(folder, shared))
             run = subprocess.run(["bash", "-e", "-c", block], cwd=cwd or folder, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True, timeout=240)
         print(f"sh block {index} of {os.path.basename(page)}: status {run.returncode}")
