@@ -4,7 +4,8 @@ build/ is the build tree, bench/ the project's benchmark scripts and examples/ i
 that files the commands make stay out of the checkout). The first
 that fails ends the test with its output.
 
-Usage: sh_blocks.py PAGE.md BUILD_DIR [TEXT]   (with TEXT: only the blocks that contain it)
+Usage: sh_blocks.py PAGE.md BUILD_DIR [TEXT]   (with TEXT: only the blocks that contain it; with
+!TEXT: only those that do not)
 """
 import os
 import re
@@ -20,7 +21,10 @@ def run_blocks(page, build, cwd=None, containing=""):
     fresh folder whose build/ is build; exits with the output of the first that fails. Returns
     how many ran."""
     blocks = re.findall(r"^```sh\n(.*?)^```", open(page, encoding="utf-8").read(), flags=re.MULTILINE | re.DOTALL)
-    blocks = [block for block in blocks if containing in block]
+    if containing.startswith("!"):
+        blocks = [block for block in blocks if containing[1:] not in block]
+    else:
+        blocks = [block for block in blocks if containing in block]
     for index, block in enumerate(blocks, start=1):
         with tempfile.TemporaryDirectory() as folder:
             if cwd is None:
