@@ -7,6 +7,8 @@ Each layer: --calls calls enqueued, then the stream(s) synchronized, per-call µ
 repeats, layers alternating within a repeat). With 4 KiB of f32 the host is slower than the GPU,
 so these are host costs:
   full-torch / full-tdist      tdist.kernels.all_reduce(a, b), torch views / tdist.Tensors
+  full-torch-attributes        full-torch with torch tensors read through their attributes, not
+                               by tdist._torch_C (only where that module is built)
   K-<ctx>-<args>               the binding itself (tdist._C.kernels.all_reduce) on the context of
                                torch's current stream (tctx) or the default one (dctx)
 Then the pieces of the torch path, 100,000 calls each (µs a call). Needs torch; PE 0 prints.
@@ -52,19 +54,35 @@ def main():
         "K-dctx-torch": lambda: kernels.all_reduce(dctx, a, b, "auto", 256 << 10, 0),
         "K-dctx-tdist": lambda: kernels.all_reduce(dctx, x, y, "auto", 256 << 10, 0),
     }
-    for call in layers.values():  # warm-up
+    # Where tdist._torch_C is built: the same call with the tensors read through their attributes
+    # (the reader is switched around that layer alone).
+    attribute_layers = set()
+    if tdist._torch_C is not None:
+        layers["full-torch-attributes"] = layers["full-torch"]
+        attribute_layers.add("full-torch-attributes")
+
+    def reader_for(name):
+        tdist._C._set_torch_access(None if name in attribute_layers else tdist._torch_C.access)
+
+    for name, call in layers.items():  # warm-up
+        if tdist._torch_C is not None:
+            reader_for(name)
         for _ in range(options.calls // 5):
             call()
     done()
     samples = {name: [] for name in layers}
     for _ in range(options.repeats):
         for name, call in layers.items():
+            if tdist._torch_C is not None:
+                reader_for(name)
             tdist.barrier_all()
             start = time.perf_counter()
             for _ in range(options.calls):
                 call()
             done()
             samples[name].append((time.perf_counter() - start) / options.calls * 1e6)
+    if tdist._torch_C is not None:
+        reader_for("full-torch")
     pieces = {
         "context_for": lambda: _torch_ops.context_for(a),
         "first_torch": lambda: tk._first_torch((a, b)),

@@ -209,6 +209,33 @@ NB_MODULE(_C, m) {
   m.def("my_pe", &myPe);
   m.def("n_pes", &nPes);
   m.def("backend", [] { return std::string(backendName()); });
+  m.def(
+      "_set_torch_access",
+      [](nb::handle capsule) {
+        if (capsule.is_none()) {  // back to the attribute reads (the tests compare the two)
+          TorchTensors::setAccess(nullptr);
+          return;
+        }
+        auto *access = static_cast<const TorchAccess *>(PyCapsule_GetPointer(capsule.ptr(), kTorchAccessCapsule));
+        if (access == nullptr) throw nb::python_error();
+        if (access->version != kTorchAccessVersion) {
+          throw Error(ErrorCode::InvalidParam, "tdist._torch_C has access version " + std::to_string(access->version) +
+                                                   ", tdist._C takes " + std::to_string(kTorchAccessVersion) +
+                                                   ": the two modules come from different builds");
+        }
+        TorchTensors::setAccess(access);
+      },
+      nb::arg("capsule").none(), "Reads torch tensors through tdist._torch_C's access (tdist/__init__.py calls "
+                                  "it), or through their attributes with None");
+  m.def(
+      "_tensor_arg",
+      [](nb::handle object) {
+        TensorArg arg(object, "tdist._C._tensor_arg: tensor");
+        const Tensor &t = arg.get();
+        return nb::make_tuple(reinterpret_cast<std::uintptr_t>(t.data), std::string(dtypeName(t.dtype)), t.shape,
+                              t.strides);
+      },
+      nb::arg("tensor"), "What a call takes of a tensor argument: (address, dtype, shape, strides), for tests");
   m.def("heap_size", &heapSize);
   m.def(
       "on_heap",

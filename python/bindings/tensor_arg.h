@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "python/bindings/heap_tensor.h"
+#include "python/bindings/torch_access.h"
 #include "tdist/error.h"
 #include "tdist/runtime.h"
 
@@ -109,12 +110,33 @@ class TorchTensors {
     return instance;
   }
 
+  // tdist._torch_C's access (torch_access.h), where it was built: the tensors are read in C++.
+  static void setAccess(const TorchAccess *access) { access_ = access; }
+
   bool isTensor(nb::handle object) const {
     return PyObject_TypeCheck(object.ptr(), reinterpret_cast<PyTypeObject *>(tensor_type_.ptr()));
   }
 
   // The C++ view of a torch tensor; what torch refuses (a sparse tensor's data_ptr) is passed on.
   Tensor view(nb::handle object, const char *what) const {
+    if (access_ != nullptr) {
+      TorchTensorFields fields;
+      if (access_->read(object.ptr(), &fields) == kTorchRead) {
+        Tensor t;
+        t.data = fields.data;
+        t.dtype = static_cast<DType>(fields.dtype);
+        t.shape.assign(fields.shape, fields.shape + fields.rank);
+        t.strides.assign(fields.strides, fields.strides + fields.rank);
+        return t;
+      }
+    }
+    return viewByAttributes(object, what);
+  }
+
+ private:
+  // The tensor through its Python attributes: without tdist._torch_C, and for what it does not
+  // take (the errors are raised here).
+  Tensor viewByAttributes(nb::handle object, const char *what) const {
     if (PyObject_IsTrue(nb::steal(attribute(object, requires_grad_, what)).ptr())) {
       throw Error(ErrorCode::InvalidParam, std::string(what) + " cannot be taken: it requires grad (tdist's calls "
                                                                "are not differentiable: pass tensor.detach())");
@@ -147,7 +169,6 @@ class TorchTensors {
     return t;
   }
 
- private:
   TorchTensors() {
     nb::module_ torch = nb::module_::import_("torch");
     tensor_type_ = torch.attr("Tensor");
@@ -181,6 +202,7 @@ class TorchTensors {
     throw Error(ErrorCode::InvalidParam, std::string(what) + " cannot be taken: " + reason.substr(0, reason.find('\n')));
   }
 
+  static inline const TorchAccess *access_ = nullptr;
   nb::object tensor_type_, data_ptr_, shape_, stride_, dtype_, requires_grad_;
   std::unordered_map<PyObject *, DType> dtypes_;
   std::vector<nb::object> held_;  // the dtype objects dtypes_ points at

@@ -23,6 +23,32 @@ if _importlib_util.find_spec("torch") is not None:
     import torch as _torch  # noqa: F401
 
 from . import _C
+
+
+def _read_torch_in_cpp():
+    """Hands tdist._torch_C's access to tdist._C where torch is imported and the module was built
+    against that torch (bindings/torch_access.h); otherwise torch tensors are read through their
+    attributes, ~1 us a tensor more a call. Returns the module, or None."""
+    if _importlib_util.find_spec("torch") is None or _importlib_util.find_spec(__name__ + "._torch_C") is None:
+        return None
+    import warnings
+    try:
+        from . import _torch_C
+    except ImportError as error:
+        warnings.warn(f"tdist: tdist._torch_C does not load ({error}); torch tensors are read through their "
+                      "attributes (slower calls)", RuntimeWarning, stacklevel=3)
+        return None
+    if _torch_C.torch_version != _torch.__version__:
+        warnings.warn(f"tdist: tdist._torch_C was built against torch {_torch_C.torch_version}, this is torch "
+                      f"{_torch.__version__}; torch tensors are read through their attributes (slower calls): "
+                      "rebuild tdist against this torch", RuntimeWarning, stacklevel=3)
+        return None
+    _C._set_torch_access(_torch_C.access)
+    return _torch_C
+
+
+_torch_C = _read_torch_in_cpp()
+
 from ._C import (
     DType,
     Error,

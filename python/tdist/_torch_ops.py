@@ -22,7 +22,7 @@ larger size, so they too must be made before a CUDA graph captures a call (the s
 import torch
 from torch.library import custom_op
 
-from . import _C
+from . import _C, _torch_C
 from ._dtypes import invalid
 
 _contexts = {}  # stream handle (cudaStream_t as an int; 0: none, the cpu) -> Context
@@ -31,7 +31,7 @@ _contexts = {}  # stream handle (cudaStream_t as an int; 0: none, the cpu) -> Co
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 
-def _stream_handle(tensor):
+def _stream_handle_by_attributes(tensor):
     device = tensor.get_device()  # -1 on the cpu; one call, not is_cuda and device.index (a torch.device)
     if device < 0:
         return 0
@@ -40,6 +40,10 @@ def _stream_handle(tensor):
     # torch's default stream is the legacy default stream, cudaStreamLegacy (0x1) in a context's
     # options, where 0 would mean the PE's own stream.
     return handle if handle != 0 else 1
+
+
+# The same, read in C++ where tdist._torch_C is built (one call, no Python frame).
+_stream_handle = _torch_C.stream_of if _torch_C is not None else _stream_handle_by_attributes
 
 
 def context_for(tensor):

@@ -49,6 +49,79 @@ def test_torch_imports_after_tdist():
     assert job.returncode == 0 and job.stdout.strip().endswith("2.0"), (job.returncode, job.stdout)
 
 
+def _torch_module_built():
+    import importlib.util
+    return importlib.util.find_spec("tdist._torch_C") is not None
+
+
+@pytest.fixture
+def torch_module(job):
+    if not _torch_module_built():
+        pytest.skip("tdist._torch_C was not built (no torch headers at build time)")
+    assert tdist._torch_C is not None, "tdist._torch_C was built but is not in use"
+    yield tdist._torch_C
+    tdist._C._set_torch_access(tdist._torch_C.access)
+
+
+def test_torch_tensors_read_in_cpp_as_through_their_attributes(torch_module):
+    # Every dtype tdist takes, ranks 0..3, strided views and offsets: what a call takes of a torch
+    # tensor is the same through tdist._torch_C as through the tensor's Python attributes.
+    device = "cuda" if tdist.backend() == "cuda" else "cpu"
+    dtypes = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.float16, torch.bfloat16,
+              torch.float32, torch.float64]
+    dtypes += [getattr(torch, name) for name in ("uint16", "uint32", "uint64") if hasattr(torch, name)]
+    tensors = []
+    for dtype in dtypes:
+        base = torch.zeros(4, 6, 10, dtype=dtype, device=device)
+        tensors += [base, base[1], base[1, 2], base[1, 2, 3], base.transpose(0, 2), base[:, ::2, 1:], base.reshape(-1)]
+    for t in tensors:
+        fast = tdist._C._tensor_arg(t)
+        tdist._C._set_torch_access(None)
+        try:
+            slow = tdist._C._tensor_arg(t)
+        finally:
+            tdist._C._set_torch_access(torch_module.access)
+        assert fast == slow, (t.dtype, t.shape, t.stride())
+        assert fast[0] == t.data_ptr() and fast[2] == list(t.shape) and fast[3] == list(t.stride())
+    # What the fast path does not take goes through the attributes, which say why.
+    for bad, reason in ((torch.ones(4, dtype=torch.complex64), "has an element type \\(torch.complex64\\)"),
+                        (torch.ones(4, requires_grad=True), "cannot be taken: it requires grad"),
+                        (torch.ones(4).to_sparse(), "cannot be taken: ")):
+        with pytest.raises(tdist.Error, match=reason):
+            tdist._C._tensor_arg(bad)
+
+
+def test_stream_of_is_the_stream_torch_runs_on(torch_module):
+    from tdist import _torch_ops
+    host = torch.ones(4)
+    assert torch_module.stream_of(host) == _torch_ops._stream_handle_by_attributes(host) == 0
+    with pytest.raises(TypeError, match="expected a torch.Tensor"):
+        torch_module.stream_of(host.numpy())
+    if tdist.backend() != "cuda":
+        return
+    x = torch.ones(4, device="cuda")
+    assert torch_module.stream_of(x) == _torch_ops._stream_handle_by_attributes(x) == 1  # the legacy default
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        assert torch_module.stream_of(x) == _torch_ops._stream_handle_by_attributes(x) == s.cuda_stream
+
+
+def test_a_torch_module_built_against_another_torch_is_not_used():
+    if not _torch_module_built():
+        pytest.skip("tdist._torch_C was not built (no torch headers at build time)")
+    program = ("import warnings, torch\n"
+               "torch.__version__ = '0.0.0+other'\n"
+               "with warnings.catch_warnings(record=True) as caught:\n"
+               "    warnings.simplefilter('always')\n"
+               "    import tdist\n"
+               "print(tdist._torch_C, [str(w.message) for w in caught])\n")
+    job = subprocess.run([sys.executable, "-c", program], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, timeout=300)
+    assert job.returncode == 0, job.stdout
+    assert job.stdout.startswith("None ") and "was built against torch" in job.stdout, job.stdout
+    assert "this is torch 0.0.0+other" in job.stdout, job.stdout
+
+
 def test_the_ops_are_registered():
     for name in ("all_reduce", "all_reduce_", "all_gather", "reduce_scatter", "all_gather_gemm",
                  "gemm_reduce_scatter", "moe_dispatch", "moe_combine"):
