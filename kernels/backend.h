@@ -92,6 +92,8 @@ struct KernelBackend {
   void (*release)() = nullptr;
   // Waits until every call made on the context is complete.
   void (*synchronize)(Context &ctx) = nullptr;
+  // This PE's device as a tuning table names it (tdist::kernels::tuning_device()).
+  std::string (*device)() = nullptr;
   // The agreement of every PE on a call (kernels/checks.h): cpu in band, cuda on the host.
   void (*agree)(Context &ctx, const char *kernel, const detail::CallSignature &mine, int local_code,
                 const std::string &local_error) = nullptr;

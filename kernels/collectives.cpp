@@ -1,11 +1,14 @@
 // kernels/collectives.cpp - the public entry points of AllGather, ReduceScatter and AllReduce:
-// check the tensors and the config on this PE, agree with every PE on the call, run the
-// context's backend's body (kernels/entry.h).
+// resolve the config's Auto fields (kernels/tuning.cpp), check the tensors and the config on this
+// PE, agree with every PE on the call with its config resolved (what the body runs: a PE that
+// left a field Auto and one that set it to what Auto gives make the same call), run the context's
+// backend's body (kernels/entry.h).
 #include "tdist/kernels/collectives.h"
 
 #include "kernels/backend.h"
 #include "kernels/checks.h"
 #include "kernels/entry.h"
+#include "tdist/kernels/tuning.h"
 
 namespace tdist::kernels {
 namespace {
@@ -13,12 +16,6 @@ namespace {
 constexpr long long kMinChunkBytes = 4096;
 constexpr long long kMaxChunkBytes = 1ll << 30;
 constexpr long long kMaxPrograms = 1024;
-// Auto: the two-shot on more than one PE, at every size and on every backend, as measured. On cpu
-// it pulls its blocks straight from the peers' inputs (one signal step, as the one-shot, and 1/n
-// of the reduction work) and measured faster than the one-shot from 16 KiB on 2 and 4 PEs; on
-// cuda, graph-replayed bf16 8 KiB .. 2 MiB on one H200, 5.0-8.8 us against the one-shot's
-// 5.7-12.1 on 2 PEs and 10.5-14.6 against 11.7-27.3 on 4 (docs/BENCHMARKS.md).
-
 // The call's signature: the context, the tensors and every config field (checks.h).
 void addConfig(detail::CallSignature &s, const AllGatherConfig &config) {
   const auto &[chunk_bytes, programs, engine] = config;
@@ -76,50 +73,47 @@ detail::CallSignature signatureOf(const Context &ctx, const Tensor &input, const
 
 void all_gather(Context &ctx, const Tensor &input, Tensor &output, const AllGatherConfig &config) {
   constexpr const char *kName = "tdist::kernels::all_gather";
+  const AllGatherConfig resolved = resolved_config(ctx, input, config);
   const auto check = [&] {
     requireDtypes(kName, input, output);
-    requireChunking(kName, config.chunk_bytes, config.programs);
+    requireChunking(kName, resolved.chunk_bytes, resolved.programs);
     requireNumel(kName, "output", output, input.numel() * nPes(), "n_pes x the elements of input");
   };
-  detail::runEntry(ctx, kName, &KernelBackend::all_gather, signatureOf(ctx, input, output, config), check,
-                   AllGatherCall{.input = input, .output = output, .config = config});
+  detail::runEntry(ctx, kName, &KernelBackend::all_gather, signatureOf(ctx, input, output, resolved), check,
+                   AllGatherCall{.input = input, .output = output, .config = resolved});
 }
 
 void reduce_scatter(Context &ctx, const Tensor &input, Tensor &output, const ReduceScatterConfig &config) {
   constexpr const char *kName = "tdist::kernels::reduce_scatter";
+  const ReduceScatterConfig resolved = resolved_config(ctx, input, config);
   const auto check = [&] {
     requireDtypes(kName, input, output);
-    requireChunking(kName, config.chunk_bytes, config.programs);
+    requireChunking(kName, resolved.chunk_bytes, resolved.programs);
     if (input.numel() % nPes() != 0) {
       throw Error(ErrorCode::InvalidParam, std::string(kName) + ": input has " + std::to_string(input.numel()) +
                                                " elements; expected a multiple of n_pes = " + std::to_string(nPes()));
     }
     requireNumel(kName, "output", output, input.numel() / nPes(), "the elements of input / n_pes");
   };
-  detail::runEntry(ctx, kName, &KernelBackend::reduce_scatter, signatureOf(ctx, input, output, config), check,
-                   ReduceScatterCall{.input = input, .output = output, .config = config});
+  detail::runEntry(ctx, kName, &KernelBackend::reduce_scatter, signatureOf(ctx, input, output, resolved), check,
+                   ReduceScatterCall{.input = input, .output = output, .config = resolved});
 }
 
 void all_reduce(Context &ctx, const Tensor &input, Tensor &output, const AllReduceConfig &config) {
   constexpr const char *kName = "tdist::kernels::all_reduce";
+  // Every PE that passes the agreement has the same size and read the same table, so every PE
+  // resolves the same algorithm.
+  const AllReduceConfig resolved = resolved_config(ctx, input, config);
   const auto check = [&] {
     requireDtypes(kName, input, output);
-    requireChunking(kName, config.chunk_bytes, config.programs);
+    requireChunking(kName, resolved.chunk_bytes, resolved.programs);
     detail::requireRange(kName, "algorithm", static_cast<int>(config.algorithm),
                          static_cast<int>(AllReduceAlgorithm::Auto), static_cast<int>(AllReduceAlgorithm::Ring));
     requireNumel(kName, "output", output, input.numel(), "the elements of input");
   };
-  // Every PE that passes the agreement has the same size, so every PE picks the same algorithm.
-  const AllReduceAlgorithm algorithm =
-      config.algorithm == AllReduceAlgorithm::Auto ? chooseAllReduce(ctx, input.nbytes()) : config.algorithm;
-  detail::runEntry(ctx, kName, &KernelBackend::all_reduce, signatureOf(ctx, input, output, config), check,
-                   AllReduceCall{.input = input, .output = output, .config = config, .algorithm = algorithm});
-}
-
-AllReduceAlgorithm chooseAllReduce(const Context &ctx, std::size_t bytes) {
-  (void)ctx;
-  (void)bytes;
-  return nPes() == 1 ? AllReduceAlgorithm::OneShot : AllReduceAlgorithm::TwoShot;
+  detail::runEntry(
+      ctx, kName, &KernelBackend::all_reduce, signatureOf(ctx, input, output, resolved), check,
+      AllReduceCall{.input = input, .output = output, .config = resolved, .algorithm = resolved.algorithm});
 }
 
 const char *algorithmName(AllReduceAlgorithm algorithm) {

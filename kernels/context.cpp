@@ -1,6 +1,7 @@
 // kernels/context.cpp - the context of the kernel library: its backend's table (chosen here,
-// once), its symmetric signal slots (zeroed once, never reset: every call waits for its own epoch
-// or a later one), its scratch, and what its backend keeps (KernelBackend::open).
+// once), its tuning table (read here, once: kernels/tuning.h), its symmetric signal slots (zeroed
+// once, never reset: every call waits for its own epoch or a later one), its scratch, and what its
+// backend keeps (KernelBackend::open).
 #include "tdist/kernels/context.h"
 
 #include <atomic>
@@ -9,17 +10,22 @@
 #include "kernels/backend.h"
 #include "kernels/checks.h"
 #include "kernels/context_state.h"
+#include "kernels/tuning.h"
 
 namespace tdist::kernels {
 namespace {
 
 constexpr long long kMaxSignals = 1 << 20;
 
-void addOptions(detail::CallSignature &s, const ContextOptions &options) {
-  const auto &[scratch_bytes, max_signals, stream] = options;  // the stream is each PE's own
+// The table's path may differ between PEs (each its own copy); what they compare is the table
+// each read (tuningDigest).
+void addOptions(detail::CallSignature &s, const ContextOptions &options, const std::string &tuning_digest) {
+  const auto &[scratch_bytes, max_signals, stream, tuning_table] = options;  // the stream is each PE's own
   s.add("options.scratch_bytes", static_cast<long long>(scratch_bytes));
   s.add("options.max_signals", max_signals);
   (void)stream;
+  (void)tuning_table;
+  s.add("tuning_table", tuning_digest);
 }
 
 // Allocates on the heap; a heap too small for it is an error that names the options to change.
@@ -56,7 +62,10 @@ Context::Context(const ContextOptions &options) : state_(std::make_unique<State>
   const KernelBackend &backend = kernelBackendFor(backendName());
   int code = 0;
   std::string error;
+  std::shared_ptr<const TuningTable> tuning;
+  std::string tuning_path;
   try {
+    tuning = detail::loadTuningTable(options.tuning_table, backend.name, tuning_path);
     const int fewest = backend.min_signals(nPes());
     if (options.max_signals < fewest || options.max_signals > kMaxSignals) {
       throw Error(ErrorCode::InvalidParam,
@@ -70,9 +79,11 @@ Context::Context(const ContextOptions &options) : state_(std::make_unique<State>
     error = e.what();
   }
   detail::CallSignature signature;
-  addOptions(signature, options);
+  addOptions(signature, options, detail::tuningDigest(tuning.get()));
   // On the host: the context has no handshake table yet.
   detail::agree(kName, signature, code, error);
+  state_->tuning = std::move(tuning);
+  state_->tuning_path = std::move(tuning_path);
 
   state_->backend = &backend;
   state_->backend_name = backend.name;
@@ -127,5 +138,6 @@ void *Context::stream() const { return state_->stream; }
 void Context::synchronize() { state_->backend->synchronize(*this); }
 
 const std::string &Context::backend() const { return state_->backend_name; }
+const std::string &Context::tuning_table() const { return state_->tuning_path; }
 
 }  // namespace tdist::kernels

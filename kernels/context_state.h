@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "tdist/kernels/context.h"
@@ -11,6 +12,7 @@
 namespace tdist::kernels {
 
 struct KernelBackend;
+struct TuningTable;
 
 // Slots are this many bytes apart (the cuda kernels' slotAt assumes it: kernels/cuda/common.cuh).
 constexpr std::size_t kSlotBytes = 64;
@@ -22,6 +24,9 @@ struct Context::State {
   int max_signals = 0;
   void *scratch = nullptr;
   std::size_t scratch_bytes = 0;
+  // The tuning table read at creation (kernels/tuning.h), null for none, and its path.
+  std::shared_ptr<const TuningTable> tuning;
+  std::string tuning_path;
   // cuda: the cudaStream_t of calls.
   void *stream = nullptr;
   // cpu: the epoch of the last call (every call takes the next, every PE alike: cpu::nextEpoch);

@@ -1,7 +1,8 @@
 // kernels/gemm.cpp - the public entry points of the overlap GEMMs: AllGather + GEMM and
-// GEMM + ReduceScatter. Each checks its tensors and config on this PE, agrees with every PE on
-// the call (the context, every tensor's heap offset, dtype and shape, every config field) and
-// runs the context's backend's body (kernels/entry.h).
+// GEMM + ReduceScatter. Each resolves its config's Auto fields (kernels/tuning.cpp), checks its
+// tensors and config on this PE, agrees with every PE on the call (the context, every tensor's
+// heap offset, dtype and shape, every field of the resolved config) and runs the context's
+// backend's body (kernels/entry.h).
 #include "tdist/kernels/gemm.h"
 
 #include <climits>
@@ -12,6 +13,7 @@
 #include "kernels/checks.h"
 #include "kernels/entry.h"
 #include "tdist/error.h"
+#include "tdist/kernels/tuning.h"
 #include "tdist/runtime.h"
 
 namespace tdist::kernels {
@@ -91,13 +93,14 @@ void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, 
   signature.tensor("c", c);
   if (gathered) signature.tensor("gathered", *gathered);
   else signature.add("gathered", "scratch");
-  addConfig(signature, config);
+  const AllGatherGemmConfig resolved = resolved_config(ctx, a, b, config);
+  addConfig(signature, resolved);
   const auto check = [&] {
     detail::requireHeapTensor(kAllGatherGemm, "a", a, 2, {DType::F32, DType::BF16});
     detail::requireHeapTensor(kAllGatherGemm, "b", b, 2, {a.dtype});
     detail::requireHeapTensor(kAllGatherGemm, "c", c, 2, {a.dtype});
     if (gathered) detail::requireHeapTensor(kAllGatherGemm, "gathered", *gathered, 2, {a.dtype});
-    requireConfig(kAllGatherGemm, config);
+    requireConfig(kAllGatherGemm, resolved);
     detail::requireRange(kAllGatherGemm, "producer_sms", config.producer_sms, 0, 32);
     const std::int64_t m_local = a.shape[0], K = a.shape[1], N = b.shape[1];
     if (b.shape[0] != K) invalid(kAllGatherGemm, "b is " + shapeText(b) + ", expected [K = " + std::to_string(K) + ", N]");
@@ -122,8 +125,9 @@ void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, 
     }
   };
   Tensor scratch = gathered ? Tensor{} : scratchGathered(ctx, a);
-  detail::runEntry(ctx, kAllGatherGemm, &KernelBackend::all_gather_gemm, signature, check,
-                   AllGatherGemmCall{.a = a, .b = b, .c = c, .gathered = gathered ? *gathered : scratch, .config = config});
+  detail::runEntry(
+      ctx, kAllGatherGemm, &KernelBackend::all_gather_gemm, signature, check,
+      AllGatherGemmCall{.a = a, .b = b, .c = c, .gathered = gathered ? *gathered : scratch, .config = resolved});
 }
 
 void gemm_reduce_scatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c,
@@ -135,12 +139,13 @@ void gemm_reduce_scatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor 
   signature.tensor("a", a, 1);
   signature.tensor("b", b, 0);
   signature.tensor("c", c);
-  addConfig(signature, config);
+  const GemmReduceScatterConfig resolved = resolved_config(ctx, a, b, config);
+  addConfig(signature, resolved);
   const auto check = [&] {
     detail::requireHeapTensor(kGemmReduceScatter, "a", a, 2, {DType::F32, DType::BF16});
     detail::requireHeapTensor(kGemmReduceScatter, "b", b, 2, {a.dtype});
     detail::requireHeapTensor(kGemmReduceScatter, "c", c, 2, {a.dtype});
-    requireConfig(kGemmReduceScatter, config);
+    requireConfig(kGemmReduceScatter, resolved);
     // k_local may differ between PEs (an uneven split of K); M, N and the config may not.
     const std::int64_t M = a.shape[0], k_local = a.shape[1], N = b.shape[1];
     if (b.shape[0] != k_local) {
@@ -166,7 +171,7 @@ void gemm_reduce_scatter(Context &ctx, const Tensor &a, const Tensor &b, Tensor 
     }
   };
   detail::runEntry(ctx, kGemmReduceScatter, &KernelBackend::gemm_reduce_scatter, signature, check,
-                   GemmReduceScatterCall{.a = a, .b = b, .c = c, .config = config});
+                   GemmReduceScatterCall{.a = a, .b = b, .c = c, .config = resolved});
 }
 
 }  // namespace tdist::kernels

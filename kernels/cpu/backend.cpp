@@ -7,6 +7,7 @@
 
 #include "kernels/checks.h"
 #include "kernels/context_state.h"
+#include "kernels/tuning.h"
 #include "tdist/runtime.h"
 
 namespace tdist::kernels::cpu {
@@ -68,6 +69,7 @@ const KernelBackend kBackend = {
     .close = close,
     .release = [] {},
     .synchronize = [](Context &) {},
+    .device = detail::cpuDevice,
     .agree = detail::agreeInBand,
     .all_gather = {.run = allGather,
                    .slots = [](const AllGatherCall &, int n_pes) { return collectiveSlots(n_pes, "n_pes"); }},

@@ -69,6 +69,16 @@ void synchronize(Context &ctx) {
                      "tdist::kernels::Context::synchronize");
 }
 
+// The GPU this PE runs on, by the name its driver gives it ("NVIDIA H200").
+std::string deviceName() {
+  int device = 0;
+  tdist::cuda::check(cudaGetDevice(&device), "tdist::kernels::tuning_device: cudaGetDevice");
+  cudaDeviceProp properties{};
+  tdist::cuda::check(cudaGetDeviceProperties(&properties, device),
+                     "tdist::kernels::tuning_device: cudaGetDeviceProperties");
+  return properties.name;
+}
+
 }  // namespace
 
 const KernelBackend kBackend = {
@@ -78,6 +88,7 @@ const KernelBackend kBackend = {
     .close = [](Context &) {},
     .release = releaseLanes,
     .synchronize = synchronize,
+    .device = deviceName,
     .agree = kernels::detail::agreeOnHost,
     .all_gather = {.run = allGather, .slots = [](const AllGatherCall &, int n_pes) { return collectiveSlots(n_pes); }},
     .reduce_scatter = {.run = reduceScatter,

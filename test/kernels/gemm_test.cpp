@@ -262,9 +262,9 @@ TEST(AllGatherGemm, ErrorsAreTheSameOnEveryPeAndLeaveTheContextUsable) {
   expectError(ErrorCode::InvalidParam, "b is [4, 4]", [&] { all_gather_gemm(ctx, p.a, bad_b, p.c); });
   expectError(ErrorCode::InvalidParam, "gathered is", [&] { all_gather_gemm(ctx, p.a, p.b, p.c, &p.c); });
   expectError(ErrorCode::InvalidParam, "c is", [&] { all_gather_gemm(ctx, p.a, p.b, p.gathered); });
-  for (auto [field, config] : {std::pair<const char *, AllGatherGemmConfig>{"chunks_per_pe", {0, 1, 1, 0}},
+  for (auto [field, config] : {std::pair<const char *, AllGatherGemmConfig>{"chunks_per_pe", {-1, 1, 1, 0}},
                                {"chunks_per_pe", {65, 1, 1, 0}},
-                               {"tile_m", {1, 0, 1, 0}},
+                               {"tile_m", {1, -1, 1, 0}},
                                {"tile_n", {1, 1, 4097, 0}},
                                {"programs", {1, 1, 1, 1025}},
                                {"programs", {1, 1, 1, -1}}}) {
@@ -434,7 +434,7 @@ TEST(GemmReduceScatter, ErrorsAreTheSameOnEveryPeAndLeaveTheContextUsable) {
   }
   expectError(ErrorCode::InvalidParam, "config.tile_m", [&] { gemm_reduce_scatter(ctx, p.a, p.b, p.c, {1, 4097, 1, 0}); });
   expectError(ErrorCode::InvalidParam, "config.chunks_per_pe",
-              [&] { gemm_reduce_scatter(ctx, p.a, p.b, p.c, {0, 1, 1, 0}); });
+              [&] { gemm_reduce_scatter(ctx, p.a, p.b, p.c, {-1, 1, 1, 0}); });
   {
     // 64 chunks x 1000 column tiles of one column: more signals than the context has.
     RsProblem wide(n, 1000, Values::SmallIntegers, 1);

@@ -14,10 +14,14 @@
 
 namespace tdist::kernels {
 
+// Fields at 0 or Auto are resolved when the call is made (tdist/kernels/tuning.h): from the
+// context's tuning table where it has an entry for the call, else the library's own choice (for
+// chunk_bytes: 256 KiB).
+
 // output (n_pes * numel(input) elements) = the inputs of PE 0, 1, ... concatenated.
 struct AllGatherConfig {
-  std::size_t chunk_bytes = 256u << 10;  // unit of transfer and of its signal; 4 KiB .. 1 GiB
-  int programs = 0;                      // cpu: programs (0 = one per chunk up to 64); cuda: SMs (0 = auto)
+  std::size_t chunk_bytes = 0;  // unit of transfer and of its signal; 4 KiB .. 1 GiB (0 = Auto)
+  int programs = 0;             // cpu: programs (0 = one per chunk up to 64); cuda: SMs (0 = auto)
   enum class Engine { Auto, Sm, CopyEngine } engine = Engine::Auto;  // cuda only
 };
 void all_gather(Context &ctx, const Tensor &input, Tensor &output, const AllGatherConfig &config = {});
@@ -25,7 +29,7 @@ void all_gather(Context &ctx, const Tensor &input, Tensor &output, const AllGath
 // output (numel(input) / n_pes elements) on PE p = sum over PEs of block p of their inputs;
 // numel(input) must be a multiple of n_pes.
 struct ReduceScatterConfig {
-  std::size_t chunk_bytes = 256u << 10;
+  std::size_t chunk_bytes = 0;  // 4 KiB .. 1 GiB (0 = Auto)
   int programs = 0;
   enum class Engine { Auto, Sm, CopyEngine } engine = Engine::Auto;
 };
@@ -33,19 +37,20 @@ void reduce_scatter(Context &ctx, const Tensor &input, Tensor &output, const Red
 
 // output = sum over PEs of input (same numel; output may be input).
 enum class AllReduceAlgorithm {
-  Auto,     // by backend, size and PE count (chooseAllReduce)
+  Auto,     // by the tuning table, else by PE count (chooseAllReduce)
   OneShot,  // every PE pushes its whole input to every peer; each reduces all
   TwoShot,  // reduce-scatter, then all-gather of the reduced blocks (cpu: pulled from the peers' inputs)
   Ring,     // 2 (n - 1) steps around the ring, one block a step
 };
 struct AllReduceConfig {
   AllReduceAlgorithm algorithm = AllReduceAlgorithm::Auto;
-  std::size_t chunk_bytes = 256u << 10;  // 4 KiB .. 1 GiB
-  int programs = 0;                      // cpu: programs; cuda: blocks (0 = auto, at most 32)
+  std::size_t chunk_bytes = 0;  // 4 KiB .. 1 GiB (0 = Auto)
+  int programs = 0;             // cpu: programs; cuda: blocks (0 = auto, at most 32)
 };
 void all_reduce(Context &ctx, const Tensor &input, Tensor &output, const AllReduceConfig &config = {});
 
-// The algorithm Auto picks for this many bytes on this many PEs (for benchmarks and docs).
+// The algorithm Auto picks for this many bytes of each PE's input: the context's tuning table's
+// (tdist/kernels/tuning.h), else the two-shot on more than one PE and the one-shot on one.
 AllReduceAlgorithm chooseAllReduce(const Context &ctx, std::size_t bytes);
 const char *algorithmName(AllReduceAlgorithm algorithm);
 

@@ -37,6 +37,10 @@ struct ContextOptions {
   std::size_t scratch_bytes = 16u << 20;  // symmetric scratch per PE (staging, gathered tiles)
   int max_signals = 4096;                 // symmetric signal slots per PE (64 bytes each), minSignals() ..
   void *stream = nullptr;                 // cuda: the cudaStream_t calls use by default (null: the PE's own)
+  // The tuning table that Auto fields read (tdist/kernels/tuning.h): a path, "" for
+  // tuning_table_path() (TDIST_TUNE_TABLE, else the user's cache folder), "none" for none. Every
+  // PE must read the same table (or none): creating the context fails otherwise.
+  std::string tuning_table;
 };
 
 // The fewest signal slots a Context takes on this backend at this PE count (after init): with
@@ -64,6 +68,9 @@ class Context {
   // Waits until every call made so far is complete (cuda: the stream; cpu: nothing to wait for).
   void synchronize();
   const std::string &backend() const;  // "cpu", "cuda"
+  // The path of the tuning table the context read, empty when it uses none (no file, "none",
+  // or a table of another backend or device).
+  const std::string &tuning_table() const;
 
  private:
   friend struct detail::ContextAccess;

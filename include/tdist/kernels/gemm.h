@@ -17,17 +17,21 @@ namespace tdist::kernels {
 //   Fused      - one persistent GEMM (bf16; the CUTLASS headers at build time) whose tile
 //                scheduler starts on this PE's own rows and waits, tile by tile, for the rows a
 //                tile reads (AllGather + GEMM only, so far);
-//   Auto       - the library's choice (Decomposed, until the fused form is measured faster).
+//   Auto       - the tuning table's choice, else the library's (Decomposed, until the fused form
+//                is measured faster).
 // The cpu bodies are one tile-level form: every choice runs it.
 enum class GemmStrategy : int { Auto = 0, Decomposed = 1, Fused = 2 };
 
 // a: this PE's rows of A, [m_local, K]; b: [K, N], the same on every PE (each PE's own copy);
 // c: [n_pes * m_local, N], the full C = gather(A) x B on every PE. gathered, when given, receives
 // gather(A) [n_pes * m_local, K]; otherwise the context's scratch holds it (checked for size).
+// Fields at 0 or Auto are resolved when the call is made (tdist/kernels/tuning.h): from the
+// context's tuning table where it has an entry for the call, else chunks_per_pe 1, tile_m 512,
+// tile_n 1024 and the bodies' own choices of programs and strategy.
 struct AllGatherGemmConfig {
-  int chunks_per_pe = 1;   // row chunks of each PE's A, each with its own signal; 1 .. 64
-  int tile_m = 512;        // cpu: rows of C per program tile; 1 .. 4096
-  int tile_n = 1024;       // cpu: columns of C per program tile; 1 .. 4096
+  int chunks_per_pe = 0;   // row chunks of each PE's A, each with its own signal; 1 .. 64 (0 = Auto)
+  int tile_m = 0;          // cpu: rows of C per program tile; 1 .. 4096 (0 = Auto)
+  int tile_n = 0;          // cpu: columns of C per program tile; 1 .. 4096 (0 = Auto)
   int programs = 0;        // cpu: programs (0 = one per core); cuda Fused: most CTAs (0 = one per SM
                            // of this PE's share: the GPU's SMs over the PEs that drive it)
   GemmStrategy strategy = GemmStrategy::Auto;
@@ -42,9 +46,9 @@ void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, 
 // a: [M, k_local] (this PE's columns of A), b: [k_local, N] (this PE's rows of B);
 // c: [M / n_pes, N] on PE p = rows p*M/n_pes .. of sum over PEs of a x b. M a multiple of n_pes.
 struct GemmReduceScatterConfig {
-  int chunks_per_pe = 1;   // row chunks of each PE's output block; 1 .. 64
-  int tile_m = 512;
-  int tile_n = 1024;
+  int chunks_per_pe = 0;  // row chunks of each PE's output block; 1 .. 64 (0 = Auto)
+  int tile_m = 0;         // 1 .. 4096 (0 = Auto)
+  int tile_n = 0;         // 1 .. 4096 (0 = Auto)
   int programs = 0;
   GemmStrategy strategy = GemmStrategy::Auto;  // cuda Fused: one GEMM storing partial tiles into their owners
 };

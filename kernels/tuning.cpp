@@ -1,0 +1,183 @@
+// kernels/tuning.cpp - the tuning table in the kernel library: the table a Context reads, and
+// the resolution of a call's Auto fields from it (include/tdist/kernels/tuning.h has the rule;
+// docs/TUNING.md the file). Without a table every field resolves to what the library chose before
+// tables existed: chunk_bytes 256 KiB, chunks_per_pe 1, tile 512 x 1024, all_reduce's algorithm
+// by chooseAllReduce's rule, engines, strategies and programs left to the bodies.
+#include "kernels/tuning.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+
+#include "kernels/context_state.h"
+#include "tdist/runtime.h"
+
+namespace tdist::kernels {
+namespace {
+
+constexpr std::size_t kDefaultChunkBytes = 256u << 10;
+constexpr int kDefaultChunksPerPe = 1;
+constexpr int kDefaultTileM = 512;
+constexpr int kDefaultTileN = 1024;
+
+const TuningTable *tableOf(const Context &ctx) { return detail::ContextAccess::state(ctx).tuning.get(); }
+
+// The value of `field` in the call's entry, or null.
+const std::string *fieldOf(const TuningEntry *entry, const char *field) {
+  if (entry == nullptr) return nullptr;
+  for (const auto &[name, value] : entry->fields)
+    if (name == field) return &value;
+  return nullptr;
+}
+
+// The table's values were checked when it was read (kernels/tuning_table.cpp).
+long long integerOf(const std::string &value) { return std::stoll(value); }
+
+const TuningEntry *collectiveEntry(const Context &ctx, const char *kernel, std::size_t bytes) {
+  const TuningTable *table = tableOf(ctx);
+  return table ? table->lookup(kernel, nPes(), static_cast<std::int64_t>(bytes)) : nullptr;
+}
+
+const TuningEntry *gemmEntry(const Context &ctx, const char *kernel, const Tensor &a, const Tensor &b) {
+  const TuningTable *table = tableOf(ctx);
+  if (table == nullptr || a.shape.size() != 2 || b.shape.size() != 2) return nullptr;
+  if (a.dtype != DType::F32 && a.dtype != DType::BF16) return nullptr;
+  return table->lookup(kernel, nPes(), 0, a.dtype == DType::F32 ? "f32" : "bf16", a.shape[0], b.shape[1], a.shape[1]);
+}
+
+AllReduceAlgorithm algorithmNamed(const std::string &name) {
+  for (auto a : {AllReduceAlgorithm::OneShot, AllReduceAlgorithm::TwoShot, AllReduceAlgorithm::Ring})
+    if (name == algorithmName(a)) return a;
+  return AllReduceAlgorithm::Auto;
+}
+
+// all_reduce's Auto without a tuning table: the two-shot on more than one PE, at every size
+// and on every backend, as measured. On cpu
+// it pulls its blocks straight from the peers' inputs (one signal step, as the one-shot, and 1/n
+// of the reduction work) and measured faster than the one-shot from 16 KiB on 2 and 4 PEs; on
+// cuda, graph-replayed bf16 8 KiB .. 2 MiB on one H200, 5.0-8.8 us against the one-shot's
+// 5.7-12.1 on 2 PEs and 10.5-14.6 against 11.7-27.3 on 4 (docs/BENCHMARKS.md).
+AllReduceAlgorithm builtInAllReduce() {
+  return nPes() == 1 ? AllReduceAlgorithm::OneShot : AllReduceAlgorithm::TwoShot;
+}
+
+template <class Engine>
+Engine engineNamed(const std::string &name) {
+  return name == "sm" ? Engine::Sm : name == "ce" ? Engine::CopyEngine : Engine::Auto;
+}
+
+GemmStrategy strategyNamed(const std::string &name) {
+  return name == "decomposed" ? GemmStrategy::Decomposed : name == "fused" ? GemmStrategy::Fused : GemmStrategy::Auto;
+}
+
+// chunk_bytes and programs of every collective.
+template <class Config>
+void resolveChunking(const TuningEntry *entry, Config &r) {
+  if (r.chunk_bytes == 0) {
+    const std::string *v = fieldOf(entry, "chunk_bytes");
+    r.chunk_bytes = v ? static_cast<std::size_t>(integerOf(*v)) : kDefaultChunkBytes;
+  }
+  if (const std::string *v = fieldOf(entry, "programs"); v && r.programs == 0)
+    r.programs = static_cast<int>(integerOf(*v));
+}
+
+// ... and the engine of all_gather and reduce_scatter.
+template <class Config>
+Config resolvedCollective(const TuningEntry *entry, const Config &config) {
+  Config r = config;
+  resolveChunking(entry, r);
+  using Engine = decltype(config.engine);
+  if (const std::string *v = fieldOf(entry, "engine"); v && r.engine == Engine::Auto)
+    r.engine = engineNamed<Engine>(*v);
+  return r;
+}
+
+template <class Config>
+Config resolvedGemm(const TuningEntry *entry, const Config &config) {
+  Config r = config;
+  const auto take = [entry](int &field, const char *name, int fallback) {
+    if (field != 0) return;
+    const std::string *v = fieldOf(entry, name);
+    field = v ? static_cast<int>(integerOf(*v)) : fallback;
+  };
+  take(r.chunks_per_pe, "chunks_per_pe", kDefaultChunksPerPe);
+  take(r.tile_m, "tile_m", kDefaultTileM);
+  take(r.tile_n, "tile_n", kDefaultTileN);
+  take(r.programs, "programs", 0);
+  if (const std::string *v = fieldOf(entry, "strategy"); v && r.strategy == GemmStrategy::Auto)
+    r.strategy = strategyNamed(*v);
+  return r;
+}
+
+std::atomic<bool> said_ignored{false};
+
+}  // namespace
+
+namespace detail {
+
+std::shared_ptr<const TuningTable> loadTuningTable(const std::string &option, const std::string &backend,
+                                                   std::string &path) {
+  path.clear();
+  const std::string where = option.empty() ? tuning_table_path() : option;
+  if (where == "none") return nullptr;
+  std::optional<TuningTable> table = TuningTable::load(where);
+  if (!table) return nullptr;  // no table: the library's own choices
+  const std::string device = tuning_device();
+  if (table->backend != backend || table->device != device) {
+    if (myPe() == 0 && !said_ignored.exchange(true)) {
+      std::fprintf(stderr,
+                   "tdist::kernels: note: the tuning table %s was measured on backend %s, device '%s'; this job "
+                   "runs backend %s, device '%s': it is ignored (the library's own choices; tdist-tune writes a "
+                   "table for this machine, docs/TUNING.md)\n",
+                   where.c_str(), table->backend.c_str(), table->device.c_str(), backend.c_str(), device.c_str());
+    }
+    return nullptr;
+  }
+  path = where;
+  return std::make_shared<const TuningTable>(std::move(*table));
+}
+
+std::string tuningDigest(const TuningTable *table) {
+  if (table == nullptr) return "none";
+  std::uint64_t hash = 14695981039346656037ull;  // FNV-1a
+  for (unsigned char c : table->format()) hash = (hash ^ c) * 1099511628211ull;
+  char text[24];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+}  // namespace detail
+
+AllReduceAlgorithm chooseAllReduce(const Context &ctx, std::size_t bytes) {
+  const std::string *v = fieldOf(collectiveEntry(ctx, "all_reduce", bytes), "algorithm");
+  const AllReduceAlgorithm tuned = v ? algorithmNamed(*v) : AllReduceAlgorithm::Auto;
+  return tuned != AllReduceAlgorithm::Auto ? tuned : builtInAllReduce();
+}
+
+AllReduceConfig resolved_config(const Context &ctx, const Tensor &input, const AllReduceConfig &config) {
+  const TuningEntry *entry = collectiveEntry(ctx, "all_reduce", input.nbytes());
+  AllReduceConfig r = config;
+  if (r.algorithm == AllReduceAlgorithm::Auto) r.algorithm = chooseAllReduce(ctx, input.nbytes());
+  resolveChunking(entry, r);
+  return r;
+}
+
+AllGatherConfig resolved_config(const Context &ctx, const Tensor &input, const AllGatherConfig &config) {
+  return resolvedCollective(collectiveEntry(ctx, "all_gather", input.nbytes()), config);
+}
+
+ReduceScatterConfig resolved_config(const Context &ctx, const Tensor &input, const ReduceScatterConfig &config) {
+  return resolvedCollective(collectiveEntry(ctx, "reduce_scatter", input.nbytes()), config);
+}
+
+AllGatherGemmConfig resolved_config(const Context &ctx, const Tensor &a, const Tensor &b,
+                                    const AllGatherGemmConfig &config) {
+  return resolvedGemm(gemmEntry(ctx, "all_gather_gemm", a, b), config);
+}
+
+GemmReduceScatterConfig resolved_config(const Context &ctx, const Tensor &a, const Tensor &b,
+                                        const GemmReduceScatterConfig &config) {
+  return resolvedGemm(gemmEntry(ctx, "gemm_reduce_scatter", a, b), config);
+}
+
+}  // namespace tdist::kernels

@@ -1,0 +1,358 @@
+// The tuning table (tdist/kernels/tuning.h, docs/TUNING.md): a Context reads it once, Auto fields
+// follow its entries (the largest size at or below the call's), a missing table keeps the
+// library's own choices, a malformed one fails the Context on every PE naming the file and line,
+// one of another backend or device is ignored with one note, and PEs that read different tables
+// cannot create a Context. Every PE runs these tests under tdist-run, each with its own copy of a
+// table (the PEs compare what they read, not where).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tdist/kernels/collectives.h"
+#include "tdist/kernels/gemm.h"
+#include "tdist/kernels/tuning.h"
+#include "test/kernels/tensor_io.h"
+
+namespace tdist::kernels::testing {
+namespace {
+
+// A folder of this PE's own, removed at the end of the test.
+class TableFolder {
+ public:
+  TableFolder() {
+    char name[] = "/tmp/tdist-tuning-XXXXXX";
+    path_ = ::mkdtemp(name);
+  }
+  ~TableFolder() { std::system(("rm -rf '" + path_ + "'").c_str()); }
+  const std::string &path() const { return path_; }
+  // Writes text into the file `name` of the folder; returns its path.
+  std::string write(const std::string &name, const std::string &text) const {
+    const std::string file = path_ + "/" + name;
+    std::ofstream(file) << text;
+    return file;
+  }
+
+ private:
+  std::string path_;
+};
+
+std::string header(const std::string &backend, const std::string &device) {
+  return "tdist-tune-table 1\nbackend " + backend + "\ndevice " + device + "\n";
+}
+std::string thisMachine() { return header(backendName(), tuning_device()); }
+
+ContextOptions reading(const std::string &table) {
+  ContextOptions options;
+  options.scratch_bytes = 1u << 20;
+  options.max_signals = 256;
+  options.tuning_table = table;
+  return options;
+}
+
+// Restores an environment variable at the end of a test.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    if (const char *old = std::getenv(name)) old_ = old;
+    if (value)
+      ::setenv(name, value, 1);
+    else
+      ::unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+
+ private:
+  const char *name_;
+  std::optional<std::string> old_;
+};
+
+Tensor shaped(std::vector<std::int64_t> shape, DType dtype = DType::F32) {
+  Tensor t;
+  t.dtype = dtype;
+  t.shape = shape;
+  return t;
+}
+
+// The library's choices without a table, on this many PEs.
+void expectTodaysChoices(const Context &ctx) {
+  const AllReduceAlgorithm builtin = nPes() == 1 ? AllReduceAlgorithm::OneShot : AllReduceAlgorithm::TwoShot;
+  for (std::size_t bytes : {std::size_t{4096}, std::size_t{1} << 20, std::size_t{64} << 20}) {
+    EXPECT_EQ(chooseAllReduce(ctx, bytes), builtin) << bytes;
+  }
+  const AllReduceConfig all_reduce = resolved_config(ctx, shaped({1 << 14}), AllReduceConfig{});
+  EXPECT_EQ(all_reduce.algorithm, builtin);
+  EXPECT_EQ(all_reduce.chunk_bytes, 256u << 10);
+  EXPECT_EQ(all_reduce.programs, 0);
+  const AllGatherConfig all_gather = resolved_config(ctx, shaped({1 << 14}), AllGatherConfig{});
+  EXPECT_EQ(all_gather.chunk_bytes, 256u << 10);
+  EXPECT_EQ(all_gather.engine, AllGatherConfig::Engine::Auto);
+  const GemmReduceScatterConfig gemm =
+      resolved_config(ctx, shaped({256, 128}), shaped({128, 512}), GemmReduceScatterConfig{});
+  EXPECT_EQ(gemm.chunks_per_pe, 1);
+  EXPECT_EQ(gemm.tile_m, 512);
+  EXPECT_EQ(gemm.tile_n, 1024);
+  EXPECT_EQ(gemm.strategy, GemmStrategy::Auto);
+}
+
+// An all_reduce of 1s on ctx: every element must be n_pes.
+void expectAllReduceWorks(Context &ctx, std::int64_t count) {
+  HeapTensor t({count}, DType::F32);
+  writeTensor(*t, std::vector<float>(count, 1.0f));
+  all_reduce(ctx, *t, *t);
+  EXPECT_EQ(readTensor<float>(ctx, *t), std::vector<float>(count, static_cast<float>(nPes())));
+}
+
+// Entries for this PE count (after init).
+std::string entries() {
+  const std::string pes = "pes=" + std::to_string(nPes());
+  return "all_reduce " + pes + " bytes=16384 algorithm=one-shot chunk_bytes=8192 programs=1\n" + "all_reduce " + pes +
+         " bytes=1048576 algorithm=ring chunk_bytes=131072  # a note\n" + "all_gather " + pes +
+         " bytes=4096 chunk_bytes=4096 programs=2 engine=sm\n" + "gemm_reduce_scatter " + pes +
+         " dtype=f32 m=256 n=512 k=128 strategy=decomposed chunks_per_pe=2 tile_m=64 tile_n=128 programs=0\n";
+}
+
+TEST(TuningTable, AutoFollowsTheEntryAtOrBelowTheCallsSize) {
+  TableFolder folder;
+  const std::string path = folder.write("table.txt", "# hand-written\n" + thisMachine() + entries());
+  Context ctx(reading(path));
+  EXPECT_EQ(ctx.tuning_table(), path);
+  // Below the smallest entry: the library's own choice.
+  EXPECT_EQ(chooseAllReduce(ctx, 8192), nPes() == 1 ? AllReduceAlgorithm::OneShot : AllReduceAlgorithm::TwoShot);
+  EXPECT_EQ(chooseAllReduce(ctx, 16384), AllReduceAlgorithm::OneShot);
+  EXPECT_EQ(chooseAllReduce(ctx, 65536), AllReduceAlgorithm::OneShot);  // between: the one below
+  EXPECT_EQ(chooseAllReduce(ctx, 1 << 20), AllReduceAlgorithm::Ring);
+  EXPECT_EQ(chooseAllReduce(ctx, 64 << 20), AllReduceAlgorithm::Ring);
+  const AllReduceConfig small = resolved_config(ctx, shaped({1 << 14}), AllReduceConfig{});  // 64 KiB
+  EXPECT_EQ(small.algorithm, AllReduceAlgorithm::OneShot);
+  EXPECT_EQ(small.chunk_bytes, 8192u);
+  EXPECT_EQ(small.programs, 1);
+  const AllReduceConfig large = resolved_config(ctx, shaped({1 << 18}), AllReduceConfig{});  // 1 MiB
+  EXPECT_EQ(large.algorithm, AllReduceAlgorithm::Ring);
+  EXPECT_EQ(large.chunk_bytes, 131072u);
+  EXPECT_EQ(large.programs, 0);
+  // What the caller set is never replaced.
+  const AllReduceConfig mine =
+      resolved_config(ctx, shaped({1 << 14}),
+                      AllReduceConfig{.algorithm = AllReduceAlgorithm::TwoShot, .chunk_bytes = 4096, .programs = 3});
+  EXPECT_EQ(mine.algorithm, AllReduceAlgorithm::TwoShot);
+  EXPECT_EQ(mine.chunk_bytes, 4096u);
+  EXPECT_EQ(mine.programs, 3);
+  const AllGatherConfig gather = resolved_config(ctx, shaped({1024}), AllGatherConfig{});
+  EXPECT_EQ(gather.chunk_bytes, 4096u);
+  EXPECT_EQ(gather.programs, 2);
+  EXPECT_EQ(gather.engine, AllGatherConfig::Engine::Sm);
+  // GEMMs: the same dtype, n and k; the largest m at or below.
+  const GemmReduceScatterConfig gemm =
+      resolved_config(ctx, shaped({512, 128}), shaped({128, 512}), GemmReduceScatterConfig{});
+  EXPECT_EQ(gemm.strategy, GemmStrategy::Decomposed);
+  EXPECT_EQ(gemm.chunks_per_pe, 2);
+  EXPECT_EQ(gemm.tile_m, 64);
+  EXPECT_EQ(gemm.tile_n, 128);
+  const GemmReduceScatterConfig other_n =
+      resolved_config(ctx, shaped({512, 128}), shaped({128, 256}), GemmReduceScatterConfig{});
+  EXPECT_EQ(other_n.chunks_per_pe, 1);
+  EXPECT_EQ(other_n.tile_m, 512);
+  // The calls run with what the table says, and get the same sums.
+  expectAllReduceWorks(ctx, 1 << 14);
+  expectAllReduceWorks(ctx, 1 << 18);
+  expectAllReduceWorks(ctx, 100);
+}
+
+TEST(TuningTable, WithoutATableAutoKeepsTheLibrarysChoices) {
+  TableFolder folder;
+  {
+    Context none(reading("none"));
+    EXPECT_EQ(none.tuning_table(), "");
+    expectTodaysChoices(none);
+  }
+  {
+    Context missing(reading(folder.path() + "/no-such-table.txt"));
+    EXPECT_EQ(missing.tuning_table(), "");
+    expectTodaysChoices(missing);
+    expectAllReduceWorks(missing, 1 << 14);
+  }
+  {
+    // The default place, in a cache folder with no table.
+    ScopedEnv env("TDIST_TUNE_TABLE", nullptr);
+    ScopedEnv cache("XDG_CACHE_HOME", folder.path().c_str());
+    Context missing(reading(""));
+    EXPECT_EQ(missing.tuning_table(), "");
+    expectTodaysChoices(missing);
+  }
+}
+
+TEST(TuningTable, TheEnvironmentThenTheCacheFolderNameTheTable) {
+  TableFolder folder;
+  const std::string table = thisMachine() + entries();
+  const std::string named = folder.write("named.txt", table);
+  {
+    ScopedEnv env("TDIST_TUNE_TABLE", named.c_str());
+    EXPECT_EQ(tuning_table_path(), named);
+    Context ctx(reading(""));
+    EXPECT_EQ(ctx.tuning_table(), named);
+    EXPECT_EQ(chooseAllReduce(ctx, 1 << 20), AllReduceAlgorithm::Ring);
+  }
+  {
+    ScopedEnv env("TDIST_TUNE_TABLE", nullptr);
+    ScopedEnv cache("XDG_CACHE_HOME", folder.path().c_str());
+    const std::string expected = folder.path() + "/tdist/tune-table.txt";
+    EXPECT_EQ(tuning_table_path(), expected);
+    TuningTable::parse(table, "text").save(expected);  // creates tdist/
+    Context ctx(reading(""));
+    EXPECT_EQ(ctx.tuning_table(), expected);
+    EXPECT_EQ(chooseAllReduce(ctx, 1 << 20), AllReduceAlgorithm::Ring);
+  }
+  {
+    ScopedEnv env("TDIST_TUNE_TABLE", nullptr);
+    ScopedEnv cache("XDG_CACHE_HOME", nullptr);
+    ScopedEnv home("HOME", folder.path().c_str());
+    EXPECT_EQ(tuning_table_path(), folder.path() + "/.cache/tdist/tune-table.txt");
+  }
+}
+
+TEST(TuningTable, AMalformedTableFailsTheContextOnEveryPeNamingFileAndLine) {
+  TableFolder folder;
+  const std::string path =
+      folder.write("bad.txt", thisMachine() + "all_reduce pes=2 bytes=4096 algorithm=one-shot chunk=65536\n");
+  try {
+    Context ctx(reading(path));
+    ADD_FAILURE() << "PE " << myPe() << ": a malformed table was read";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), ErrorCode::InvalidParam) << e.what();
+    const std::string message = e.what();
+    EXPECT_NE(message.find("tuning table " + path +
+                           ":4: unknown field 'chunk' for all_reduce (expected algorithm, "
+                           "chunk_bytes, programs)"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("TDIST_TUNE_TABLE=none"), std::string::npos) << message;
+  }
+  // Nothing was left half made: the next context works.
+  Context ctx(reading("none"));
+  expectAllReduceWorks(ctx, 1000);
+}
+
+TEST(TuningTable, ParseErrorsNameTheLineAndWhatIsWrong) {
+  const auto errorOf = [](const std::string &text) -> std::string {
+    try {
+      TuningTable::parse(text, "t.txt");
+    } catch (const Error &e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const std::string head = header("cpu", "X, 2 cores");
+  EXPECT_NE(errorOf("backend cpu\n").find("t.txt:1: expected the first line 'tdist-tune-table 1'"), std::string::npos);
+  EXPECT_NE(errorOf("tdist-tune-table 2\n").find("t.txt:1: version 2 of the table format"), std::string::npos);
+  EXPECT_NE(errorOf("tdist-tune-table 1\nbackend cpu\n").find("no 'backend' or no 'device' line"), std::string::npos);
+  EXPECT_NE(errorOf(head + "all_scatter pes=2 bytes=1\n").find("t.txt:4: unknown kernel 'all_scatter'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "all_reduce pes=2 bytes=4096 algorithm=three-shot\n")
+                .find("t.txt:4: algorithm=three-shot: expected one of auto, one-shot, two-shot, ring"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "all_reduce pes=2 bytes=4096 chunk_bytes=100\n")
+                .find("t.txt:4: chunk_bytes=100: expected an integer in 4096 .. 1073741824"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "all_reduce bytes=4096\n").find("t.txt:4: all_reduce needs pes="), std::string::npos);
+  EXPECT_NE(errorOf(head + "all_reduce pes=2 bytes=4096\n\nall_reduce pes=2 bytes=4096\n")
+                .find("t.txt:6: a second entry for all_reduce pes=2 bytes=4096"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "all_gather_gemm pes=2 dtype=f16 m=1 n=1 k=1\n").find("t.txt:4: dtype=f16"),
+            std::string::npos);
+}
+
+TEST(TuningTable, FormatParsesBackAndPutReplacesTheSameKey) {
+  TuningTable table = TuningTable::parse(header("cpu", "X, 2 cores") + entries(), "t.txt");
+  ASSERT_EQ(table.entries.size(), 4u);
+  EXPECT_EQ(table.entries[1].note, "a note");
+  TuningEntry replaced = table.entries[0];
+  replaced.fields = {{"algorithm", "ring"}};
+  table.put(replaced);
+  ASSERT_EQ(table.entries.size(), 4u);
+  const TuningTable again = TuningTable::parse(table.format(), "formatted");
+  EXPECT_EQ(again.format(), table.format());
+  EXPECT_EQ(again.device, "X, 2 cores");
+  const TuningEntry *entry = again.lookup("all_reduce", nPes(), 20000);
+  ASSERT_NE(entry, nullptr);
+  EXPECT_EQ(entry->fields, (std::vector<std::pair<std::string, std::string>>{{"algorithm", "ring"}}));
+  EXPECT_EQ(again.lookup("all_reduce", nPes() + 1, 20000), nullptr);
+}
+
+TEST(TuningTable, ATableOfAnotherDeviceOrBackendIsIgnoredWithOneNote) {
+  TableFolder folder;
+  const std::string other_device =
+      folder.write("device.txt", header(backendName(), "Another CPU, 999 cores") + entries());
+  const std::string other_backend = folder.write("backend.txt", header("elsewhere", tuning_device()) + entries());
+  if (myPe() == 0) ::testing::internal::CaptureStderr();
+  {
+    Context a(reading(other_device));
+    EXPECT_EQ(a.tuning_table(), "");
+    expectTodaysChoices(a);
+    Context b(reading(other_backend));
+    EXPECT_EQ(b.tuning_table(), "");
+    expectTodaysChoices(b);
+  }
+  if (myPe() == 0) {
+    const std::string said = ::testing::internal::GetCapturedStderr();
+    const auto first = said.find("note: the tuning table " + other_device + " was measured on backend");
+    EXPECT_NE(first, std::string::npos) << said;
+    EXPECT_NE(said.find("'Another CPU, 999 cores'"), std::string::npos) << said;
+    EXPECT_EQ(said.find("note: the tuning table", first + 1), std::string::npos) << "said more than once: " << said;
+  }
+}
+
+TEST(TuningTable, PesThatReadDifferentTablesCannotCreateAContext) {
+  if (nPes() < 2) GTEST_SKIP() << "needs two PEs";
+  TableFolder folder;
+  const std::string mine = thisMachine() + "all_reduce pes=" + std::to_string(nPes()) +
+                           " bytes=4096 chunk_bytes=" + std::to_string(4096 * (1 + myPe())) + "\n";
+  const std::string path = folder.write("table.txt", mine);
+  try {
+    Context ctx(reading(path));
+    ADD_FAILURE() << "PE " << myPe() << ": PEs with different tables created a context";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), ErrorCode::CollectiveMismatch) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tuning_table"), std::string::npos) << e.what();
+  }
+}
+
+// The table tdist-tune wrote (TDIST_TUNED_TABLE, set by the test tdist_tune_writes_a_table):
+// it parses, is this machine's, and Auto follows it.
+TEST(TunerOutput, TheTablePassesAndAutoFollowsIt) {
+  const char *path = std::getenv("TDIST_TUNED_TABLE");
+  if (path == nullptr) GTEST_SKIP() << "run by tdist_tune_writes_a_table";
+  const std::optional<TuningTable> table = TuningTable::load(path);
+  ASSERT_TRUE(table.has_value()) << path;
+  EXPECT_EQ(table->backend, backendName());
+  EXPECT_EQ(table->device, tuning_device());
+  for (const char *kernel : {"all_reduce", "all_gather", "reduce_scatter", "all_gather_gemm", "gemm_reduce_scatter"}) {
+    bool found = false;
+    for (const TuningEntry &e : table->entries) found = found || (e.kernel == kernel && e.pes == nPes());
+    EXPECT_TRUE(found) << "no entry for " << kernel;
+  }
+  Context ctx(reading(path));
+  EXPECT_EQ(ctx.tuning_table(), path);
+  const TuningEntry *entry = table->lookup("all_reduce", nPes(), 16384);
+  ASSERT_NE(entry, nullptr);
+  const AllReduceConfig resolved = resolved_config(ctx, shaped({4096}), AllReduceConfig{});
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"algorithm", algorithmName(resolved.algorithm)},
+      {"chunk_bytes", std::to_string(resolved.chunk_bytes)},
+      {"programs", std::to_string(resolved.programs)}};
+  EXPECT_EQ(entry->fields, expected);
+  expectAllReduceWorks(ctx, 4096);
+}
+
+}  // namespace
+}  // namespace tdist::kernels::testing
