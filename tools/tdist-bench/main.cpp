@@ -20,6 +20,7 @@
 #include "report.h"
 #include "tdist/runtime.h"
 #include "tdist/shmem.h"
+#include "tool_main.h"
 
 namespace {
 
@@ -78,46 +79,13 @@ void runCases(const Options &options) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  // Every PE got the same arguments and fares alike with them: PE 0 (or a program run alone)
-  // speaks for all of them.
-  const char *pe = std::getenv("TDIST_PE");
-  const bool speaks = pe == nullptr || std::string_view(pe) == "0";
-  Options options;
-  try {
-    options = parseOptions(argc, argv);
-  } catch (const std::invalid_argument &error) {
-    if (!speaks) {
-      // Leaving quietly: the launcher ends the job at its first failing PE, and were that one of
-      // these, PE 0 could be stopped before its message is out.
-      return 0;
-    }
-    std::fprintf(stderr, "tdist-bench: %s\n%s", error.what(), usage(argv[0]).c_str());
-    return 2;
-  }
-  if (options.show_help) {
-    if (speaks) std::fputs(usage(argv[0]).c_str(), stdout);
-    return 0;
-  }
-
-  try {
-    tdist::InitAttr attr = tdist::attrFromEnvironment();
-    attr.local_mem_size = std::max<std::uint64_t>(attr.local_mem_size,
-                                                  heapBytesNeeded(options, attr.n_pes));
-    // The cuda cases need the cuda backend; unless TDIST_BACKEND names one, they choose it.
-    if (hasCudaCase(options) && attr.backend.empty() && std::getenv("TDIST_BACKEND") == nullptr)
-      attr.backend = "cuda";
-    tdist::init(attr);
-  } catch (const std::exception &error) {
-    std::fprintf(stderr, "tdist-bench: init failed: %s\n", error.what());
-    return 1;
-  }
-
-  try {
-    runCases(options);
-    tdist::finalize();
-  } catch (const std::exception &error) {
-    std::fprintf(stderr, "tdist-bench: PE %d: %s\n", tdist::myPe(), error.what());
-    tdist::shmem::global_exit(1);
-  }
-  return 0;
+  return toolMain<Options>(
+      "tdist-bench", argc, argv, parseOptions, usage,
+      [](tdist::InitAttr &attr, const Options &options) {
+        attr.local_mem_size = std::max<std::uint64_t>(attr.local_mem_size, heapBytesNeeded(options, attr.n_pes));
+        // The cuda cases need the cuda backend; unless TDIST_BACKEND names one, they choose it.
+        if (hasCudaCase(options) && attr.backend.empty() && std::getenv("TDIST_BACKEND") == nullptr)
+          attr.backend = "cuda";
+      },
+      runCases);
 }
