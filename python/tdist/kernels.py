@@ -90,26 +90,26 @@ def _run(name, context, tensors, *config):
         getattr(_K, name)(_context(context), *tensors, *config)
 
 
-def all_reduce(input, output=None, *, algorithm="auto", chunk_bytes=256 << 10, programs=0, context=None):
+def all_reduce(input, output=None, *, algorithm="auto", chunk_bytes=0, programs=0, context=None):
     """output = the sum over PEs of input (output may be input, the default). Returns output."""
     output = input if output is None else output
     _run("all_reduce", context, (input, output), algorithm, chunk_bytes, programs)
     return output
 
 
-def all_gather(input, output, *, chunk_bytes=256 << 10, programs=0, engine="auto", context=None):
+def all_gather(input, output, *, chunk_bytes=0, programs=0, engine="auto", context=None):
     """output (n_pes * numel(input) elements) = the inputs of PE 0, 1, ... concatenated."""
     _run("all_gather", context, (input, output), chunk_bytes, programs, engine)
     return output
 
 
-def reduce_scatter(input, output, *, chunk_bytes=256 << 10, programs=0, engine="auto", context=None):
+def reduce_scatter(input, output, *, chunk_bytes=0, programs=0, engine="auto", context=None):
     """output (numel(input) / n_pes elements) on PE p = the sum over PEs of block p of input."""
     _run("reduce_scatter", context, (input, output), chunk_bytes, programs, engine)
     return output
 
 
-def all_gather_gemm(a, b, c, gathered=None, *, chunks_per_pe=1, tile_m=512, tile_n=1024, programs=0,
+def all_gather_gemm(a, b, c, gathered=None, *, chunks_per_pe=0, tile_m=0, tile_n=0, programs=0,
                     strategy="auto", producer_sms=0, context=None):
     """c [n_pes * m_local, N] = gather(a) x b; a: this PE's rows [m_local, K], b: [K, N]. gathered,
     when given, receives gather(a) instead of the context's scratch (which bounds n_pes * m_local * K
@@ -128,7 +128,7 @@ def all_gather_gemm(a, b, c, gathered=None, *, chunks_per_pe=1, tile_m=512, tile
     return c
 
 
-def gemm_reduce_scatter(a, b, c, *, chunks_per_pe=1, tile_m=512, tile_n=1024, programs=0, strategy="auto",
+def gemm_reduce_scatter(a, b, c, *, chunks_per_pe=0, tile_m=0, tile_n=0, programs=0, strategy="auto",
                         context=None):
     """c [M / n_pes, N] on PE p = rows of block p of the sum over PEs of a [M, k_local] x b [k_local, N]."""
     _run("gemm_reduce_scatter", context, (a, b, c), chunks_per_pe, tile_m, tile_n, programs, strategy)
