@@ -348,10 +348,14 @@ void launch(const typename G::Arguments &arguments, cudaStream_t stream, const c
 }  // namespace
 
 void gemmBf16(const void *a, const void *b, void *c, int m, int n, int k, const RowWaits &waits, int max_ctas,
-              cudaStream_t stream, const char *kernel) {
+              cudaStream_t stream, const char *kernel, const Raster &raster) {
   if (waits.chunks < 1 || waits.chunks > kMaxChunks || waits.sources < 1) {
     throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the fused GEMM takes 1 .. " +
                                              std::to_string(kMaxChunks) + " chunks and at least one source");
+  }
+  if (raster.swizzle != 1 && raster.swizzle != 2 && raster.swizzle != 4 && raster.swizzle != 8) {
+    throw Error(ErrorCode::InvalidParam, std::string(kernel) + ": the fused GEMM's swizzle is 1, 2, 4 or 8, not " +
+                                             std::to_string(raster.swizzle));
   }
   using StrideA = typename Gemm::GemmKernel::StrideA;
   using StrideB = typename Gemm::GemmKernel::StrideB;
@@ -359,9 +363,10 @@ void gemmBf16(const void *a, const void *b, void *c, int m, int n, int k, const 
   using StrideD = typename Gemm::GemmKernel::StrideD;
   const cutlass::KernelHardwareInfo hw = hardware(max_ctas);
   typename SignalledRowsScheduler::Arguments scheduler;
-  scheduler.max_swizzle_size = 1;
-  // Along N: consecutive tiles of a wave share their rows, so a wave needs few row chunks.
-  scheduler.raster_order = SignalledRowsScheduler::RasterOrderOptions::AlongN;
+  scheduler.max_swizzle_size = raster.swizzle;
+  // Along N by default: consecutive tiles of a wave share their rows, so a wave needs few row chunks.
+  scheduler.raster_order = raster.along_m ? SignalledRowsScheduler::RasterOrderOptions::AlongM
+                                          : SignalledRowsScheduler::RasterOrderOptions::AlongN;
   scheduler.extra = waits;
   const auto *ea = static_cast<const Element *>(a);
   const auto *eb = static_cast<const Element *>(b);

@@ -42,12 +42,20 @@ struct RowWaits {
 constexpr int kTileM = 128;
 constexpr int kTileN = 256;
 
+// The order in which the persistent CTAs take the tiles: along N (consecutive tiles share their
+// rows, so a wave needs few row chunks: the default) or along M, in groups of `swizzle` (1, 2, 4
+// or 8) tiles across the other dimension, which share their loads in L2.
+struct Raster {
+  bool along_m = false;
+  int swizzle = 1;
+};
+
 // C [m, n] = A [m, k] x B [k, n], bf16 row-major, f32 accumulation, on `stream`; at most
 // `max_ctas` persistent CTAs (0: one per SM). k and n multiples of 8 (16-byte TMA rows).
 // Throws tdist::Error with `kernel` in the message when CUTLASS refuses the problem.
 __attribute__((visibility("default"))) void gemmBf16(const void *a, const void *b, void *c, int m, int n, int k,
                                                      const RowWaits &waits, int max_ctas, cudaStream_t stream,
-                                                     const char *kernel);
+                                                     const char *kernel, const Raster &raster = {});
 
 // GEMM + ReduceScatter's side (fused_gemm.cu, gemm_rs.cu): the tiles of one owner's block of rows
 // are a batch; the scheduler hands out the batches from owner `first_owner` on (the PE after this

@@ -13,11 +13,14 @@
 // side: the same product into f32 partials as the batch of one owner (this PE), without and with
 // a notification per tile (the TMA stores' completion, then the owner's flag): variant=to-owners
 // and to-owners-notify, ratio=notify/to-owners; every flag is checked set after the notified run.
+// And the GEMM in the other tile orders (fused::Raster: along M, swizzles 2, 4, 8), each checked
+// the same way: variant=ours-raster-<n|m><swizzle>, ratio=ours-raster-.../cublaslt.
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -143,6 +146,14 @@ void runCudaGemmCutlass(const Options &options, Reporter &reporter) {
         };
         const auto run_to_owners = [&] { to_owner(quiet); };
         const auto run_notify = [&] { to_owner(notified); };
+        // The other tile orders of the same GEMM (ours is along N, no swizzle): a tuning dimension.
+        const fused::Raster rasters[] = {{false, 2}, {false, 4}, {false, 8}, {true, 1}, {true, 2}, {true, 4}};
+        const auto raster_name = [](const fused::Raster &r) {
+          return std::string(r.along_m ? "m" : "n") + std::to_string(r.swizzle);
+        };
+        const auto run_raster = [&](const fused::Raster &r) {
+          fused::gemmBf16(a.get(), b.get(), c_preset.get(), M, N, K, none, 0, stream.get(), "cuda-gemm-cutlass", r);
+        };
         DeviceGemm cublas(m, n, kK, DType::BF16, stream.get());
         const auto run_cublas = [&] { cublas.run(a.get(), b.get(), c_cublas.get()); };
         // Checked once: all exact, so equal everywhere.
@@ -162,15 +173,22 @@ void runCudaGemmCutlass(const Options &options, Reporter &reporter) {
           throw std::runtime_error("cuda-gemm-cutlass: m=" + std::to_string(m) + " n=" + std::to_string(n) + ": " +
                                    std::to_string(bad) +
                                    " partials of to-owners-notify differ from cuBLASLt's or flags are not set");
-        for (Element *c : {c_ours.get(), c_preset.get()}) {
+        const auto expect_cublas = [&](const Element *c, const std::string &variant) {
           gpu::check(cudaMemsetAsync(wrong.get(), 0, sizeof(unsigned long long), stream.get()), "cudaMemsetAsync");
           countDifferent<<<1024, 256, 0, stream.get()>>>(c, c_cublas.get(), static_cast<std::size_t>(m * n), wrong.get());
           gpu::check_launch("countDifferent");
           stream.synchronize();
           if (const unsigned long long bad = wrong.read(); bad != 0)
             throw std::runtime_error("cuda-gemm-cutlass: m=" + std::to_string(m) + " n=" + std::to_string(n) + ": " +
-                                     std::to_string(bad) + " elements of " +
-                                     (c == c_ours.get() ? "ours" : "ours-waits-preset") + " differ from cuBLASLt's");
+                                     std::to_string(bad) + " elements of " + variant + " differ from cuBLASLt's");
+        };
+        expect_cublas(c_ours.get(), "ours");
+        expect_cublas(c_preset.get(), "ours-waits-preset");
+        for (const fused::Raster &r : rasters) {
+          gpu::check(cudaMemsetAsync(c_preset.get(), 0, static_cast<std::size_t>(m * n) * sizeof(Element), stream.get()),
+                     "cudaMemsetAsync");
+          run_raster(r);
+          expect_cublas(c_preset.get(), "ours-raster-" + raster_name(r));
         }
         const auto time = [&](auto &&call) {
           timer.start(stream.get());
@@ -186,8 +204,14 @@ void runCudaGemmCutlass(const Options &options, Reporter &reporter) {
           run_notify();
         }
         std::vector<double> us_ours, us_preset, us_cublas, ratio, wait_cost, us_owners, us_notify, notify_cost;
+        std::vector<std::vector<double>> us_raster(std::size(rasters)), raster_ratio(std::size(rasters));
         for (int r = 0; r < options.repeats; ++r) {
           const double s_ours = time(run_ours), s_preset = time(run_preset), s_cublas = time(run_cublas);
+          for (std::size_t i = 0; i < std::size(rasters); ++i) {
+            const double s_raster = time([&] { run_raster(rasters[i]); });
+            us_raster[i].push_back(s_raster * 1e6);
+            raster_ratio[i].push_back(s_cublas / s_raster);
+          }
           const double s_owners = time(run_to_owners), s_notify = time(run_notify);
           us_ours.push_back(s_ours * 1e6);
           us_preset.push_back(s_preset * 1e6);
@@ -212,6 +236,11 @@ void runCudaGemmCutlass(const Options &options, Reporter &reporter) {
         add("variant=ours-waits-preset " + shape + " tflops=" + tflops(us_preset), Unit::Microseconds, us_preset);
         add("variant=cublaslt " + shape + " tflops=" + tflops(us_cublas), Unit::Microseconds, us_cublas);
         add("ratio=ours/cublaslt " + shape, Unit::Ratio, ratio);
+        for (std::size_t i = 0; i < std::size(rasters); ++i) {
+          const std::string name = "ours-raster-" + raster_name(rasters[i]);
+          add("variant=" + name + " " + shape + " tflops=" + tflops(us_raster[i]), Unit::Microseconds, us_raster[i]);
+          add("ratio=" + name + "/cublaslt " + shape, Unit::Ratio, raster_ratio[i]);
+        }
         add("ratio=waits-preset/ours " + shape, Unit::Ratio, wait_cost);
         add("variant=to-owners " + shape + " tflops=" + tflops(us_owners), Unit::Microseconds, us_owners);
         add("variant=to-owners-notify " + shape + " tflops=" + tflops(us_notify), Unit::Microseconds, us_notify);
