@@ -53,7 +53,8 @@ void addCheckedRow(std::vector<Row> &rows, Row row, tdist::kernels::Context &ctx
                    const std::vector<float> &expected, const std::string &what);
 
 // Collective: `warmup` calls of every row, then `repeats` rounds in which each row in turn makes
-// `iters` calls between a barrier and ctx.synchronize() (so every row sees the same machine).
+// `iters` calls between a barrier and ctx.synchronize() (so every row sees the same machine), in turn
+// forward on even rounds and backward on odd ones (no row always first).
 // Returns each row's samples, on PE 0 the slowest PE's per repeat (slowestPe).
 std::vector<std::vector<double>> timeAlternately(tdist::kernels::Context &ctx, std::vector<Row> &rows, long warmup,
                                                  int repeats, long iters);
