@@ -130,7 +130,12 @@ class Symmetric {
     cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDefault);
     return host;
   }
-  void write(const std::vector<T> &host) { cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyDefault); }
+  // Done when it returns: cudaMemcpy from pageable memory may return before the bytes land, and a
+  // peer's kernel may read them right after the next host barrier.
+  void write(const std::vector<T> &host) {
+    cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyDefault);
+    cudaDeviceSynchronize();
+  }
 
  private:
   std::size_t count_;

@@ -93,6 +93,9 @@ void roundTrips(cudaStream_t stream) {
     Symmetric<std::uint8_t> back(c.bytes + kSlack);
     TDIST_ASSERT_CUDA(cudaMemset(window.get(), kWindowGuard, window.bytes()));
     TDIST_ASSERT_CUDA(cudaMemset(back.get(), kBackGuard, back.bytes()));
+    // cudaMemset of device memory returns before it is done: done before the barrier, or a peer's
+    // put can land first and be overwritten by the guard (seen at 3 PEs under MPS).
+    TDIST_ASSERT_CUDA(cudaDeviceSynchronize());
     sh::barrier_all();  // every window has its guards before anyone puts into it
     putToNext<form, nbi><<<1, 256, 0, stream>>>(src.get(), window.get(), c.src_offset, c.dest_offset, c.bytes);
     TDIST_ASSERT_CUDA(cudaGetLastError());
