@@ -162,15 +162,23 @@ void sumInPeOrder(int n, std::int64_t length, Source &&source, T *out) {
   constexpr std::int64_t kBlock = 1024;
   // On the heap: a program's stack is small, and a call may run on one (kernels run as fibers).
   std::vector<float> acc(static_cast<std::size_t>(std::min(kBlock, length)));
+  // The loops are SIMD loops (kernels/CMakeLists.txt builds with -fopenmp-simd): at -O2 GCC's
+  // cost model leaves loops that need an alias check scalar, and the sum ran at a third of the
+  // speed of memory (a 256 KiB all_reduce on 2 PEs spent 58% of its time here, one float a step).
+  float *const sum = acc.data();
   for (std::int64_t first = 0; first < length; first += kBlock) {
     const std::int64_t count = std::min(kBlock, length - first);
     const T *from = source(0) + first;
-    for (std::int64_t i = 0; i < count; ++i) acc[i] = load(from[i]);
+#pragma omp simd
+    for (std::int64_t i = 0; i < count; ++i) sum[i] = load(from[i]);
     for (int src = 1; src < n; ++src) {
       from = source(src) + first;
-      for (std::int64_t i = 0; i < count; ++i) acc[i] += load(from[i]);
+#pragma omp simd
+      for (std::int64_t i = 0; i < count; ++i) sum[i] += load(from[i]);
     }
-    for (std::int64_t i = 0; i < count; ++i) out[first + i] = store<T>(acc[i]);
+    T *const to = out + first;
+#pragma omp simd
+    for (std::int64_t i = 0; i < count; ++i) to[i] = store<T>(sum[i]);
   }
 }
 
