@@ -318,6 +318,27 @@ T combine(ReduceOp op, T a, T b) {
   return a;  // not reached: reduce() refuses an operation its type does not have
 }
 
+// result[k] = combine(Op, result[k], values[k]) for k < n: the operation a constant, so that the
+// loop is a SIMD loop (host/CMakeLists.txt: -fopenmp-simd) rather than a switch per element.
+template <ReduceOp Op, class T>
+void combineEach(T *result, const T *values, std::size_t n) {
+#pragma omp simd
+  for (std::size_t k = 0; k < n; ++k) result[k] = combine(Op, result[k], values[k]);
+}
+
+template <class T>
+void combineInto(ReduceOp op, T *result, const T *values, std::size_t n) {
+  switch (op) {
+    case ReduceOp::And: return combineEach<ReduceOp::And>(result, values, n);
+    case ReduceOp::Or: return combineEach<ReduceOp::Or>(result, values, n);
+    case ReduceOp::Xor: return combineEach<ReduceOp::Xor>(result, values, n);
+    case ReduceOp::Sum: return combineEach<ReduceOp::Sum>(result, values, n);
+    case ReduceOp::Prod: return combineEach<ReduceOp::Prod>(result, values, n);
+    case ReduceOp::Max: return combineEach<ReduceOp::Max>(result, values, n);
+    case ReduceOp::Min: return combineEach<ReduceOp::Min>(result, values, n);
+  }
+}
+
 template <class T>
 bool hasOperation(ReduceOp op) {
   switch (op) {
@@ -498,7 +519,7 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
     std::memcpy(result.data(), collective.carried(0), bytes);
     for (int member = 1; member < collective.size(); ++member) {
       std::memcpy(values.data(), collective.carried(member), bytes);
-      for (std::size_t k = 0; k < nreduce; ++k) result[k] = combine(op, result[k], values[k]);
+      combineInto(op, result.data(), values.data(), nreduce);
     }
     std::memcpy(dest, result.data(), bytes);
     return;
@@ -513,7 +534,7 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
     std::memcpy(result, from[0], bytes);
     for (int member = 1; member < collective.size(); ++member) {
       const T *values = reinterpret_cast<const T *>(from[member]);
-      for (std::size_t k = 0; k < nreduce; ++k) result[k] = combine(op, result[k], values[k]);
+      combineInto(op, result, values, nreduce);
     }
     put(dest, result, bytes, collective.state().my_pe, true, call.call);
     Scratch::trim();
@@ -550,7 +571,7 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
         std::memcpy(result, values, bytes);
         continue;
       }
-      for (std::size_t k = 0; k < nreduce; ++k) result[k] = combine(op, result[k], values[k]);
+      combineInto(op, result, values, nreduce);
     }
   }, !inboxes || collective.sharesANode());
   if (nreduce != 0) put(dest, result, bytes, collective.state().my_pe, true, call.call);
