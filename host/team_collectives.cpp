@@ -109,7 +109,7 @@ class TeamCollective {
   // The first step: every member's record (index = team PE). `compare_bytes`: arg0 must match.
   // `carried`: this PE's bytes for the others, beside its record (a one-step collective); what
   // deliverWithAgreement queued goes to the others' inboxes with it.
-  std::vector<CollectiveRecord> agree(std::uint64_t bytes, std::uint64_t arg1, std::uint64_t arg2, bool compare_bytes,
+  runtime::MemberRecords agree(std::uint64_t bytes, std::uint64_t arg1, std::uint64_t arg2, bool compare_bytes,
                                       std::span<const std::byte> carried = {}) {
     CollectiveRecord mine{};
     mine.op = CollectiveOp::Exchange;

@@ -26,10 +26,9 @@ std::string teamName(int index) {
 
 // Every member's record of the step at `sequence`: every member reached it, and its record stays
 // until every member is past it.
-std::vector<CollectiveRecord> membersRecords(const RuntimeState &state, const TeamInfo &team,
-                                             std::uint64_t sequence) {
+MemberRecords membersRecords(const RuntimeState &state, const TeamInfo &team, std::uint64_t sequence) {
   const int index = teamIndex(state, team);
-  std::vector<CollectiveRecord> all(team.size);
+  MemberRecords all(team.size);
   for (int member = 0; member < team.size; ++member) {
     all[member] = state.channel.peer(team.worldPe(member)).records[index][sequence & 1];
   }
@@ -192,19 +191,18 @@ std::string callsDiffer(const RuntimeState &state, const TeamInfo &team,
   return text;
 }
 
-std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team,
-                                          const CollectiveRecord &record, const char *call) {
+MemberRecords agreeOnStep(RuntimeState &state, TeamInfo &team, const CollectiveRecord &record, const char *call) {
   return agreeOnStep(state, team, record, {}, call);
 }
 
-std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team, const CollectiveRecord &record,
-                                          std::span<const std::byte> carried, const char *call) {
+MemberRecords agreeOnStep(RuntimeState &state, TeamInfo &team, const CollectiveRecord &record,
+                          std::span<const std::byte> carried, const char *call) {
   return agreeOnStep(state, team, record, carried, {}, call);
 }
 
-std::vector<CollectiveRecord> agreeOnStep(RuntimeState &state, TeamInfo &team, const CollectiveRecord &record,
-                                          std::span<const std::byte> carried,
-                                          std::span<const HostChannel::Delivery> deliveries, const char *call) {
+MemberRecords agreeOnStep(RuntimeState &state, TeamInfo &team, const CollectiveRecord &record,
+                          std::span<const std::byte> carried, std::span<const HostChannel::Delivery> deliveries,
+                          const char *call) {
   if (carried.size() > kCarriedBytes) {
     throw Error(ErrorCode::Internal, std::string(call) + ": " + std::to_string(carried.size()) +
                                          " bytes to carry in one step, more than " + std::to_string(kCarriedBytes));

@@ -20,8 +20,8 @@ namespace {
 
 // Agrees with every PE on this call; returns every PE's record (by world PE) only when all PEs
 // asked the same and none found a local error.
-std::vector<CollectiveRecord> agree(RuntimeState &state, const CollectiveRecord &mine,
-                                    const std::string &local_error) {
+MemberRecords agree(RuntimeState &state, const CollectiveRecord &mine,
+                    const std::string &local_error) {
   const char *call = apiName(mine.api);
   auto &world = state.teams.teams[shmem::kTeamWorld];
   auto all = agreeOnStep(state, world, mine, call);
@@ -55,7 +55,7 @@ std::string hex(std::uint64_t value) {
 // A block aligned to `alignment` takes the offsets whose address is aligned on this PE (its
 // heap's base may be aligned to less: HeapAllocator::phaseOf). Every PE must take the same offset,
 // so every PE's phase must be the same: else every PE fails alike, naming each one's.
-void requireSamePhase(const RuntimeState &state, const std::vector<CollectiveRecord> &all, const char *call,
+void requireSamePhase(const RuntimeState &state, const MemberRecords &all, const char *call,
                       std::size_t alignment) {
   bool same = true;
   for (const CollectiveRecord &r : all) same = same && r.arg2 == all[0].arg2;
@@ -83,7 +83,7 @@ void *allocateAgreed(RuntimeState &state, const CollectiveRecord &call, std::siz
   } else {
     mine.arg2 = HeapAllocator::phaseOf(reinterpret_cast<std::uintptr_t>(state.heap.base()), alignment);
   }
-  const std::vector<CollectiveRecord> all = agree(state, mine, error);
+  const MemberRecords all = agree(state, mine, error);
   requireSamePhase(state, all, apiName(mine.api), alignment);
   if (bytes == 0) return nullptr;
   // Every PE holds the same allocator state and phase, so every PE gets the same offset or none.
