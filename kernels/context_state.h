@@ -7,12 +7,23 @@
 #include <memory>
 #include <string>
 
+#include "tdist/kernels/collectives.h"
 #include "tdist/kernels/context.h"
 
 namespace tdist::kernels {
 
 struct KernelBackend;
 struct TuningTable;
+
+// The last config a collective resolved from the tuning table on a context, for its size and the
+// config as given (kernels/tuning.cpp): a loop of calls of one shape reads the table once.
+template <class Config>
+struct ResolvedConfig {
+  bool valid = false;
+  std::size_t bytes = 0;
+  Config given{};
+  Config resolved{};
+};
 
 // Slots are this many bytes apart (the cuda kernels' slotAt assumes it: kernels/cuda/common.cuh).
 constexpr std::size_t kSlotBytes = 64;
@@ -27,6 +38,9 @@ struct Context::State {
   // The tuning table read at creation (kernels/tuning.h), null for none, and its path.
   std::shared_ptr<const TuningTable> tuning;
   std::string tuning_path;
+  mutable ResolvedConfig<AllReduceConfig> resolved_all_reduce;
+  mutable ResolvedConfig<AllGatherConfig> resolved_all_gather;
+  mutable ResolvedConfig<ReduceScatterConfig> resolved_reduce_scatter;
   // cuda: the cudaStream_t of calls.
   void *stream = nullptr;
   // cpu: the epoch of the last call (every call takes the next, every PE alike: cpu::nextEpoch);

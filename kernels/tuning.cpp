@@ -154,20 +154,53 @@ AllReduceAlgorithm chooseAllReduce(const Context &ctx, std::size_t bytes) {
   return tuned != AllReduceAlgorithm::Auto ? tuned : builtInAllReduce();
 }
 
+namespace {
+
+bool same(const AllReduceConfig &a, const AllReduceConfig &b) {
+  return a.algorithm == b.algorithm && a.chunk_bytes == b.chunk_bytes && a.programs == b.programs;
+}
+template <class Config>
+bool same(const Config &a, const Config &b) {  // all_gather's and reduce_scatter's
+  return a.chunk_bytes == b.chunk_bytes && a.programs == b.programs && a.engine == b.engine;
+}
+
+// resolve(), or the context's last resolution where the size and the config as given are the same
+// (with a table: the lookup compares names and parses values, ~0.3 us a call).
+template <class Config, class Resolve>
+Config remembered(const Context &ctx, ResolvedConfig<Config> &memo, std::size_t bytes, const Config &config,
+                  Resolve &&resolve) {
+  if (tableOf(ctx) == nullptr) return resolve();  // the library's own choices: nothing to look up
+  if (memo.valid && memo.bytes == bytes && same(memo.given, config)) return memo.resolved;
+  memo.resolved = resolve();
+  memo.bytes = bytes;
+  memo.given = config;
+  memo.valid = true;
+  return memo.resolved;
+}
+
+}  // namespace
+
 AllReduceConfig resolved_config(const Context &ctx, const Tensor &input, const AllReduceConfig &config) {
-  const TuningEntry *entry = collectiveEntry(ctx, "all_reduce", input.nbytes());
-  AllReduceConfig r = config;
-  if (r.algorithm == AllReduceAlgorithm::Auto) r.algorithm = chooseAllReduce(ctx, input.nbytes());
-  resolveChunking(entry, r);
-  return r;
+  const std::size_t bytes = input.nbytes();
+  return remembered(ctx, detail::ContextAccess::state(ctx).resolved_all_reduce, bytes, config, [&] {
+    const TuningEntry *entry = collectiveEntry(ctx, "all_reduce", bytes);
+    AllReduceConfig r = config;
+    if (r.algorithm == AllReduceAlgorithm::Auto) r.algorithm = chooseAllReduce(ctx, bytes);
+    resolveChunking(entry, r);
+    return r;
+  });
 }
 
 AllGatherConfig resolved_config(const Context &ctx, const Tensor &input, const AllGatherConfig &config) {
-  return resolvedCollective(collectiveEntry(ctx, "all_gather", input.nbytes()), config);
+  const std::size_t bytes = input.nbytes();
+  return remembered(ctx, detail::ContextAccess::state(ctx).resolved_all_gather, bytes, config,
+                    [&] { return resolvedCollective(collectiveEntry(ctx, "all_gather", bytes), config); });
 }
 
 ReduceScatterConfig resolved_config(const Context &ctx, const Tensor &input, const ReduceScatterConfig &config) {
-  return resolvedCollective(collectiveEntry(ctx, "reduce_scatter", input.nbytes()), config);
+  const std::size_t bytes = input.nbytes();
+  return remembered(ctx, detail::ContextAccess::state(ctx).resolved_reduce_scatter, bytes, config,
+                    [&] { return resolvedCollective(collectiveEntry(ctx, "reduce_scatter", bytes), config); });
 }
 
 AllGatherGemmConfig resolved_config(const Context &ctx, const Tensor &a, const Tensor &b,
