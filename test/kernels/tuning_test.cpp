@@ -9,8 +9,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,10 +28,14 @@ namespace {
 class TableFolder {
  public:
   TableFolder() {
-    char name[] = "/tmp/tdist-tuning-XXXXXX";
-    path_ = ::mkdtemp(name);
+    std::string pattern = (std::filesystem::temp_directory_path() / "tdist-tuning-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + pattern);
+    path_ = pattern;
   }
-  ~TableFolder() { std::system(("rm -rf '" + path_ + "'").c_str()); }
+  ~TableFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
   const std::string &path() const { return path_; }
   // Writes text into the file `name` of the folder; returns its path.
   std::string write(const std::string &name, const std::string &text) const {
