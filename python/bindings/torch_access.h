@@ -32,8 +32,6 @@ struct TorchTensorFields {
 
 struct TorchAccess {
   std::uint32_t version;  // kTorchAccessVersion
-  // Whether object is a torch.Tensor (or a subclass's instance).
-  int (*is_tensor)(PyObject *object);
   // kTorchRead with fields filled, or kTorchNotTaken (see above). Never raises.
   int (*read)(PyObject *object, TorchTensorFields *fields);
   // torch's current stream on CUDA device `device` as a raw cudaStream_t; 0 where torch has no CUDA.

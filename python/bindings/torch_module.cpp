@@ -86,7 +86,7 @@ std::uintptr_t currentStream(int device) {
 #endif
 }
 
-const TorchAccess kAccess{kTorchAccessVersion, &isTensor, &read, &currentStream};
+const TorchAccess kAccess{kTorchAccessVersion, &read, &currentStream};
 
 // stream_of(tensor): 0 for a host tensor; for a CUDA tensor torch's current stream on its device,
 // with the legacy default stream (0 to torch) as cudaStreamLegacy (1): in a kernel-library
