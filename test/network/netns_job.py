@@ -15,7 +15,10 @@ Faults (--fault, one at most), injected once every host's PEs printed a line mat
   kill-node        SIGKILL every process of the last host (its tdist-run and PEs): the host died.
   link-down        the last host's link goes down.
   netem=ARGS       before the jobs start, `tc qdisc add ... netem ARGS` on the last host's link
-                   (delay and loss); exit 77 where the kernel has no netem.
+                   (delay and loss). Where the kernel has no netem, ARGS of the form
+                   `delay D [J] [loss P%]` make the last host's link a pair of TAP devices
+                   joined by this process, which holds every frame D (± J, in order) and drops
+                   P% of them at random; other ARGS exit 77 there.
   loss=P           before the jobs start, the last host drops P% of the TCP packets it sends and
                    of those it receives, at random (nftables); exit 77 without nft or its kernel
                    support.
@@ -28,8 +31,13 @@ it ends.
 """
 
 import argparse
+import collections
+import fcntl
 import os
+import random
 import re
+import select
+import struct
 import secrets
 import shutil
 import signal
@@ -47,14 +55,98 @@ def sh(*args, check=True):
     return subprocess.run(args, check=check, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+def parse_netem(words):
+    """`delay D [J] [loss P%]` (netem's spelling, D and J in ms or us) as (delay s, jitter s, loss
+    fraction), or None for anything else."""
+    def seconds(text):
+        match = re.fullmatch(r"([0-9.]+)(ms|us)", text)
+        return None if match is None else float(match.group(1)) * (1e-3 if match.group(2) == "ms" else 1e-6)
+    if len(words) < 2 or words[0] != "delay" or seconds(words[1]) is None:
+        return None
+    delay, jitter, loss, rest = seconds(words[1]), 0.0, 0.0, words[2:]
+    if rest and seconds(rest[0]) is not None:
+        jitter, rest = seconds(rest[0]), rest[1:]
+    if rest[:1] == ["loss"] and len(rest) == 2 and re.fullmatch(r"[0-9.]+%", rest[1]):
+        loss, rest = float(rest[1][:-1]) / 100, []
+    return None if rest else (delay, jitter, loss)
+
+
+class DelayLink:
+    """A host's link to the switch without netem: a TAP device in the host's namespace and one on
+    the switch, joined by a thread of this process that holds each frame for the delay (plus a
+    random jitter, keeping each direction's order, as netem does with a rate) and drops a share of
+    them at random. The devices live as long as this process holds them open."""
+
+    TUNSETIFF = 0x400454CA
+    IFF_TAP, IFF_NO_PI = 0x0002, 0x1000
+
+    def __init__(self, delay, jitter, loss):
+        self.delay, self.jitter, self.loss = delay, jitter, loss
+        self.fds = []
+        self.forwarded = self.dropped = 0
+        self.running = False
+        self.thread = None
+
+    def open(self, name):
+        fd = os.open("/dev/net/tun", os.O_RDWR)
+        fcntl.ioctl(fd, self.TUNSETIFF, struct.pack("16sH", name.encode(), self.IFF_TAP | self.IFF_NO_PI))
+        self.fds.append(fd)
+        return fd
+
+    def start(self):
+        self.running = True
+        self.thread = threading.Thread(target=self.forward, daemon=True)
+        self.thread.start()
+
+    def forward(self):
+        a, b = self.fds
+        held = {a: collections.deque(), b: collections.deque()}  # frames read from fd, due on the other
+        last_due = {a: 0.0, b: 0.0}
+        while self.running:
+            now = time.monotonic()
+            heads = [queue[0][0] for queue in held.values() if queue]
+            timeout = min(0.05, max(0.0, min(heads) - now)) if heads else 0.05
+            readable, _, _ = select.select([a, b], [], [], timeout)
+            now = time.monotonic()
+            for fd in readable:
+                try:
+                    frame = os.read(fd, 65536)
+                except OSError:
+                    continue
+                if random.random() < self.loss:
+                    self.dropped += 1
+                    continue
+                due = max(last_due[fd], now + self.delay + random.uniform(-self.jitter, self.jitter))
+                last_due[fd] = due
+                held[fd].append((due, frame))
+            for fd, queue in held.items():
+                out = b if fd == a else a
+                while queue and queue[0][0] <= now:
+                    try:
+                        os.write(out, queue.popleft()[1])
+                        self.forwarded += 1
+                    except OSError:
+                        pass
+
+    def close(self):
+        self.running = False
+        if self.thread is not None:
+            self.thread.join(timeout=5)
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
+
+
 class Hosts:
-    """The namespaces: a switch (a bridge) and one per host, each linked to the switch."""
+    """The namespaces: a switch (a bridge) and one per host, each linked to the switch (by a veth
+    pair, or the last host by a DelayLink)."""
 
     def __init__(self, count, tag=""):
         self.prefix = "td%d%s" % (os.getpid() % 100000, tag)
         self.switch = self.prefix + "sw"
         self.names = ["%sh%d" % (self.prefix, i) for i in range(count)]
         self.made = []
+        self.delay_link = None  # set before make(): the last host's link is a DelayLink
 
     def ns(self, i):
         return self.names[i]
@@ -71,14 +163,23 @@ class Hosts:
         sh("ip", "-n", self.switch, "link", "set", "br0", "up")
         for i, name in enumerate(self.names):
             host_end, switch_end = self.link(i), "%ss%d" % (self.prefix, i)
-            sh("ip", "link", "add", host_end, "netns", name, "type", "veth", "peer", "name", switch_end,
-               "netns", self.switch)
+            if self.delay_link is not None and i == len(self.names) - 1:
+                # Made here, then moved: a TAP device keeps its file descriptor across namespaces.
+                for end, where in ((host_end, name), (switch_end, self.switch)):
+                    self.delay_link.open(end)
+                    sh("ip", "link", "set", end, "netns", where)
+                self.delay_link.start()
+            else:
+                sh("ip", "link", "add", host_end, "netns", name, "type", "veth", "peer", "name", switch_end,
+                   "netns", self.switch)
             sh("ip", "-n", self.switch, "link", "set", switch_end, "master", "br0")
             sh("ip", "-n", self.switch, "link", "set", switch_end, "up")
             sh("ip", "-n", name, "addr", "add", "%s.%d/24" % (SUBNET, i + 1), "dev", host_end)
             sh("ip", "-n", name, "link", "set", host_end, "up")
 
     def remove(self):
+        if self.delay_link is not None:
+            self.delay_link.close()
         for name in reversed(self.made):
             # Whatever still runs there first (a namespace's processes keep it alive).
             pids = sh("ip", "netns", "pids", name, check=False).stdout.split()
@@ -253,11 +354,21 @@ def main():
     try:
         hosts.make()
         if fault is not None and fault.startswith("netem="):
+            words = fault[len("netem="):].split()
             qdisc = sh("ip", "netns", "exec", hosts.ns(args.hosts - 1), "tc", "qdisc", "add", "dev",
-                       hosts.link(args.hosts - 1), "root", "netem", *fault[len("netem="):].split(), check=False)
+                       hosts.link(args.hosts - 1), "root", "netem", *words, check=False)
             if qdisc.returncode != 0:
-                print("netns_job: skipped: this kernel has no netem: " + qdisc.stderr.strip())
-                return SKIP
+                emulated = parse_netem(words)
+                if emulated is None or not os.path.exists("/dev/net/tun"):
+                    print("netns_job: skipped: this kernel has no netem: " + qdisc.stderr.strip())
+                    return SKIP
+                hosts.remove()
+                hosts = Hosts(args.hosts)
+                hosts.delay_link = DelayLink(*emulated)
+                hosts.make()
+                print("netns_job: no netem here (%s); the last host's link holds every frame %.1f ms (± %.1f ms) "
+                      "and drops %.1f%% of them" % (qdisc.stderr.strip(), emulated[0] * 1e3, emulated[1] * 1e3,
+                                                    emulated[2] * 100))
             fault = None
         lossy = fault is not None and fault.startswith("loss=")
         if lossy:
@@ -269,6 +380,12 @@ def main():
         ok = True
         for program in jobs:
             ok = run_job(hosts, args, program, fault) and ok
+        link = hosts.delay_link
+        if link is not None:
+            print("netns_job: the last host's link forwarded %d frames and dropped %d" % (link.forwarded, link.dropped))
+            if link.forwarded == 0 or (link.loss > 0 and link.dropped == 0):
+                print("netns_job: the delay or the loss was not injected")
+                ok = False
         if lossy:
             dropped = dropped_packets(hosts.ns(args.hosts - 1))
             print("netns_job: the last host dropped %d packets" % dropped)
