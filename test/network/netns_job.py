@@ -365,7 +365,12 @@ def main():
                 hosts.remove()
                 hosts = Hosts(args.hosts)
                 hosts.delay_link = DelayLink(*emulated)
-                hosts.make()
+                try:
+                    hosts.make()
+                except (OSError, subprocess.CalledProcessError) as error:
+                    print("netns_job: skipped: no netem, and no TAP devices here: %s" %
+                          (getattr(error, "stderr", None) or error))
+                    return SKIP
                 print("netns_job: no netem here (%s); the last host's link holds every frame %.1f ms (± %.1f ms) "
                       "and drops %.1f%% of them" % (qdisc.stderr.strip(), emulated[0] * 1e3, emulated[1] * 1e3,
                                                     emulated[2] * 100))
