@@ -347,6 +347,18 @@ TEST(TunerOutput, TheTablePassesAndAutoFollowsIt) {
     for (const TuningEntry &e : table->entries) found = found || (e.kernel == kernel && e.pes == nPes());
     EXPECT_TRUE(found) << "no entry for " << kernel;
   }
+  // A candidate took today's place only where it was --min-gain faster, in the search and timed
+  // again alone against today's choice (whose times the note then gives): "median B us; Auto
+  // without a table A us" with A / B at least 1 + gain, or B == A where today's choice was kept.
+  if (const char *gain = std::getenv("TDIST_TUNED_MIN_GAIN"); gain != nullptr) {
+    const double need = 1.0 + std::atof(gain) / 100.0;
+    for (const TuningEntry &e : table->entries) {
+      double best = 0, today = 0;
+      ASSERT_EQ(std::sscanf(e.note.c_str(), "median %lf us; Auto without a table %lf us", &best, &today), 2) << e.note;
+      EXPECT_TRUE(best == today || today >= need * best * (1.0 - 1e-2))
+          << e.kernel << ": a candidate at " << today / best << "x of today's choice was taken: " << e.note;
+    }
+  }
   Context ctx(reading(path));
   EXPECT_EQ(ctx.tuning_table(), path);
   const TuningEntry *entry = table->lookup("all_reduce", nPes(), 16384);

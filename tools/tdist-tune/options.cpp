@@ -138,6 +138,9 @@ void describe(CLI::App &app, Options &options, const std::string &program) {
       app, "--tiles", "LIST", options.tiles, [](std::string_view t) { return parseList<GemmShape>(t, shapeOf<2>); },
       "cpu GEMM tile_m x tile_n candidates (512x1024,256x512,128x256)");
   addParsedOption(app, "--repeats", "R", options.repeats, inRange<1, 1000>, "timed repeats (5)");
+  addParsedOption(app, "--min-gain", "PERCENT", options.min_gain_percent, inRange<0, 100>,
+                  "how much faster than today's choice a candidate must be, in the search and again timed "
+                  "alone against it, to replace it (3)");
   addParsedOption(app, "--iters", "K", options.iters, inRange<1, 1000000>,
                   "calls per repeat (collectives: --kernel-bytes / size, 2..1000; GEMMs: 2)");
   addParsedOption(app, "--warmup", "W", options.warmup, inRange<0, 1000000>,

@@ -31,6 +31,7 @@ struct Options {
   std::vector<int> chunks_per_pe = {1, 2, 4, 8};
   std::vector<GemmShape> tiles = {{512, 1024, 0}, {256, 512, 0}, {128, 256, 0}};  // tile_m x tile_n (cpu)
   int repeats = 5;
+  int min_gain_percent = 3;  // a candidate replaces today's choice only if this much faster, twice
   long iters = 0;    // 0: collectives --kernel-bytes / size (2 .. 1000), GEMMs 2
   long warmup = -1;  // -1: one repeat's worth
   std::size_t kernel_bytes = 32u << 20;
