@@ -111,6 +111,28 @@ std::vector<tdist::bench::Row> checkedRows(kn::Context &ctx, Problem &p, std::ve
   return rows;
 }
 
+// The fastest of many noisy rows is biased fast (the winner's curse): the search's winner takes
+// today's place only if it wins again, timed alone against today's choice, by --min-gain both
+// times. True (on every PE) when it does; then auto_us and best_us are the second timing's.
+bool timedAgain(const Options &options, kn::Context &ctx, const Problem &p, const tdist::bench::Row &today_row,
+                const tdist::bench::Row &winner_row, double search_auto, double search_best, double &auto_us,
+                double &best_us) {
+  std::vector<tdist::bench::Row> pair{today_row, winner_row};
+  for (tdist::bench::Row &row : pair) row.us.clear();
+  const auto again = tdist::bench::timeAlternately(ctx, pair, warmupOf(options, p.iters), options.repeats, p.iters);
+  const double today = tdist::bench::summarize(again[0]).median, challenger = tdist::bench::summarize(again[1]).median;
+  const double need = 1.0 + options.min_gain_percent / 100.0;
+  const bool wins = search_auto >= need * search_best && today >= need * challenger;
+  if (leader()) {
+    std::printf("# %s: %s: %s us against Auto's %s, then alone %s against %s: %s\n", p.label.c_str(),
+                winner_row.variant.c_str(), us(search_best).c_str(), us(search_auto).c_str(), us(challenger).c_str(), us(today).c_str(),
+                wins ? "taken" : "not faster by --min-gain twice: today's choice kept");
+  }
+  auto_us = today;
+  best_us = challenger;
+  return fromPe0(wins ? 1 : 0) == 1;
+}
+
 // Measures p's candidates; returns the entry of the fastest (on every PE).
 kn::TuningEntry tuneProblem(const Options &options, kn::Context &ctx, Problem &p) {
   std::vector<std::size_t> kept;
@@ -129,28 +151,10 @@ kn::TuningEntry tuneProblem(const Options &options, kn::Context &ctx, Problem &p
     if (medians[r] < medians[best]) best = static_cast<int>(r);
   best = fromPe0(best);
   double auto_us = medians[0], best_us = medians[best];
-  if (best != 0) {
-    // The fastest of many noisy rows is biased fast (the winner's curse): it takes today's place
-    // only if it wins again, timed alone against today's choice, by --min-gain both times.
-    std::vector<tdist::bench::Row> pair{rows[0], rows[static_cast<std::size_t>(best)]};
-    for (tdist::bench::Row &row : pair) row.us.clear();
-    const auto again = tdist::bench::timeAlternately(ctx, pair, warmupOf(options, p.iters), options.repeats, p.iters);
-    const double today = tdist::bench::summarize(again[0]).median, challenger = tdist::bench::summarize(again[1]).median;
-    const double need = 1.0 + options.min_gain_percent / 100.0;
-    const bool wins = medians[0] >= need * medians[best] && today >= need * challenger;
-    if (leader()) {
-      std::printf("# %s: %s: %s us against Auto's %s, then alone %s against %s: %s\n", p.label.c_str(),
-                  fieldsText(p.candidates[kept[static_cast<std::size_t>(best - 1)]].fields).c_str(),
-                  us(medians[best]).c_str(), us(medians[0]).c_str(), us(challenger).c_str(), us(today).c_str(),
-                  wins ? "taken" : "not faster by --min-gain twice: today's choice kept");
-    }
-    if (fromPe0(wins ? 1 : 0) == 1) {
-      auto_us = today;
-      best_us = challenger;
-    } else {
-      best = 0;
-      best_us = auto_us;
-    }
+  if (best != 0 && !timedAgain(options, ctx, p, rows[0], rows[static_cast<std::size_t>(best)], medians[0],
+                              medians[best], auto_us, best_us)) {
+    best = 0;
+    best_us = auto_us = medians[0];
   }
   kn::TuningEntry entry = p.key;
   entry.fields = best == 0 ? p.resolved(ctx) : p.candidates[kept[static_cast<std::size_t>(best - 1)]].fields;
