@@ -58,6 +58,22 @@ int deviceWaitForever() {
   return 0;
 }
 
+// Every thread of 8 blocks of 256 waits for the signal nobody sends: they pass the deadline
+// together, one claims the hang record, and the others must not end the kernel before it is
+// written (wait.cuh, expire).
+int deviceWaitForeverEveryThread() {
+  initOnCuda();
+  auto *sig = static_cast<std::uint64_t *>(tdist::allocateZeroed(8, sizeof(std::uint64_t)));
+  sh::barrier_all();
+  if (tdist::myPe() == 0) {
+    waitForOne<<<8, 256>>>(sig);
+    cudaError_t status = cudaDeviceSynchronize();
+    return awaitTheWatchdog(status);
+  }
+  tdist::finalize();
+  return 0;
+}
+
 // The same with the host's stream form of the wait.
 int streamWaitForever() {
   initOnCuda();
@@ -236,13 +252,14 @@ int hostStoresHeap() {
 int main(int argc, char **argv) {
   if (argc != 2) {
     std::fprintf(stderr,
-                 "usage: tdist_cuda_scenario device-wait-forever|stream-wait-forever|crash-while-peers-spin|"
+                 "usage: tdist_cuda_scenario device-wait-forever|device-wait-forever-every-thread|stream-wait-forever|crash-while-peers-spin|"
                  "device-barrier-missing-pe|init-finalize-init|device-deadlock|host-stores-heap|"
                  "kernels-across-init-finalize\n");
     return 2;
   }
   const std::string name = argv[1];
   if (name == "device-wait-forever") return deviceWaitForever();
+  if (name == "device-wait-forever-every-thread") return deviceWaitForeverEveryThread();
   if (name == "stream-wait-forever") return streamWaitForever();
   if (name == "crash-while-peers-spin") return crashWhilePeersSpin();
   if (name == "device-barrier-missing-pe") return deviceBarrierMissingPe();

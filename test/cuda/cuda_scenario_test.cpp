@@ -44,6 +44,19 @@ TEST(CudaScenario, UnsatisfiableDeviceWaitEndsWithTheDiagnostic) {
   }
 }
 
+// 2,048 threads expire together; the record of the one that claims it is printed every time.
+TEST(CudaScenario, UnsatisfiableWaitOfEveryThreadEndsWithOneDiagnostic) {
+  for (int round = 0; round < 3; ++round) {
+    LauncherResult r = runScenario(1, "device-wait-forever-every-thread", {"--wait-timeout", "1", "--hang-check", "0"});
+    EXPECT_FALSE(r.hung) << round;
+    EXPECT_EQ(r.exit_status, kExitWaitTimeout) << round << "\n" << r.err;
+    EXPECT_LT(r.elapsed, 20s) << round;
+    EXPECT_TRUE(contains(r.err, "PE 0: tdist::device::wait: wait passed its deadline of 1.000 s")) << round << "\n"
+                                                                                                    << r.err;
+    EXPECT_TRUE(contains(r.err, "waiting for EQ 1, observed 0")) << r.err;
+  }
+}
+
 TEST(CudaScenario, UnsatisfiableStreamWaitEndsWithTheDiagnostic) {
   LauncherResult r = runScenario(2, "stream-wait-forever", {"--wait-timeout", "2", "--hang-check", "0"});
   EXPECT_FALSE(r.hung);

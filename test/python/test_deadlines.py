@@ -7,6 +7,8 @@ import subprocess
 import sys
 import tempfile
 
+import pytest
+
 TDIST_RUN = os.environ["TDIST_RUN"]
 
 
@@ -26,7 +28,6 @@ def test_a_signal_wait_nobody_satisfies_ends_at_its_deadline():
     status, output = run(1, "import tdist\ntdist.init()\nsig = tdist.zeros(1, 'uint64')\n"
                             "tdist.signal_wait_until(sig, 'eq', 1)\n", "--hang-check", "0")
     if status == 77:
-        import pytest
         pytest.skip("no GPU for the cuda backend")
     assert status == 97, output
     assert "tdist::shmem::signal_wait_until: wait passed its deadline of 2.000 s" in output, output
@@ -37,7 +38,6 @@ def test_a_pe_that_skips_a_barrier_ends_the_job_with_a_diagnostic():
     status, output = run(2, "import tdist\ntdist.init()\nif tdist.my_pe() == 0:\n    tdist.barrier_all()\n"
                             "else:\n    import time; time.sleep(30)\n")
     if status == 77:
-        import pytest
         pytest.skip("no GPU for the cuda backend")
     assert status == 97, output
     assert "PE 0" in output and "wait passed its deadline" in output, output
@@ -53,22 +53,21 @@ def stuck(signals):
 
 tdist.init()
 signals = torch.from_dlpack(tdist.zeros(8, "uint64"))
-stuck[(1,)](signals)
+stuck[(1,)](signals, num_warps=WARPS)
 torch.cuda.synchronize()
 """
 
 
-def test_a_triton_kernel_waiting_for_nothing_ends_at_its_deadline():
+# One warp: every lane polls and the first keeps the books (and expires); four: the first thread.
+@pytest.mark.parametrize("warps", [1, 4])
+def test_a_triton_kernel_waiting_for_nothing_ends_at_its_deadline(warps):
     if os.environ.get("TDIST_BACKEND", "cpu") != "cuda":
-        import pytest
         pytest.skip("Triton kernels run on the cuda backend")
     import importlib.util
     if importlib.util.find_spec("torch") is None or importlib.util.find_spec("triton") is None:
-        import pytest
         pytest.skip("no torch or triton")
-    status, output = run(1, TRITON_WAIT, "--hang-check", "0")
+    status, output = run(1, TRITON_WAIT.replace("WARPS", str(warps)), "--hang-check", "0")
     if status == 77:
-        import pytest
         pytest.skip("no GPU for the cuda backend")
     assert status == 97, output
     assert "tdist::device::wait" in output and "passed its deadline" in output, output

@@ -57,11 +57,17 @@ def ring_round(signals, seen, rounds):
         tl.store(tdl.consume_token(seen, token), r.to(tl.int64))
 
 
-def test_a_ring_of_notify_and_wait():
+# A program of one warp takes the warp's barrier and polls in every lane (tdist_device.cu); the
+# default of four warps, the CTA's barrier and its first thread.
+WARPS = pytest.mark.parametrize("warps", [1, 4])
+
+
+@WARPS
+def test_a_ring_of_notify_and_wait(warps):
     t, signals = heap(8, "uint64")
     u, seen = heap(1, "int64")
     settle()
-    ring_round[(1,)](signals, seen, 200)
+    ring_round[(1,)](signals, seen, 200, num_warps=warps)
     settle()
     assert int(seen.item()) == 200 and int(signals[0].item()) == 200
     tdist.free_tensor(t)
@@ -77,12 +83,13 @@ def add_from_everyone(counter, done):
     tl.store(tdl.consume_token(done, token) + tl.program_id(0), 1)
 
 
-def test_add_from_every_program_of_every_pe():
+@WARPS
+def test_add_from_every_program_of_every_pe(warps):
     programs = 8
     t, counter = heap(8, "uint64")
     u, done = heap(programs, "int32")
     settle()
-    add_from_everyone[(programs,)](counter, done)
+    add_from_everyone[(programs,)](counter, done, num_warps=warps)
     settle()
     assert int(counter[0].item()) == tdist.n_pes() * programs and bool((done == 1).all())
     tdist.free_tensor(t)
@@ -90,17 +97,48 @@ def test_add_from_every_program_of_every_pe():
 
 
 @tdl.jit
+def gather_rounds(slots, cells, seen, rounds):
+    # Each round every PE puts its word into its cell of every PE and notifies its slot there; then
+    # waits on all n slots at once (one wait of n words) and sums the cells it released.
+    me = tdl.rank()
+    n = tdl.num_ranks()
+    for r in range(1, rounds + 1):
+        for pe in range(0, n):
+            tl.store(tdl.symm_at(cells, pe) + me, (r * 100 + me).to(tl.int64))
+            tdl.notify(slots + me * SLOT, pe, signal=r, sig_op="set")
+        token = tdl.wait(slots, n, "sys", "acquire", r.to(tl.uint64))
+        got = tl.load(tdl.consume_token(cells, token) + tl.arange(0, 64), mask=tl.arange(0, 64) < n, other=0)
+        tl.store(seen + r, tl.sum(got))
+        shmem.barrier_all()  # every PE has read round r's cells before round r + 1 writes them
+
+
+@WARPS
+def test_a_wait_on_every_pes_slot_releases_every_pes_data(warps):
+    rounds, n = 100, tdist.n_pes()
+    t, slots = heap(n * 8, "uint64")
+    u, cells = heap(64, "int64")
+    v, seen = heap(rounds + 1, "int64")
+    settle()
+    gather_rounds[(1,)](slots, cells, seen, rounds, num_warps=warps)
+    settle()
+    assert seen[1:].tolist() == [r * 100 * n + n * (n - 1) // 2 for r in range(1, rounds + 1)]
+    for h in (t, u, v):
+        tdist.free_tensor(h)
+
+
+@tdl.jit
 def wait_until(signal, out, CMP: tl.constexpr, VALUE: tl.constexpr):
     tl.store(out, shmem.signal_wait_until(signal, CMP, VALUE))
 
 
+@WARPS
 @pytest.mark.parametrize("cmp,value", [("eq", 5), ("ne", 4), ("gt", 4), ("ge", 5), ("lt", 6), ("le", 5)])
-def test_the_six_predicates(cmp, value):
+def test_the_six_predicates(cmp, value, warps):
     t, signal = heap(8, "int64")
     u, out = heap(1, "int64")
     signal[0] = 5
     settle()
-    wait_until[(1,)](signal, out, CMP=cmp, VALUE=value)
+    wait_until[(1,)](signal, out, CMP=cmp, VALUE=value, num_warps=warps)
     torch.cuda.synchronize()
     assert int(out.item()) == 5
     settle()
@@ -147,14 +185,15 @@ def put_with_signal(data, box, signal, mismatches, rounds, N: tl.constexpr):
         shmem.barrier_all()  # the box is read before the next round overwrites it
 
 
-def test_put_with_signal_delivers_the_data_first():
+@WARPS
+def test_put_with_signal_delivers_the_data_first(warps):
     rounds = 200
     t, data = heap(1024, "int32")
     u, box = heap(1024, "int32")
     v, signal = heap(8, "int64")
     w, mismatches = heap(rounds + 1, "int32")
     settle()
-    put_with_signal[(1,)](data, box, signal, mismatches, rounds, N=1024)
+    put_with_signal[(1,)](data, box, signal, mismatches, rounds, N=1024, num_warps=warps)
     settle()
     assert int(signal[0].item()) == rounds and int(mismatches.sum().item()) == 0
     for h in (t, u, v, w):

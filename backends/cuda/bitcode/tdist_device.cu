@@ -16,7 +16,11 @@
 //                    operation happens once for the program, ordered after what every thread did
 //                    before it (a CTA barrier, then its first thread), and a value it returns is
 //                    the same in every thread. wait and signal_wait_until end with a CTA barrier, so
-//                    no thread of the program goes on before the condition holds.
+//                    no thread of the program goes on before the condition holds. A program of
+//                    one warp (num_warps=1, what latency-bound kernels use) takes the warp's barrier
+//                    instead of the CTA's and a shuffle instead of shared memory, and its waits poll
+//                    in every lane (one load instruction a poll) with the first lane keeping the
+//                    books (wait.cuh, WaitRole): no lane spins alone while the others are parked.
 // The state is the visible global tdist_device_state (TDIST_DEVICE_STATE_EXTERNAL, state.cuh):
 // the runtime fills it in each module that holds it when it attaches the module.
 #define TDIST_DEVICE_STATE_EXTERNAL 1
@@ -54,13 +58,41 @@ __device__ __forceinline__ unsigned programThread() {
 }
 __device__ __forceinline__ unsigned programThreads() { return blockDim.x * blockDim.y * blockDim.z; }
 
+// TDIST_PROGRAM_WARP=0 builds the CTA path for every program (to compare the two).
+#ifndef TDIST_PROGRAM_WARP
+#define TDIST_PROGRAM_WARP 2
+#endif
+constexpr unsigned kFullWarp = 0xffffffffu;
+
+// A program of exactly one warp, every lane of it calling (Triton runs scalar code in every thread).
+__device__ __forceinline__ bool oneWarp() { return TDIST_PROGRAM_WARP != 0 && programThreads() == 32; }
+
+// The first lane's word in every lane of a one-warp program, ordered after what the first lane
+// did (the warp barrier orders memory among its lanes).
+template <class R>
+__device__ __forceinline__ R fromFirstLane(R value) {
+  __syncwarp();
+  return static_cast<R>(__shfl_sync(kFullWarp, static_cast<unsigned long long>(value), 0));
+}
+
 // The first thread's result, handed to every thread of the program.
 __shared__ std::uint64_t program_value;
 
-// Runs op (returning a word of type R, or nothing) once for the program, after a CTA barrier, and
-// returns its result to every thread.
+// Runs op (returning a word of type R, or nothing) once for the program, after a CTA barrier (the
+// warp's, for one warp), and returns its result to every thread.
 template <class R, class Op>
 __device__ __forceinline__ R onceForProgram(Op op) {
+  if (oneWarp()) {
+    __syncwarp();
+    if constexpr (std::is_void_v<R>) {
+      if (programThread() == 0) op();
+      return;
+    } else {
+      R result{};
+      if (programThread() == 0) result = op();
+      return fromFirstLane(result);
+    }
+  }
   __syncthreads();
   if constexpr (std::is_void_v<R>) {
     if (programThread() == 0) op();
@@ -153,6 +185,15 @@ TDIST_BITCODE_SIGNAL(u64, std::uint64_t)
   __device__ std::uint64_t tdist_program_wait_##NAME(std::uint64_t sig, int n, S value) {          \
     std::uint64_t seen = 0;                                                                        \
     constexpr int kStride = static_cast<int>(dev::kSignalLineBytes / sizeof(S));                   \
+    if (TDIST_PROGRAM_WARP == 2 && oneWarp() && n >= 1 && n <= 32) {                               \
+      const int lane = static_cast<int>(programThread());                                          \
+      const dev::detail::WaitRole role = lane < n ? dev::detail::WaitRole::Leader                   \
+                                                  : dev::detail::WaitRole::Follower;               \
+      const S ready = dev::detail::wait_word<S>(at<S>(sig) + static_cast<std::ptrdiff_t>(lane % n) * kStride, \
+                                                tdist::shmem::Cmp::EQ, value, "tdist::device::wait", role); \
+      __syncwarp();                                                                                \
+      return lane < n ? static_cast<std::uint64_t>(dev::ptx::bits_as<dev::ptx::Bits<S>>(ready)) : 0; \
+    }                                                                                              \
     for (int i = static_cast<int>(programThread()); i < n; i += static_cast<int>(programThreads())) \
       seen ^= dev::wait(at<S>(sig) + static_cast<std::ptrdiff_t>(i) * kStride, 1, value).value;    \
     __syncthreads();                                                                               \
@@ -192,6 +233,10 @@ __device__ int tdist_program_getmem_nbi(std::uint64_t dest, std::uint64_t src, s
     return 0;                                                                                      \
   }                                                                                                \
   __device__ S tdist_program_signal_wait_until_##NAME(std::uint64_t sig, int cmp, S value) {       \
+    if (TDIST_PROGRAM_WARP == 2 && oneWarp())                                                      \
+      return fromFirstLane(dev::detail::wait_word<S>(                                              \
+          at<S>(sig), static_cast<tdist::shmem::Cmp>(cmp), value, "tdist::device::signal_wait_until", \
+          programThread() == 0 ? dev::detail::WaitRole::Leader : dev::detail::WaitRole::Follower)); \
     return onceForProgram<S>(                                                                      \
         [&] { return dev::signal_wait_until(at<S>(sig), static_cast<tdist::shmem::Cmp>(cmp), value); }); \
   }                                                                                                \

@@ -35,7 +35,14 @@ struct WaitPolicy {
   static constexpr std::uint32_t kMaxSleepNs = 1'024;
   static constexpr std::uint64_t kDefaultTimeoutNs = 120'000'000'000;  // the cpu backend's default
   static constexpr std::uint64_t kNoteAfterNs = 1'000'000;  // a wait this old notes itself (WaitNote)
+  static constexpr std::uint64_t kLoserGraceNs = 1'000'000'000;  // see expire
 };
+
+// Who a wait is, among the threads that wait on the same words together (a program's lanes):
+// the leader keeps the wait's books (trace, wait note, deadline, hang record), followers only
+// poll, with the leader's pacing, so that a warp's lanes poll as one instruction. A follower
+// never expires: its leader does, on the same loads.
+enum class WaitRole { Leader, Follower };
 
 // tdist/wait_description.h's test (the host's too), in shmem::Cmp's terms.
 template <class T>
@@ -95,13 +102,19 @@ __device__ __forceinline__ void describe_wait(volatile WaitDescription *wait, co
   // hang_claim lies past the user heap, so 0 means the internal layout was never published.
   if (s.hang != nullptr && s.heap_base != nullptr && s.internal.hang_claim != 0) {
     auto *claim = reinterpret_cast<std::uint32_t *>(own_segment() + s.internal.hang_claim);
+    volatile HangRecord *record = s.hang;
     if (ptx::atomic_compare_exchange<std::uint32_t>(claim, 0u, 1u) == 0u) {
-      volatile HangRecord *record = s.hang;
       describe_wait(&record->wait, site, address, observed, slot);
       // Every field before `written`, and `written` before the trap tears the context down.
       __threadfence_system();
       record->written = 1;
       __threadfence_system();
+    } else {
+      // Another wait claimed the record: a trap now would tear the context down before that wait
+      // has written it (threads of one warp expire together). Its trap ends this one too; the
+      // bound only covers a claim whose owner never writes (a record left over from a reset).
+      const std::uint64_t since = ptx::global_timer();
+      while (record->written == 0 && ptx::global_timer() - since < WaitPolicy::kLoserGraceNs) __nanosleep(1'024);
     }
   }
   __trap();
@@ -152,12 +165,12 @@ class WaitLoop {
 
   // After a poll that was not satisfied.
   __device__ __forceinline__ void pause(const WaitSite &site, const void *address, std::int64_t observed,
-                                        int slot) {
+                                        int slot, WaitRole role = WaitRole::Leader) {
     if (!timing_) {
       timing_ = true;
       started_ns_ = ptx::global_timer();
     }
-    if ((++polls_ & (WaitPolicy::kPollsPerCheck - 1)) == 0) check(site, address, observed, slot);
+    if ((++polls_ & (WaitPolicy::kPollsPerCheck - 1)) == 0) check(site, address, observed, slot, role);
     if (sleep_ns_ != 0) {
       __nanosleep(sleep_ns_);
       sleep_ns_ = sleep_ns_ * 2 < WaitPolicy::kMaxSleepNs ? sleep_ns_ * 2 : WaitPolicy::kMaxSleepNs;
@@ -166,13 +179,14 @@ class WaitLoop {
 
  private:
   __device__ __forceinline__ void check(const WaitSite &site, const void *address, std::int64_t observed,
-                                        int slot) {
+                                        int slot, WaitRole role) {
     const DeviceState &s = state();
     if (s.abort_flag != nullptr && *s.abort_flag != 0) __trap();
     std::uint64_t timeout = s.wait_timeout_ns != 0 ? s.wait_timeout_ns : WaitPolicy::kDefaultTimeoutNs;
     std::uint64_t waited = ptx::global_timer() - started_ns_;
-    if (waited >= timeout) expire(site.call, site.predicate, site.expected, site.slots, address, observed, slot);
     if (sleep_ns_ == 0 && waited >= WaitPolicy::kSpinNs) sleep_ns_ = WaitPolicy::kFirstSleepNs;
+    if (role == WaitRole::Follower) return;
+    if (waited >= timeout) expire(site.call, site.predicate, site.expected, site.slots, address, observed, slot);
     if (noted_) {
       volatile WaitNote *note = s.wait_note;
       note->wait.observed = observed;
@@ -210,9 +224,10 @@ __device__ __forceinline__ T poll(const T *address) {
 
 template <class T, class OnReady, Poll P = Poll::Acquire>
 __device__ __forceinline__ void wait_words(const T *first, int count, std::ptrdiff_t stride_bytes,
-                                           shmem::Cmp cmp, T value, const char *call, OnReady &&on_ready) {
+                                           shmem::Cmp cmp, T value, const char *call, OnReady &&on_ready,
+                                           WaitRole role = WaitRole::Leader) {
   WaitLoop loop;
-  const bool traced = tracing();
+  const bool traced = role == WaitRole::Leader && tracing();
   if (traced) [[unlikely]]
     trace_record(TraceKind::WaitBegin, first, -1, record_value(value), static_cast<std::int32_t>(cmp), 0);
   const T *address = first;
@@ -223,7 +238,7 @@ __device__ __forceinline__ void wait_words(const T *first, int count, std::ptrdi
     seen = poll<P>(address);
     while (!satisfies(seen, cmp, value)) {
       polled = true;
-      loop.pause(WaitSite{call, cmp, record_value(value), count}, address, record_value(seen), slot);
+      loop.pause(WaitSite{call, cmp, record_value(value), count}, address, record_value(seen), slot, role);
       seen = poll<P>(address);
     }
     on_ready(seen);
@@ -235,10 +250,11 @@ __device__ __forceinline__ void wait_words(const T *first, int count, std::ptrdi
 
 // One word; returns the value that satisfied the predicate.
 template <class T, Poll P = Poll::Acquire>
-__device__ __forceinline__ T wait_word(const T *address, shmem::Cmp cmp, T value, const char *call) {
+__device__ __forceinline__ T wait_word(const T *address, shmem::Cmp cmp, T value, const char *call,
+                                       WaitRole role = WaitRole::Leader) {
   T ready{};
   auto on_ready = [&](T seen) { ready = seen; };
-  wait_words<T, decltype(on_ready) &, P>(address, 1, 0, cmp, value, call, on_ready);
+  wait_words<T, decltype(on_ready) &, P>(address, 1, 0, cmp, value, call, on_ready, role);
   return ready;
 }
 

@@ -51,7 +51,15 @@ __device__ void ringStep(float *data, float *staging, std::uint64_t *signals, st
   const long offset = static_cast<long>(blockIdx.x) * kRingTile;
   auto *to = reinterpret_cast<float4 *>(dev::symm_at(staging, next) + step * chunk + offset);
   const auto *from = reinterpret_cast<const float4 *>(data + send * chunk + offset);
-  for (int i = threadIdx.x; i < kRingTile / 4; i += kThreads) to[i] = from[i];
+  // Every load of the slice before its stores, as Triton's tile load then store does: a loop of
+  // load-store pairs through pointers that may alias keeps one load in flight per thread.
+  static_assert(kRingTile % (4 * kThreads) == 0, "a block's slice is whole float4s for every thread");
+  constexpr int kPerThread = kRingTile / 4 / kThreads;
+  float4 slice[kPerThread];
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) slice[j] = from[threadIdx.x + j * kThreads];
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) to[threadIdx.x + j * kThreads] = slice[j];
   std::uint64_t *signal = signals + (static_cast<long>(step) * gridDim.x + blockIdx.x) * kSlotWords;
   __syncthreads();
   if (threadIdx.x == 0) dev::notify(signal, next, epoch, dl::SignalOp::Set);
@@ -59,15 +67,20 @@ __device__ void ringStep(float *data, float *staging, std::uint64_t *signals, st
   __syncthreads();
   const auto *in = reinterpret_cast<const float4 *>(staging + step * chunk + offset);
   auto *out = reinterpret_cast<float4 *>(data + recv * chunk + offset);
-  for (int i = threadIdx.x; i < kRingTile / 4; i += kThreads) {
-    const float4 incoming = in[i];
-    if (add) {
-      const float4 mine = out[i];
-      out[i] = make_float4(mine.x + incoming.x, mine.y + incoming.y, mine.z + incoming.z, mine.w + incoming.w);
-    } else {
-      out[i] = incoming;
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) slice[j] = in[threadIdx.x + j * kThreads];
+  if (add) {
+    float4 mine[kPerThread];
+#pragma unroll
+    for (int j = 0; j < kPerThread; ++j) mine[j] = out[threadIdx.x + j * kThreads];
+#pragma unroll
+    for (int j = 0; j < kPerThread; ++j) {
+      slice[j] = make_float4(mine[j].x + slice[j].x, mine[j].y + slice[j].y, mine[j].z + slice[j].z,
+                             mine[j].w + slice[j].w);
     }
   }
+#pragma unroll
+  for (int j = 0; j < kPerThread; ++j) out[threadIdx.x + j * kThreads] = slice[j];
 }
 
 __global__ void __launch_bounds__(kThreads)
