@@ -17,7 +17,7 @@
 // what a member of another node needs travels with a step instead. Where every member is alone
 // on its node, a call of up to kInboxBytes a member is ONE step: each member's bytes go to the
 // others' inboxes with the agreement (HostChannel::takeInbox says why they are not overwritten
-// too soon). Where members share a node: broadcast, collect, fcollect and alltoall deliver up to
+// too soon); a larger reduction goes an inbox a step, the first with the agreement. Where members share a node: broadcast, collect, fcollect and alltoall deliver up to
 // kDeliveredBytes a member into its dest with the last step; a reduction of up to kInboxBytes
 // sends every source to the other nodes' members' inboxes with a step of its own, then a last
 // step keeps the sources for the members of each node.
@@ -226,6 +226,29 @@ class TeamCollective {
   bool oneStepThroughInboxes(std::size_t each, std::size_t total) const {
     return total > runtime::kCarriedBytes && each > 0 && each <= runtime::kInboxBytes && size() > 1 &&
            hostViewsHeap(state_) && state_.channel.anyMirrored() && !sharesANode();
+  }
+  // Whether a reduction larger than an inbox goes through the inboxes in steps of one inbox each
+  // (as oneStepThroughInboxes, without its bound): the first step is the agreement, each later one
+  // a step of its own; each member combines what a step delivered before it takes the next, so
+  // that a sender, which writes a half again only two steps later, past a step of this PE's,
+  // never overwrites what is still to be read.
+  bool stepsThroughInboxes(std::size_t bytes) const {
+    return bytes > runtime::kInboxBytes && size() > 1 && hostViewsHeap(state_) && state_.channel.anyMirrored() &&
+           !sharesANode();
+  }
+  // One later step of such a call, delivering `bytes` at source to the inbox of this PE of every
+  // other member (all of them of other nodes).
+  void stepThroughInboxes(const void *source, std::size_t bytes) {
+    for (int member = 0; member < size(); ++member) {
+      if (member != me()) deliveries_.push_back({team_->worldPe(member), nullptr, source, bytes});
+    }
+    try {
+      runtime::teamSync(state_, *team_, CollectiveOp::Sync, call_.api, deliveries_, call_.call);
+    } catch (...) {
+      deliveries_.clear();
+      throw;
+    }
+    deliveries_.clear();
   }
   bool failedHere() const { return local_error_.has_value(); }
   // What member delivered here with this PE's last step on the team.
@@ -535,6 +558,31 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
     for (int member = 1; member < collective.size(); ++member) {
       const T *values = reinterpret_cast<const T *>(from[member]);
       combineInto(op, result, values, nreduce);
+    }
+    put(dest, result, bytes, collective.state().my_pe, true, call.call);
+    Scratch::trim();
+    return;
+  }
+  if (collective.stepsThroughInboxes(bytes)) {  // an inbox of every source a step, the first with the agreement
+    const std::size_t chunk = runtime::kInboxBytes / sizeof(T);  // elements a step
+    const auto *from_here = static_cast<const T *>(static_cast<const void *>(collective.local(source, bytes).data()));
+    T *result = Scratch::take<T>(Scratch::Result, nreduce);
+    for (std::size_t first = 0; first < nreduce; first += chunk) {
+      const std::size_t n = std::min(chunk, nreduce - first);
+      if (first == 0) {
+        for (int member = 0; !collective.failedHere() && member < collective.size(); ++member) {
+          if (member != collective.me()) collective.deliverWithAgreement(member, from_here, n * sizeof(T));
+        }
+        collective.agree(bytes, static_cast<std::uint64_t>(op), sizeof(T), true);
+      } else {
+        collective.stepThroughInboxes(from_here + first, n * sizeof(T));
+      }
+      for (int member = 0; member < collective.size(); ++member) {  // in PE order, as every path
+        const T *values = member == collective.me() ? from_here + first
+                                                    : reinterpret_cast<const T *>(collective.takeInbox(member));
+        if (member == 0) std::memcpy(result + first, values, n * sizeof(T));
+        else combineInto(op, result + first, values, n);
+      }
     }
     put(dest, result, bytes, collective.state().my_pe, true, call.call);
     Scratch::trim();
