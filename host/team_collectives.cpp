@@ -17,10 +17,11 @@
 // what a member of another node needs travels with a step instead. Where every member is alone
 // on its node, a call of up to kInboxBytes a member is ONE step: each member's bytes go to the
 // others' inboxes with the agreement (HostChannel::takeInbox says why they are not overwritten
-// too soon); a larger reduction goes an inbox a step, the first with the agreement. Where members share a node: broadcast, collect, fcollect and alltoall deliver up to
-// kDeliveredBytes a member into its dest with the last step; a reduction of up to kInboxBytes
-// sends every source to the other nodes' members' inboxes with a step of its own, then a last
-// step keeps the sources for the members of each node.
+// too soon); a larger reduction goes an inbox a step, the first with the agreement. Where
+// members share a node: broadcast, collect, fcollect and alltoall deliver up to kDeliveredBytes a
+// member into its dest with the last step; a reduction of up to kInboxBytes sends every source to
+// the other nodes' members' inboxes with a step of its own, then a last step keeps the sources for
+// the members of each node.
 #include <algorithm>
 #include <complex>
 #include <cstddef>
@@ -565,7 +566,11 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
   }
   if (collective.stepsThroughInboxes(bytes)) {  // an inbox of every source a step, the first with the agreement
     const std::size_t chunk = runtime::kInboxBytes / sizeof(T);  // elements a step
-    const auto *from_here = static_cast<const T *>(static_cast<const void *>(collective.local(source, bytes).data()));
+    // This PE's source, read in place (none where a local check failed: the agreement then fails
+    // on every member, before anything is read or sent).
+    const T *from_here = collective.failedHere()
+                             ? nullptr
+                             : static_cast<const T *>(static_cast<const void *>(collective.local(source, bytes).data()));
     T *result = Scratch::take<T>(Scratch::Result, nreduce);
     for (std::size_t first = 0; first < nreduce; first += chunk) {
       const std::size_t n = std::min(chunk, nreduce - first);
