@@ -17,7 +17,7 @@
 // what a member of another node needs travels with a step instead. Where every member is alone
 // on its node, a call of up to kInboxBytes a member is ONE step: each member's bytes go to the
 // others' inboxes with the agreement (HostChannel::takeInbox says why they are not overwritten
-// too soon); a larger reduction goes an inbox a step, the first with the agreement. Where
+// too soon); a larger reduction or broadcast goes an inbox a step, the first with the agreement. Where
 // members share a node: broadcast, collect, fcollect and alltoall deliver up to kDeliveredBytes a
 // member into its dest with the last step; a reduction of up to kInboxBytes sends every source to
 // the other nodes' members' inboxes with a step of its own, then a last step keeps the sources for
@@ -228,19 +228,19 @@ class TeamCollective {
     return total > runtime::kCarriedBytes && each > 0 && each <= runtime::kInboxBytes && size() > 1 &&
            hostViewsHeap(state_) && state_.channel.anyMirrored() && !sharesANode();
   }
-  // Whether a reduction larger than an inbox goes through the inboxes in steps of one inbox each
-  // (as oneStepThroughInboxes, without its bound): the first step is the agreement, each later one
-  // a step of its own; each member combines what a step delivered before it takes the next, so
-  // that a sender, which writes a half again only two steps later, past a step of this PE's,
-  // never overwrites what is still to be read.
+  // Whether a call of more than an inbox a member (a reduction, a broadcast) goes through the
+  // inboxes in steps of one inbox each (as oneStepThroughInboxes, without its bound): the first
+  // step is the agreement, each later one a step of its own; each member takes what a step
+  // delivered before it takes the next, so that a sender, which writes a half again only two
+  // steps later, past a step of this PE's, never overwrites what is still to be read.
   bool stepsThroughInboxes(std::size_t bytes) const {
     return bytes > runtime::kInboxBytes && size() > 1 && hostViewsHeap(state_) && state_.channel.anyMirrored() &&
            !sharesANode();
   }
-  // One later step of such a call, delivering `bytes` at source to the inbox of this PE of every
-  // other member (all of them of other nodes).
+  // One later step of such a call, delivering `bytes` at source (none where source is null) to
+  // the inbox of this PE of every other member (all of them of other nodes).
   void stepThroughInboxes(const void *source, std::size_t bytes) {
-    for (int member = 0; member < size(); ++member) {
+    for (int member = 0; source != nullptr && member < size(); ++member) {
       if (member != me()) deliveries_.push_back({team_->worldPe(member), nullptr, source, bytes});
     }
     try {
@@ -400,6 +400,24 @@ void broadcast(int team, void *dest, const void *source, std::size_t bytes, int 
     collective.agree(bytes, static_cast<std::uint64_t>(root), 0, true);
     if (!carrier) std::memcpy(dest, collective.takeInbox(root), bytes);
     else if (!skip_root && dest != source) std::memcpy(dest, source, bytes);
+    return;
+  }
+  if (collective.stepsThroughInboxes(bytes)) {  // the root's bytes an inbox a step, the first with the agreement
+    const bool carrier = collective.me() == root;
+    const std::byte *from_root = carrier && !collective.failedHere() ? collective.local(source, bytes).data() : nullptr;
+    for (std::size_t first = 0; first < bytes; first += runtime::kInboxBytes) {
+      const std::size_t n = std::min(runtime::kInboxBytes, bytes - first);
+      if (first == 0) {
+        for (int member = 0; from_root != nullptr && member < collective.size(); ++member) {
+          if (member != root) collective.deliverWithAgreement(member, from_root, n);
+        }
+        collective.agree(bytes, static_cast<std::uint64_t>(root), 0, true);
+      } else {
+        collective.stepThroughInboxes(carrier ? from_root + first : nullptr, n);
+      }
+      if (!carrier) std::memcpy(static_cast<std::byte *>(dest) + first, collective.takeInbox(root), n);
+    }
+    if (carrier && !skip_root && dest != source) std::memcpy(dest, source, bytes);
     return;
   }
   collective.agree(bytes, static_cast<std::uint64_t>(root), 0, true);
