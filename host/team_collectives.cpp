@@ -17,7 +17,7 @@
 // what a member of another node needs travels with a step instead. Where every member is alone
 // on its node, a call of up to kInboxBytes a member is ONE step: each member's bytes go to the
 // others' inboxes with the agreement (HostChannel::takeInbox says why they are not overwritten
-// too soon); a larger reduction or broadcast goes an inbox a step, the first with the agreement. Where
+// too soon); a larger reduction, broadcast or fcollect goes an inbox a step, the first with the agreement. Where
 // members share a node: broadcast, collect, fcollect and alltoall deliver up to kDeliveredBytes a
 // member into its dest with the last step; a reduction of up to kInboxBytes sends every source to
 // the other nodes' members' inboxes with a step of its own, then a last step keeps the sources for
@@ -228,14 +228,32 @@ class TeamCollective {
     return total > runtime::kCarriedBytes && each > 0 && each <= runtime::kInboxBytes && size() > 1 &&
            hostViewsHeap(state_) && state_.channel.anyMirrored() && !sharesANode();
   }
-  // Whether a call of more than an inbox a member (a reduction, a broadcast) goes through the
+  // Whether a call of more than an inbox a member (a reduction, a broadcast, an fcollect) goes through the
   // inboxes in steps of one inbox each (as oneStepThroughInboxes, without its bound): the first
   // step is the agreement, each later one a step of its own; each member takes what a step
   // delivered before it takes the next, so that a sender, which writes a half again only two
   // steps later, past a step of this PE's, never overwrites what is still to be read.
-  bool stepsThroughInboxes(std::size_t bytes) const {
+  bool byInboxSteps(std::size_t bytes) const {
     return bytes > runtime::kInboxBytes && size() > 1 && hostViewsHeap(state_) && state_.channel.anyMirrored() &&
            !sharesANode();
+  }
+  // Such a call: `mine` (this PE's `bytes`, in its memory; null where it sends nothing or a local
+  // check failed) goes to every other member an inbox a step, the first step agreeing on (bytes,
+  // arg1, arg2); after each step, take(offset, length) of that step's part, before the next step.
+  template <class Take>
+  void inboxSteps(const std::byte *mine, std::size_t bytes, std::uint64_t arg1, std::uint64_t arg2, Take &&take) {
+    for (std::size_t first = 0; first < bytes; first += runtime::kInboxBytes) {
+      const std::size_t n = std::min(runtime::kInboxBytes, bytes - first);
+      if (first == 0) {
+        for (int member = 0; mine != nullptr && member < size(); ++member) {
+          if (member != me()) deliverWithAgreement(member, mine, n);
+        }
+        agree(bytes, arg1, arg2, true);
+      } else {
+        stepThroughInboxes(mine != nullptr ? mine + first : nullptr, n);
+      }
+      take(first, n);
+    }
   }
   // One later step of such a call, delivering `bytes` at source (none where source is null) to
   // the inbox of this PE of every other member (all of them of other nodes).
@@ -402,21 +420,12 @@ void broadcast(int team, void *dest, const void *source, std::size_t bytes, int 
     else if (!skip_root && dest != source) std::memcpy(dest, source, bytes);
     return;
   }
-  if (collective.stepsThroughInboxes(bytes)) {  // the root's bytes an inbox a step, the first with the agreement
+  if (collective.byInboxSteps(bytes)) {  // the root's bytes an inbox a step, the first with the agreement
     const bool carrier = collective.me() == root;
     const std::byte *from_root = carrier && !collective.failedHere() ? collective.local(source, bytes).data() : nullptr;
-    for (std::size_t first = 0; first < bytes; first += runtime::kInboxBytes) {
-      const std::size_t n = std::min(runtime::kInboxBytes, bytes - first);
-      if (first == 0) {
-        for (int member = 0; from_root != nullptr && member < collective.size(); ++member) {
-          if (member != root) collective.deliverWithAgreement(member, from_root, n);
-        }
-        collective.agree(bytes, static_cast<std::uint64_t>(root), 0, true);
-      } else {
-        collective.stepThroughInboxes(carrier ? from_root + first : nullptr, n);
-      }
+    collective.inboxSteps(from_root, bytes, static_cast<std::uint64_t>(root), 0, [&](std::size_t first, std::size_t n) {
       if (!carrier) std::memcpy(static_cast<std::byte *>(dest) + first, collective.takeInbox(root), n);
-    }
+    });
     if (carrier && !skip_root && dest != source) std::memcpy(dest, source, bytes);
     return;
   }
@@ -452,6 +461,16 @@ void collect(int team, void *dest, const void *source, std::size_t bytes, bool f
     const std::vector<const std::byte *> from = collective.takeDelivered(source, bytes);
     for (int member = 0; member < collective.size(); ++member)
       std::memcpy(static_cast<std::byte *>(dest) + member * bytes, from[member], bytes);
+    return;
+  }
+  if (fixed && collective.byInboxSteps(bytes)) {  // every member's block an inbox a step
+    const std::byte *mine = collective.failedHere() ? nullptr : collective.local(source, bytes).data();
+    collective.inboxSteps(mine, bytes, 0, 0, [&](std::size_t first, std::size_t n) {
+      for (int member = 0; member < collective.size(); ++member) {
+        const std::byte *from = member == collective.me() ? mine + first : collective.takeInbox(member);
+        std::memcpy(static_cast<std::byte *>(dest) + member * bytes + first, from, n);
+      }
+    });
     return;
   }
   auto all = collective.agree(bytes, 0, 0, fixed);
@@ -582,31 +601,21 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
     Scratch::trim();
     return;
   }
-  if (collective.stepsThroughInboxes(bytes)) {  // an inbox of every source a step, the first with the agreement
-    const std::size_t chunk = runtime::kInboxBytes / sizeof(T);  // elements a step
+  if (collective.byInboxSteps(bytes)) {  // an inbox of every source a step, the first with the agreement
+    static_assert(runtime::kInboxBytes % sizeof(T) == 0, "a step holds whole elements");
     // This PE's source, read in place (none where a local check failed: the agreement then fails
     // on every member, before anything is read or sent).
-    const T *from_here = collective.failedHere()
-                             ? nullptr
-                             : static_cast<const T *>(static_cast<const void *>(collective.local(source, bytes).data()));
+    const std::byte *mine = collective.failedHere() ? nullptr : collective.local(source, bytes).data();
     T *result = Scratch::take<T>(Scratch::Result, nreduce);
-    for (std::size_t first = 0; first < nreduce; first += chunk) {
-      const std::size_t n = std::min(chunk, nreduce - first);
-      if (first == 0) {
-        for (int member = 0; !collective.failedHere() && member < collective.size(); ++member) {
-          if (member != collective.me()) collective.deliverWithAgreement(member, from_here, n * sizeof(T));
-        }
-        collective.agree(bytes, static_cast<std::uint64_t>(op), sizeof(T), true);
-      } else {
-        collective.stepThroughInboxes(from_here + first, n * sizeof(T));
-      }
+    collective.inboxSteps(mine, bytes, static_cast<std::uint64_t>(op), sizeof(T), [&](std::size_t first, std::size_t n) {
       for (int member = 0; member < collective.size(); ++member) {  // in PE order, as every path
-        const T *values = member == collective.me() ? from_here + first
-                                                    : reinterpret_cast<const T *>(collective.takeInbox(member));
-        if (member == 0) std::memcpy(result + first, values, n * sizeof(T));
-        else combineInto(op, result + first, values, n);
+        const std::byte *from = member == collective.me() ? mine + first : collective.takeInbox(member);
+        const T *values = reinterpret_cast<const T *>(from);
+        T *into = result + first / sizeof(T);
+        if (member == 0) std::memcpy(into, values, n);
+        else combineInto(op, into, values, n / sizeof(T));
       }
-    }
+    });
     put(dest, result, bytes, collective.state().my_pe, true, call.call);
     Scratch::trim();
     return;
