@@ -17,7 +17,8 @@
 // what a member of another node needs travels with a step instead. Where every member is alone
 // on its node, a call of up to kInboxBytes a member is ONE step: each member's bytes go to the
 // others' inboxes with the agreement (HostChannel::takeInbox says why they are not overwritten
-// too soon); a larger reduction, broadcast or fcollect goes an inbox a step, the first with the agreement. Where
+// too soon); a larger reduction, broadcast or fcollect goes an inbox a step, the first with the
+// agreement (a reduction also where members share a node, with a last step). Where
 // members share a node: broadcast, collect, fcollect and alltoall deliver up to kDeliveredBytes a
 // member into its dest with the last step; a reduction of up to kInboxBytes sends every source to
 // the other nodes' members' inboxes with a step of its own, then a last step keeps the sources for
@@ -228,25 +229,35 @@ class TeamCollective {
     return total > runtime::kCarriedBytes && each > 0 && each <= runtime::kInboxBytes && size() > 1 &&
            hostViewsHeap(state_) && state_.channel.anyMirrored() && !sharesANode();
   }
-  // Whether a call of more than an inbox a member (a reduction, a broadcast, an fcollect) goes through the
-  // inboxes in steps of one inbox each (as oneStepThroughInboxes, without its bound): the first
-  // step is the agreement, each later one a step of its own; each member takes what a step
-  // delivered before it takes the next, so that a sender, which writes a half again only two
-  // steps later, past a step of this PE's, never overwrites what is still to be read.
-  bool byInboxSteps(std::size_t bytes) const {
-    return bytes > runtime::kInboxBytes && size() > 1 && hostViewsHeap(state_) && state_.channel.anyMirrored() &&
-           !sharesANode();
+  // Whether a call of more than an inbox a member (a reduction, a broadcast, an fcollect) goes
+  // through the inboxes in steps of one inbox each (as oneStepThroughInboxes, without its bound):
+  // the first step is the agreement, each later one a step of its own; each member takes what a
+  // step delivered before it takes the next, so that a sender, which writes a half again only two
+  // steps later, past a step of this PE's, never overwrites what is still to be read. With
+  // `shared_nodes` (a reduction), members may share a node: they read each other's sources in
+  // place, and a last step keeps the sources until all have.
+  bool byInboxSteps(std::size_t bytes, bool shared_nodes = false) const {
+    if (bytes <= runtime::kInboxBytes || size() < 2 || !hostViewsHeap(state_) || !state_.channel.anyMirrored()) {
+      return false;
+    }
+    if (!shared_nodes) return !sharesANode();
+    for (int member = 0; member < size(); ++member) {
+      if (state_.channel.mirrored(team_->worldPe(member))) return true;
+    }
+    return false;
   }
+  bool mirrored(int member) const { return state_.channel.mirrored(team_->worldPe(member)); }
   // Such a call: `mine` (this PE's `bytes`, in its memory; null where it sends nothing or a local
-  // check failed) goes to every other member an inbox a step, the first step agreeing on (bytes,
-  // arg1, arg2); after each step, take(offset, length) of that step's part, before the next step.
+  // check failed) goes to every member of another node an inbox a step, the first step agreeing on
+  // (bytes, arg1, arg2); after each step, take(offset, length) of that step's part, before the
+  // next step.
   template <class Take>
   void inboxSteps(const std::byte *mine, std::size_t bytes, std::uint64_t arg1, std::uint64_t arg2, Take &&take) {
     for (std::size_t first = 0; first < bytes; first += runtime::kInboxBytes) {
       const std::size_t n = std::min(runtime::kInboxBytes, bytes - first);
       if (first == 0) {
         for (int member = 0; mine != nullptr && member < size(); ++member) {
-          if (member != me()) deliverWithAgreement(member, mine, n);
+          if (mirrored(member)) deliverWithAgreement(member, mine, n);
         }
         agree(bytes, arg1, arg2, true);
       } else {
@@ -256,10 +267,10 @@ class TeamCollective {
     }
   }
   // One later step of such a call, delivering `bytes` at source (none where source is null) to
-  // the inbox of this PE of every other member (all of them of other nodes).
+  // the inbox of this PE of every member of another node.
   void stepThroughInboxes(const void *source, std::size_t bytes) {
     for (int member = 0; source != nullptr && member < size(); ++member) {
-      if (member != me()) deliveries_.push_back({team_->worldPe(member), nullptr, source, bytes});
+      if (mirrored(member)) deliveries_.push_back({team_->worldPe(member), nullptr, source, bytes});
     }
     try {
       runtime::teamSync(state_, *team_, CollectiveOp::Sync, call_.api, deliveries_, call_.call);
@@ -601,22 +612,35 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
     Scratch::trim();
     return;
   }
-  if (collective.byInboxSteps(bytes)) {  // an inbox of every source a step, the first with the agreement
+  if (collective.byInboxSteps(bytes, true)) {  // an inbox of every source a step, the first with the agreement
     static_assert(runtime::kInboxBytes % sizeof(T) == 0, "a step holds whole elements");
     // This PE's source, read in place (none where a local check failed: the agreement then fails
-    // on every member, before anything is read or sent).
+    // on every member, before anything is read or sent); so are those of this node's members.
+    RuntimeState &state = collective.state();
     const std::byte *mine = collective.failedHere() ? nullptr : collective.local(source, bytes).data();
+    const bool shared = collective.sharesANode();
     T *result = Scratch::take<T>(Scratch::Result, nreduce);
     collective.inboxSteps(mine, bytes, static_cast<std::uint64_t>(op), sizeof(T), [&](std::size_t first, std::size_t n) {
       for (int member = 0; member < collective.size(); ++member) {  // in PE order, as every path
-        const std::byte *from = member == collective.me() ? mine + first : collective.takeInbox(member);
+        const std::byte *from = nullptr;
+        if (member == collective.me()) {
+          from = mine + first;
+        } else if (collective.mirrored(member)) {
+          from = collective.takeInbox(member);
+        } else {
+          const std::byte *copy = runtime::peerAddress(state, source, bytes, collective.team().worldPe(member),
+                                                       call.call, "source");
+          from = static_cast<const std::byte *>(state.backend->host_view(state, copy, bytes)) + first;
+        }
         const T *values = reinterpret_cast<const T *>(from);
         T *into = result + first / sizeof(T);
         if (member == 0) std::memcpy(into, values, n);
         else combineInto(op, into, values, n / sizeof(T));
       }
     });
-    put(dest, result, bytes, collective.state().my_pe, true, call.call);
+    // The members of this node read this PE's source in place: it stays until they all have.
+    collective.moveThenSync([] {}, shared);
+    put(dest, result, bytes, state.my_pe, true, call.call);
     Scratch::trim();
     return;
   }
