@@ -234,8 +234,10 @@ class TeamCollective {
   // the first step is the agreement, each later one a step of its own; each member takes what a
   // step delivered before it takes the next, so that a sender, which writes a half again only two
   // steps later, past a step of this PE's, never overwrites what is still to be read. With
-  // `shared_nodes` (a reduction), members may share a node: they read each other's sources in
-  // place, and a last step keeps the sources until all have.
+  // `shared_nodes`, members may share a node: they read each other's sources in place (partOf), and
+  // a last step keeps the sources until all have (measured for reductions only: a broadcast or an
+  // fcollect among members that share nodes still pulls). Alike on every member (agreed bytes,
+  // the job's nodes).
   bool byInboxSteps(std::size_t bytes, bool shared_nodes = false) const {
     if (bytes <= runtime::kInboxBytes || size() < 2 || !hostViewsHeap(state_) || !state_.channel.anyMirrored()) {
       return false;
@@ -250,7 +252,7 @@ class TeamCollective {
   // Such a call: `mine` (this PE's `bytes`, in its memory; null where it sends nothing or a local
   // check failed) goes to every member of another node an inbox a step, the first step agreeing on
   // (bytes, arg1, arg2); after each step, take(offset, length) of that step's part, before the
-  // next step.
+  // next step; then, where members share a node, the last step.
   template <class Take>
   void inboxSteps(const std::byte *mine, std::size_t bytes, std::uint64_t arg1, std::uint64_t arg2, Take &&take) {
     for (std::size_t first = 0; first < bytes; first += runtime::kInboxBytes) {
@@ -265,6 +267,17 @@ class TeamCollective {
       }
       take(first, n);
     }
+    if (sharesANode()) runtime::teamSync(state_, *team_, CollectiveOp::Sync, call_.api, call_.call);
+  }
+  // In such a call, after the step that carried [first, first + n): member's part of source
+  // (`mine`: this PE's, in its memory), from its inbox here for a member of another node, in place
+  // for a member of this node.
+  const std::byte *partOf(int member, const void *source, std::size_t bytes, std::size_t first,
+                          const std::byte *mine) const {
+    if (member == me()) return mine + first;
+    if (mirrored(member)) return takeInbox(member);
+    const std::byte *copy = runtime::peerAddress(state_, source, bytes, team_->worldPe(member), call_.call, "source");
+    return static_cast<const std::byte *>(state_.backend->host_view(state_, copy, bytes)) + first;
   }
   // One later step of such a call, delivering `bytes` at source (none where source is null) to
   // the inbox of this PE of every member of another node.
@@ -435,7 +448,7 @@ void broadcast(int team, void *dest, const void *source, std::size_t bytes, int 
     const bool carrier = collective.me() == root;
     const std::byte *from_root = carrier && !collective.failedHere() ? collective.local(source, bytes).data() : nullptr;
     collective.inboxSteps(from_root, bytes, static_cast<std::uint64_t>(root), 0, [&](std::size_t first, std::size_t n) {
-      if (!carrier) std::memcpy(static_cast<std::byte *>(dest) + first, collective.takeInbox(root), n);
+      if (!carrier) std::memcpy(static_cast<std::byte *>(dest) + first, collective.partOf(root, source, bytes, first, nullptr), n);
     });
     if (carrier && !skip_root && dest != source) std::memcpy(dest, source, bytes);
     return;
@@ -478,8 +491,8 @@ void collect(int team, void *dest, const void *source, std::size_t bytes, bool f
     const std::byte *mine = collective.failedHere() ? nullptr : collective.local(source, bytes).data();
     collective.inboxSteps(mine, bytes, 0, 0, [&](std::size_t first, std::size_t n) {
       for (int member = 0; member < collective.size(); ++member) {
-        const std::byte *from = member == collective.me() ? mine + first : collective.takeInbox(member);
-        std::memcpy(static_cast<std::byte *>(dest) + member * bytes + first, from, n);
+        std::memcpy(static_cast<std::byte *>(dest) + member * bytes + first,
+                    collective.partOf(member, source, bytes, first, mine), n);
       }
     });
     return;
@@ -616,31 +629,17 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
     static_assert(runtime::kInboxBytes % sizeof(T) == 0, "a step holds whole elements");
     // This PE's source, read in place (none where a local check failed: the agreement then fails
     // on every member, before anything is read or sent); so are those of this node's members.
-    RuntimeState &state = collective.state();
     const std::byte *mine = collective.failedHere() ? nullptr : collective.local(source, bytes).data();
-    const bool shared = collective.sharesANode();
     T *result = Scratch::take<T>(Scratch::Result, nreduce);
     collective.inboxSteps(mine, bytes, static_cast<std::uint64_t>(op), sizeof(T), [&](std::size_t first, std::size_t n) {
       for (int member = 0; member < collective.size(); ++member) {  // in PE order, as every path
-        const std::byte *from = nullptr;
-        if (member == collective.me()) {
-          from = mine + first;
-        } else if (collective.mirrored(member)) {
-          from = collective.takeInbox(member);
-        } else {
-          const std::byte *copy = runtime::peerAddress(state, source, bytes, collective.team().worldPe(member),
-                                                       call.call, "source");
-          from = static_cast<const std::byte *>(state.backend->host_view(state, copy, bytes)) + first;
-        }
-        const T *values = reinterpret_cast<const T *>(from);
+        const T *values = reinterpret_cast<const T *>(collective.partOf(member, source, bytes, first, mine));
         T *into = result + first / sizeof(T);
         if (member == 0) std::memcpy(into, values, n);
         else combineInto(op, into, values, n / sizeof(T));
       }
     });
-    // The members of this node read this PE's source in place: it stays until they all have.
-    collective.moveThenSync([] {}, shared);
-    put(dest, result, bytes, state.my_pe, true, call.call);
+    put(dest, result, bytes, collective.state().my_pe, true, call.call);
     Scratch::trim();
     return;
   }
