@@ -43,30 +43,16 @@ __global__ void waitForOne(std::uint64_t *sig) { dev::wait(sig, 1, std::uint64_t
 // Spins until the signal reaches 1 (the deadline is set far away by the test).
 __global__ void spinForOne(std::uint64_t *sig) { dev::signal_wait_until(sig, sh::Cmp::EQ, std::uint64_t{1}); }
 
-// PE 0 waits in a kernel for a signal that nobody sends; the others go on to finalize, whose
-// store barrier has a much longer deadline, so PE 0's diagnostic is the one that ends the job.
-int deviceWaitForever() {
+// PE 0 waits in a kernel of `blocks` x `threads` for a signal that nobody sends; the others go on
+// to finalize, whose store barrier has a much longer deadline, so PE 0's diagnostic is the one
+// that ends the job. With many threads they pass the deadline together, one claims the hang
+// record, and the others must not end the kernel before it is written (wait.cuh, expire).
+int deviceWaitForever(int blocks, int threads) {
   initOnCuda();
   auto *sig = static_cast<std::uint64_t *>(tdist::allocateZeroed(8, sizeof(std::uint64_t)));
   sh::barrier_all();
   if (tdist::myPe() == 0) {
-    waitForOne<<<1, 1>>>(sig);
-    cudaError_t status = cudaDeviceSynchronize();
-    return awaitTheWatchdog(status);
-  }
-  tdist::finalize();
-  return 0;
-}
-
-// Every thread of 8 blocks of 256 waits for the signal nobody sends: they pass the deadline
-// together, one claims the hang record, and the others must not end the kernel before it is
-// written (wait.cuh, expire).
-int deviceWaitForeverEveryThread() {
-  initOnCuda();
-  auto *sig = static_cast<std::uint64_t *>(tdist::allocateZeroed(8, sizeof(std::uint64_t)));
-  sh::barrier_all();
-  if (tdist::myPe() == 0) {
-    waitForOne<<<8, 256>>>(sig);
+    waitForOne<<<blocks, threads>>>(sig);
     cudaError_t status = cudaDeviceSynchronize();
     return awaitTheWatchdog(status);
   }
@@ -258,8 +244,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   const std::string name = argv[1];
-  if (name == "device-wait-forever") return deviceWaitForever();
-  if (name == "device-wait-forever-every-thread") return deviceWaitForeverEveryThread();
+  if (name == "device-wait-forever") return deviceWaitForever(1, 1);
+  if (name == "device-wait-forever-every-thread") return deviceWaitForever(8, 256);
   if (name == "stream-wait-forever") return streamWaitForever();
   if (name == "crash-while-peers-spin") return crashWhilePeersSpin();
   if (name == "device-barrier-missing-pe") return deviceBarrierMissingPe();

@@ -60,7 +60,7 @@ __device__ __forceinline__ unsigned programThreads() { return blockDim.x * block
 
 // TDIST_PROGRAM_WARP=0 builds the CTA path for every program (to compare the two).
 #ifndef TDIST_PROGRAM_WARP
-#define TDIST_PROGRAM_WARP 2
+#define TDIST_PROGRAM_WARP 1
 #endif
 constexpr unsigned kFullWarp = 0xffffffffu;
 
@@ -185,7 +185,7 @@ TDIST_BITCODE_SIGNAL(u64, std::uint64_t)
   __device__ std::uint64_t tdist_program_wait_##NAME(std::uint64_t sig, int n, S value) {          \
     std::uint64_t seen = 0;                                                                        \
     constexpr int kStride = static_cast<int>(dev::kSignalLineBytes / sizeof(S));                   \
-    if (TDIST_PROGRAM_WARP == 2 && oneWarp() && n >= 1 && n <= 32) {                               \
+    if (oneWarp() && n >= 1 && n <= 32) {                                                          \
       const int lane = static_cast<int>(programThread());                                          \
       const dev::detail::WaitRole role = lane < n ? dev::detail::WaitRole::Leader                   \
                                                   : dev::detail::WaitRole::Follower;               \
@@ -233,7 +233,7 @@ __device__ int tdist_program_getmem_nbi(std::uint64_t dest, std::uint64_t src, s
     return 0;                                                                                      \
   }                                                                                                \
   __device__ S tdist_program_signal_wait_until_##NAME(std::uint64_t sig, int cmp, S value) {       \
-    if (TDIST_PROGRAM_WARP == 2 && oneWarp())                                                      \
+    if (oneWarp())                                                                                 \
       return fromFirstLane(dev::detail::wait_word<S>(                                              \
           at<S>(sig), static_cast<tdist::shmem::Cmp>(cmp), value, "tdist::device::signal_wait_until", \
           programThread() == 0 ? dev::detail::WaitRole::Leader : dev::detail::WaitRole::Follower)); \
