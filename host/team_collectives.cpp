@@ -205,21 +205,15 @@ class TeamCollective {
   // One step that puts this PE's bytes at source into the inbox of it of every member of
   // another node; returns, per member, what it delivered here (null: a member of this node).
   std::vector<const std::byte *> deliverToInboxes(const void *source, std::size_t bytes) {
-    for (int member = 0; member < size(); ++member) {
-      const int pe = team_->worldPe(member);
-      if (state_.channel.mirrored(pe)) deliveries_.push_back({pe, nullptr, source, bytes});
-    }
-    runtime::teamSync(state_, *team_, CollectiveOp::Sync, call_.api, deliveries_, call_.call);
-    deliveries_.clear();
+    stepThroughInboxes(source, bytes);
     std::vector<const std::byte *> inboxes(size(), nullptr);
     for (int member = 0; member < size(); ++member) {
-      const int pe = team_->worldPe(member);
-      if (state_.channel.mirrored(pe)) inboxes[member] = takeInbox(member);
+      if (mirrored(member)) inboxes[member] = takeInbox(member);
     }
     return inboxes;
   }
 
-  // Whether a call in which each member sends `bytes` to another goes in ONE step through the
+  // Whether an alltoall in which each member sends `bytes` to another goes in ONE step through the
   // inboxes: more than a one-step call carries, at most an inbox, and every member alone on its
   // node, so that no member reads another's memory in place and nothing is left to protect
   // after the step. Alike on every member for the same call (agreed sizes, the job's nodes).
@@ -229,22 +223,24 @@ class TeamCollective {
     return total > runtime::kCarriedBytes && each > 0 && each <= runtime::kInboxBytes && size() > 1 &&
            hostViewsHeap(state_) && state_.channel.anyMirrored() && !sharesANode();
   }
-  // Whether a call of more than an inbox a member (a reduction, a broadcast, an fcollect) goes
-  // through the inboxes in steps of one inbox each (as oneStepThroughInboxes, without its bound):
-  // the first step is the agreement, each later one a step of its own; each member takes what a
-  // step delivered before it takes the next, so that a sender, which writes a half again only two
-  // steps later, past a step of this PE's, never overwrites what is still to be read. With
-  // `shared_nodes`, members may share a node: they read each other's sources in place (partOf), and
-  // a last step keeps the sources until all have (measured for reductions only: a broadcast or an
-  // fcollect among members that share nodes still pulls). Alike on every member (agreed bytes,
-  // the job's nodes).
+  // Whether a call of `bytes` a member, more than a one-step call carries (a reduction, a
+  // broadcast, an fcollect), goes through the inboxes in steps of one inbox each (inboxSteps; one
+  // step up to an inbox): the first step is the agreement, each later one a step of its own; each
+  // member takes what a step delivered before it takes the next, so that a sender, which writes a
+  // half again only two steps later, past a step of this PE's, never overwrites what is still to
+  // be read. Where every member is alone on its node; with `shared_nodes`, also where members
+  // share a node, for calls larger than an inbox: they read each other's sources in place
+  // (partOf), and a last step keeps the sources until all have (measured for reductions only: a
+  // broadcast or an fcollect among members that share nodes still pulls). Alike on every member
+  // (agreed bytes, the job's nodes).
   bool byInboxSteps(std::size_t bytes, bool shared_nodes = false) const {
-    if (bytes <= runtime::kInboxBytes || size() < 2 || !hostViewsHeap(state_) || !state_.channel.anyMirrored()) {
+    if (bytes <= runtime::kCarriedBytes || size() < 2 || !hostViewsHeap(state_) || !state_.channel.anyMirrored()) {
       return false;
     }
-    if (!shared_nodes) return !sharesANode();
+    if (!sharesANode()) return true;
+    if (!shared_nodes || bytes <= runtime::kInboxBytes) return false;
     for (int member = 0; member < size(); ++member) {
-      if (state_.channel.mirrored(team_->worldPe(member))) return true;
+      if (mirrored(member)) return true;
     }
     return false;
   }
@@ -434,16 +430,6 @@ void broadcast(int team, void *dest, const void *source, std::size_t bytes, int 
     if (bytes != 0 && !(carrier && (skip_root || dest == source))) std::memcpy(dest, collective.carried(root), bytes);
     return;
   }
-  if (collective.oneStepThroughInboxes(bytes, bytes)) {  // the root's bytes to every inbox, with the agreement
-    const bool carrier = collective.me() == root;
-    for (int member = 0; carrier && !collective.failedHere() && member < collective.size(); ++member) {
-      if (member != root) collective.deliverWithAgreement(member, collective.local(source, bytes).data(), bytes);
-    }
-    collective.agree(bytes, static_cast<std::uint64_t>(root), 0, true);
-    if (!carrier) std::memcpy(dest, collective.takeInbox(root), bytes);
-    else if (!skip_root && dest != source) std::memcpy(dest, source, bytes);
-    return;
-  }
   if (collective.byInboxSteps(bytes)) {  // the root's bytes an inbox a step, the first with the agreement
     const bool carrier = collective.me() == root;
     const std::byte *from_root = carrier && !collective.failedHere() ? collective.local(source, bytes).data() : nullptr;
@@ -475,16 +461,6 @@ void collect(int team, void *dest, const void *source, std::size_t bytes, bool f
     collective.agree(bytes, 0, 0, true, collective.local(source, bytes));
     for (int member = 0; bytes != 0 && member < collective.size(); ++member)
       std::memcpy(static_cast<std::byte *>(dest) + member * bytes, collective.carried(member), bytes);
-    return;
-  }
-  if (fixed && collective.oneStepThroughInboxes(bytes, bytes)) {  // every member's block to every inbox
-    for (int member = 0; !collective.failedHere() && member < collective.size(); ++member) {
-      if (member != collective.me()) collective.deliverWithAgreement(member, collective.local(source, bytes).data(), bytes);
-    }
-    collective.agree(bytes, 0, 0, true);
-    const std::vector<const std::byte *> from = collective.takeDelivered(source, bytes);
-    for (int member = 0; member < collective.size(); ++member)
-      std::memcpy(static_cast<std::byte *>(dest) + member * bytes, from[member], bytes);
     return;
   }
   if (fixed && collective.byInboxSteps(bytes)) {  // every member's block an inbox a step
@@ -607,22 +583,6 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
       combineInto(op, result.data(), values.data(), nreduce);
     }
     std::memcpy(dest, result.data(), bytes);
-    return;
-  }
-  if (collective.oneStepThroughInboxes(bytes, bytes)) {  // every source to every inbox, with the agreement
-    for (int member = 0; !collective.failedHere() && member < collective.size(); ++member) {
-      if (member != collective.me()) collective.deliverWithAgreement(member, collective.local(source, bytes).data(), bytes);
-    }
-    collective.agree(bytes, static_cast<std::uint64_t>(op), sizeof(T), true);
-    const std::vector<const std::byte *> from = collective.takeDelivered(source, bytes);
-    T *result = Scratch::take<T>(Scratch::Result, nreduce);
-    std::memcpy(result, from[0], bytes);
-    for (int member = 1; member < collective.size(); ++member) {
-      const T *values = reinterpret_cast<const T *>(from[member]);
-      combineInto(op, result, values, nreduce);
-    }
-    put(dest, result, bytes, collective.state().my_pe, true, call.call);
-    Scratch::trim();
     return;
   }
   if (collective.byInboxSteps(bytes, true)) {  // an inbox of every source a step, the first with the agreement
