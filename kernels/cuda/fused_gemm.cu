@@ -69,17 +69,27 @@ class PersistentWith : public cutlass::gemm::kernel::detail::PersistentTileSched
 
 struct SignalledRows {};  // the scheduler tag
 
+// The wait for a chunk of rows that had not arrived at the first look (or while the job traces),
+// out of line. Inlined, the full wait (deadline, hang note, trace) made the kernel spill at its
+// 168 registers; so it does not, and the producer warp polls once inline. (ptxas still ignores
+// setmaxnreg, C7507, since the kernel makes a call; a build with no call, where it does not,
+// measured the same: docs/benchmarks/kernels_cuda.md, "Registers".)
+__device__ __noinline__ void waitForRows(std::uint64_t *word, std::uint64_t epoch) {
+  device::signal_wait_until(word, shmem::Cmp::GE, epoch);
+}
+
 class SignalledRowsScheduler : public PersistentWith<RowWaits> {
  public:
   using Params = typename PersistentWith<RowWaits>::Params;
 
   CUTLASS_HOST_DEVICE SignalledRowsScheduler() {}
   CUTLASS_DEVICE explicit SignalledRowsScheduler(Params const &params)
-      : PersistentWith<RowWaits>(params), waits_(params.extra), tiles_m_(params.tiles_m) {
-    waiter_ = waits_.arrivals != nullptr && threadIdx.x < 32;  // the producer's mainloop warp
-    if (waiter_) epoch_ = waits_.slot0 != nullptr ? detail::call_epoch(waits_.slot0) : waits_.epoch;
-    tiles_per_source_ = waits_.rows_per_source > 0 ? static_cast<int>(waits_.rows_per_source / kTileM) : tiles_m_;
-    shift_ = waits_.rows_per_source > 0 && waits_.rows_per_source % kTileM == 0 ? waits_.first * tiles_per_source_ : 0;
+      : PersistentWith<RowWaits>(params), waits_(&params.extra), tiles_m_(params.tiles_m) {
+    const RowWaits &waits = params.extra;
+    waiter_ = waits.arrivals != nullptr && threadIdx.x < 32;  // the producer's mainloop warp
+    if (waiter_) epoch_ = waits.slot0 != nullptr ? detail::call_epoch(waits.slot0) : waits.epoch;
+    const int tiles_per_source = waits.rows_per_source > 0 ? static_cast<int>(waits.rows_per_source / kTileM) : tiles_m_;
+    shift_ = waits.rows_per_source > 0 && waits.rows_per_source % kTileM == 0 ? waits.first * tiles_per_source : 0;
   }
 
   template <class ClusterShape>
@@ -119,21 +129,24 @@ class SignalledRowsScheduler : public PersistentWith<RowWaits> {
   CUTLASS_DEVICE WorkTileInfo arrive(WorkTileInfo work) const {
     if (!waiter_ || !work.is_valid() || work.M_idx >= tiles_m_) return work;
     if (cutlass::canonical_lane_idx() == 0) {
-      const std::int64_t per = waits_.rows_per_source > 0 ? waits_.rows_per_source
+      const RowWaits &waits = *waits_;
+      const std::int64_t per = waits.rows_per_source > 0 ? waits.rows_per_source
                                                           : static_cast<std::int64_t>(tiles_m_) * kTileM;
-      const std::int64_t total = per * waits_.sources;
+      const std::int64_t total = per * waits.sources;
       const std::int64_t r0 = static_cast<std::int64_t>(work.M_idx) * kTileM;
       const std::int64_t r1 = (r0 + kTileM < total ? r0 + kTileM : total) - 1;
       for (std::int64_t r = r0; r <= r1;) {
         const int source = static_cast<int>(r / per);
         const std::int64_t within = r - source * per;
         int chunk = 0;
-        while (chunk + 1 < waits_.chunks && waits_.bounds[chunk + 1] <= within) ++chunk;
-        std::uint64_t *word = waits_.arrivals + (static_cast<std::ptrdiff_t>(source) * waits_.chunks + chunk) *
-                                                    waits_.arrival_step;
-        device::signal_wait_until(word, shmem::Cmp::GE, epoch_);
+        while (chunk + 1 < waits.chunks && waits.bounds[chunk + 1] <= within) ++chunk;
+        std::uint64_t *word = waits.arrivals + (static_cast<std::ptrdiff_t>(source) * waits.chunks + chunk) *
+                                                    waits.arrival_step;
+        if (device::detail::tracing() || device::detail::poll<device::detail::Poll::Acquire>(word) < epoch_) {
+          waitForRows(word, epoch_);
+        }
         const std::int64_t chunk_end =
-            source * per + (chunk + 1 < waits_.chunks ? waits_.bounds[chunk + 1] : per);
+            source * per + (chunk + 1 < waits.chunks ? waits.bounds[chunk + 1] : per);
         r = chunk_end > r ? chunk_end : r + 1;
       }
     }
@@ -142,9 +155,10 @@ class SignalledRowsScheduler : public PersistentWith<RowWaits> {
     return work;
   }
 
-  RowWaits waits_{};
+  // The kernel's parameters (__grid_constant__), read in place: a copy of RowWaits in every
+  // thread, its bounds indexed at run time, took a 536-byte stack frame.
+  const RowWaits *waits_ = nullptr;
   int tiles_m_ = 0;
-  int tiles_per_source_ = 0;
   int shift_ = 0;
   bool waiter_ = false;
   std::uint64_t epoch_ = 0;
