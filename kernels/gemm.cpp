@@ -41,13 +41,15 @@ void requireBlasExtent(const char *kernel, const char *what, std::int64_t extent
 // config field (checks.h). Every PE must pass the same config: on the cpu the tiling of GEMM +
 // ReduceScatter lays out its scratch and its signals.
 void addConfig(detail::CallSignature &s, const AllGatherGemmConfig &config) {
-  const auto &[chunks_per_pe, tile_m, tile_n, programs, strategy, producer_sms] = config;
+  const auto &[chunks_per_pe, tile_m, tile_n, programs, strategy, producer_sms, tile_raster, tile_swizzle] = config;
   s.add("config.chunks_per_pe", chunks_per_pe);
   s.add("config.tile_m", tile_m);
   s.add("config.tile_n", tile_n);
   s.add("config.programs", programs);
   s.add("config.strategy", static_cast<int>(strategy));
   s.add("config.producer_sms", producer_sms);
+  s.add("config.tile_raster", static_cast<int>(tile_raster));
+  s.add("config.tile_swizzle", tile_swizzle);
 }
 void addConfig(detail::CallSignature &s, const GemmReduceScatterConfig &config) {
   const auto &[chunks_per_pe, tile_m, tile_n, programs, strategy] = config;
@@ -102,6 +104,9 @@ void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, 
     if (gathered) detail::requireHeapTensor(kAllGatherGemm, "gathered", *gathered, 2, {a.dtype});
     requireConfig(kAllGatherGemm, resolved);
     detail::requireRange(kAllGatherGemm, "producer_sms", config.producer_sms, 0, 32);
+    detail::requireRange(kAllGatherGemm, "tile_raster", static_cast<int>(config.tile_raster), 0, 2);
+    if (const int s = config.tile_swizzle; s != 0 && s != 1 && s != 2 && s != 4 && s != 8)
+      invalid(kAllGatherGemm, "config.tile_swizzle = " + std::to_string(s) + " is not 0 (Auto), 1, 2, 4 or 8");
     const std::int64_t m_local = a.shape[0], K = a.shape[1], N = b.shape[1];
     if (b.shape[0] != K) invalid(kAllGatherGemm, "b is " + shapeText(b) + ", expected [K = " + std::to_string(K) + ", N]");
     const std::int64_t M = m_local * n_pes;

@@ -1,8 +1,9 @@
 // kernels/tuning.cpp - the tuning table in the kernel library: the table a Context reads, and
 // the resolution of a call's Auto fields from it (include/tdist/kernels/tuning.h has the rule;
 // docs/TUNING.md the file). Without a table every field resolves to what the library chose before
-// tables existed: chunk_bytes 256 KiB, chunks_per_pe 1, tile 512 x 1024, all_reduce's algorithm
-// by chooseAllReduce's rule, engines, strategies and programs left to the bodies.
+// tables existed: chunk_bytes 256 KiB, chunks_per_pe 1, tile 512 x 1024, the fused GEMM's tiles
+// along N with swizzle 1, all_reduce's algorithm by chooseAllReduce's rule, engines, strategies and
+// programs left to the bodies.
 #include "kernels/tuning.h"
 
 #include <atomic>
@@ -19,6 +20,11 @@ constexpr std::size_t kDefaultChunkBytes = 256u << 10;
 constexpr int kDefaultChunksPerPe = 1;
 constexpr int kDefaultTileM = 512;
 constexpr int kDefaultTileN = 1024;
+// Along N, so that a wave of the fused AllGather + GEMM waits for few row chunks; other orders
+// measured up to 6% faster on some shapes, the tuner's to choose (docs/benchmarks/kernels_cuda.md,
+// "The fused GEMM's tile order").
+constexpr GemmRaster kDefaultRaster = GemmRaster::AlongN;
+constexpr int kDefaultSwizzle = 1;
 
 const TuningTable *tableOf(const Context &ctx) { return detail::ContextAccess::state(ctx).tuning.get(); }
 
@@ -68,6 +74,10 @@ Engine engineNamed(const std::string &name) {
 
 GemmStrategy strategyNamed(const std::string &name) {
   return name == "decomposed" ? GemmStrategy::Decomposed : name == "fused" ? GemmStrategy::Fused : GemmStrategy::Auto;
+}
+
+GemmRaster rasterNamed(const std::string &name) {
+  return name == "along_n" ? GemmRaster::AlongN : name == "along_m" ? GemmRaster::AlongM : GemmRaster::Auto;
 }
 
 // chunk_bytes and programs of every collective.
@@ -205,7 +215,20 @@ ReduceScatterConfig resolved_config(const Context &ctx, const Tensor &input, con
 
 AllGatherGemmConfig resolved_config(const Context &ctx, const Tensor &a, const Tensor &b,
                                     const AllGatherGemmConfig &config) {
-  return resolvedGemm(gemmEntry(ctx, "all_gather_gemm", a, b), config);
+  const TuningEntry *entry = gemmEntry(ctx, "all_gather_gemm", a, b);
+  AllGatherGemmConfig r = resolvedGemm(entry, config);
+  // The fused GEMM's tile order: a table's "auto" or 0 is the library's order too.
+  if (r.tile_raster == GemmRaster::Auto) {
+    const std::string *v = fieldOf(entry, "tile_raster");
+    r.tile_raster = v ? rasterNamed(*v) : GemmRaster::Auto;
+    if (r.tile_raster == GemmRaster::Auto) r.tile_raster = kDefaultRaster;
+  }
+  if (r.tile_swizzle == 0) {
+    const std::string *v = fieldOf(entry, "tile_swizzle");
+    r.tile_swizzle = v ? static_cast<int>(integerOf(*v)) : 0;
+    if (r.tile_swizzle == 0) r.tile_swizzle = kDefaultSwizzle;
+  }
+  return r;
 }
 
 GemmReduceScatterConfig resolved_config(const Context &ctx, const Tensor &a, const Tensor &b,

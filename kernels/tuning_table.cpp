@@ -43,16 +43,23 @@ struct FieldRule {
 constexpr const char *kAlgorithms[] = {"auto", "one-shot", "two-shot", "ring", nullptr};
 constexpr const char *kEngines[] = {"auto", "sm", "ce", nullptr};
 constexpr const char *kStrategies[] = {"auto", "decomposed", "fused", nullptr};
+constexpr const char *kRasters[] = {"auto", "along_n", "along_m", nullptr};
+constexpr const char *kSwizzles[] = {"0", "1", "2", "4", "8", nullptr};
 
 constexpr FieldRule kAllReduceFields[] = {
     {"algorithm", kAlgorithms, 0, 0}, {"chunk_bytes", nullptr, 4096, 1ll << 30}, {"programs", nullptr, 0, 1024}};
 constexpr FieldRule kCollectiveFields[] = {
     {"chunk_bytes", nullptr, 4096, 1ll << 30}, {"programs", nullptr, 0, 1024}, {"engine", kEngines, 0, 0}};
+// The GEMMs' fields: all_gather_gemm's, of which gemm_reduce_scatter has the first five (the tile
+// order is the fused AllGather + GEMM's only).
 constexpr FieldRule kGemmFields[] = {{"strategy", kStrategies, 0, 0},
                                      {"chunks_per_pe", nullptr, 1, 64},
                                      {"tile_m", nullptr, 1, 4096},
                                      {"tile_n", nullptr, 1, 4096},
-                                     {"programs", nullptr, 0, 1024}};
+                                     {"programs", nullptr, 0, 1024},
+                                     {"tile_raster", kRasters, 0, 0},
+                                     {"tile_swizzle", kSwizzles, 0, 0}};
+constexpr std::size_t kGemmReduceScatterFields = 5;
 
 struct KernelRule {
   const char *name;
@@ -66,7 +73,7 @@ constexpr KernelRule kKernels[] = {
     {"all_gather", false, kCollectiveFields, std::size(kCollectiveFields)},
     {"reduce_scatter", false, kCollectiveFields, std::size(kCollectiveFields)},
     {"all_gather_gemm", true, kGemmFields, std::size(kGemmFields)},
-    {"gemm_reduce_scatter", true, kGemmFields, std::size(kGemmFields)},
+    {"gemm_reduce_scatter", true, kGemmFields, kGemmReduceScatterFields},
 };
 
 const KernelRule *kernelRule(const std::string &name) {

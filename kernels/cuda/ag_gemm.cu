@@ -48,7 +48,8 @@ static_assert(fused::kMaxChunks == kMaxChunksPerPe);
 //                in this PE's stage word; our own rows into our gathered buffer, each chunk followed
 //                by the staged epoch copied into its arrival word; then ONE persistent GEMM over the
 //                gathered rows (fused_gemm.h), whose scheduler starts on this PE's rows and waits,
-//                tile by tile, for the chunks a tile reads.
+//                tile by tile, for the chunks a tile reads; its tiles in the config's order
+//                (tile_raster, tile_swizzle).
 //   side stream  after enter_and_stage: every chunk of our rows into every peer's gathered buffer
 //                (q = me-1, me-2, ...: each consumer's order), each followed by the staged epoch
 //                copied into that PE's arrival word of (me, chunk): copies only, no kernel of ours.
@@ -178,9 +179,11 @@ void allGatherGemmFused(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
     waits.first = me;
     waits.chunks = chunks;
     for (int ch = 0; ch <= chunks; ++ch) waits.bounds[ch] = static_cast<std::int32_t>(bound[ch]);
+    // The tile order as resolved (tdist/kernels/tuning.h): never Auto here.
+    const fused::Raster raster{.along_m = config.tile_raster == GemmRaster::AlongM, .swizzle = config.tile_swizzle};
     tc::StreamSpan span(streams.main, Step::Compute, "gemm_fused");
     fused::gemmBf16(gath, b.data, c.data, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), waits,
-                    std::max(2, fusedCtas(config.programs) - producers), streams.main, kernel);
+                    std::max(2, fusedCtas(config.programs) - producers), streams.main, kernel, raster);
   }
   join(ctx, streams);
 }

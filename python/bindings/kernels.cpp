@@ -55,6 +55,20 @@ kernels::GemmStrategy strategyOf(const std::string &name, const char *kernel) {
               std::string(kernel) + ": strategy '" + name + "' is none of auto, decomposed, fused");
 }
 
+// "auto", or n (along N) or m (along M) and a swizzle of 1, 2, 4 or 8 ("n1", "m4"): the cuda fused
+// GEMM's tile order.
+void tileOrderOf(const std::string &name, kernels::AllGatherGemmConfig &config) {
+  if (name == "auto") return;
+  if (name.size() == 2 && (name[0] == 'n' || name[0] == 'm') &&
+      (name[1] == '1' || name[1] == '2' || name[1] == '4' || name[1] == '8')) {
+    config.tile_raster = name[0] == 'n' ? kernels::GemmRaster::AlongN : kernels::GemmRaster::AlongM;
+    config.tile_swizzle = name[1] - '0';
+    return;
+  }
+  throw Error(ErrorCode::InvalidParam, "tdist.kernels.all_gather_gemm: tile_order '" + name +
+                                           "' is none of auto, n1, n2, n4, n8, m1, m2, m4, m8");
+}
+
 template <class Engine>
 Engine engineOf(const std::string &spelled, const char *kernel) {
   const std::string name = snakeCase(spelled);
@@ -159,7 +173,8 @@ void bindKernels(nb::module_ &parent) {
   m.def(
       "all_gather_gemm",
       [](PyContext &ctx, nb::handle a, nb::handle b, nb::handle c, int chunks_per_pe, int tile_m, int tile_n,
-         int programs, const std::string &strategy, int producer_sms, nb::handle gathered) {
+         int programs, const std::string &strategy, int producer_sms, const std::string &tile_order,
+         nb::handle gathered) {
         kernels::AllGatherGemmConfig config;
         config.chunks_per_pe = chunks_per_pe;
         config.tile_m = tile_m;
@@ -167,6 +182,7 @@ void bindKernels(nb::module_ &parent) {
         config.programs = programs;
         config.strategy = strategyOf(strategy, "tdist.kernels.all_gather_gemm");
         config.producer_sms = producer_sms;
+        tileOrderOf(tile_order, config);
         TensorArg ta(a, "tdist.kernels.all_gather_gemm: a"), tb(b, "tdist.kernels.all_gather_gemm: b"),
             tc(c, "tdist.kernels.all_gather_gemm: c");
         std::optional<TensorArg> tg;
@@ -175,8 +191,8 @@ void bindKernels(nb::module_ &parent) {
         kernels::all_gather_gemm(ctx.get("tdist.kernels.all_gather_gemm"), ta.get(), tb.get(), tc.get(),
                                  tg ? &tg->get() : nullptr, config);
       },
-      arg("context"), arg("a"), arg("b"), arg("c"), arg("chunks_per_pe"), arg("tile_m"), arg("tile_n"),
-      arg("programs"), arg("strategy"), arg("producer_sms"), arg("gathered").none() = nb::none());
+      arg("context"), arg("a"), arg("b"), arg("c"), arg("chunks_per_pe"), arg("tile_m"), arg("tile_n"), arg("programs"),
+      arg("strategy"), arg("producer_sms"), arg("tile_order"), arg("gathered").none() = nb::none());
   m.def(
       "gemm_reduce_scatter",
       [](PyContext &ctx, nb::handle a, nb::handle b, nb::handle c, int chunks_per_pe, int tile_m,

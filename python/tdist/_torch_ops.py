@@ -113,13 +113,13 @@ def _(input, output, chunk_bytes, programs, engine):
 
 @custom_op("tdist::all_gather_gemm", mutates_args=("c",))
 def all_gather_gemm(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, chunks_per_pe: int, tile_m: int,
-                    tile_n: int, programs: int, strategy: str, producer_sms: int) -> None:
+                    tile_n: int, programs: int, strategy: str, producer_sms: int, tile_order: str) -> None:
     _C.kernels.all_gather_gemm(context_for(c), a, b, c, chunks_per_pe, tile_m, tile_n, programs, strategy,
-                               producer_sms)
+                               producer_sms, tile_order)
 
 
 @all_gather_gemm.register_fake
-def _(a, b, c, chunks_per_pe, tile_m, tile_n, programs, strategy, producer_sms):
+def _(a, b, c, chunks_per_pe, tile_m, tile_n, programs, strategy, producer_sms, tile_order):
     return None
 
 
@@ -287,13 +287,13 @@ def _scattered_gemm_shape(a, b):
 
 @custom_op("tdist::all_gather_gemm_functional", mutates_args=())
 def all_gather_gemm_functional(a: torch.Tensor, b: torch.Tensor, chunks_per_pe: int, tile_m: int, tile_n: int,
-                               programs: int, strategy: str, producer_sms: int) -> torch.Tensor:
+                               programs: int, strategy: str, producer_sms: int, tile_order: str) -> torch.Tensor:
     return _functional(_C.kernels.all_gather_gemm, [a, b], _gathered_gemm_shape(a, b), chunks_per_pe, tile_m, tile_n,
-                       programs, strategy, producer_sms).clone()
+                       programs, strategy, producer_sms, tile_order).clone()
 
 
 @all_gather_gemm_functional.register_fake
-def _(a, b, chunks_per_pe, tile_m, tile_n, programs, strategy, producer_sms):
+def _(a, b, chunks_per_pe, tile_m, tile_n, programs, strategy, producer_sms, tile_order):
     return a.new_empty(_gathered_gemm_shape(a, b))
 
 

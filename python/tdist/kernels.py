@@ -110,12 +110,13 @@ def reduce_scatter(input, output, *, chunk_bytes=0, programs=0, engine="auto", c
 
 
 def all_gather_gemm(a, b, c, gathered=None, *, chunks_per_pe=0, tile_m=0, tile_n=0, programs=0,
-                    strategy="auto", producer_sms=0, context=None):
+                    strategy="auto", producer_sms=0, tile_order="auto", context=None):
     """c [n_pes * m_local, N] = gather(a) x b; a: this PE's rows [m_local, K], b: [K, N]. gathered,
     when given, receives gather(a) instead of the context's scratch (which bounds n_pes * m_local * K
     otherwise); with torch tensors it runs on torch's current stream too, though not through the
-    torch op, which has no such output."""
-    config = (chunks_per_pe, tile_m, tile_n, programs, strategy, producer_sms)
+    torch op, which has no such output. tile_order: the cuda fused GEMM's, "auto" or n (along N) or
+    m (along M) and a swizzle of 1, 2, 4 or 8 ("n1", "m4")."""
+    config = (chunks_per_pe, tile_m, tile_n, programs, strategy, producer_sms, tile_order)
     if gathered is None:
         _run("all_gather_gemm", context, (a, b, c), *config)
         return c

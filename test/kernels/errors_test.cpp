@@ -95,13 +95,17 @@ TEST(KernelErrors, EveryConfigFieldIsCompared) {
   if (nPes() < 2) GTEST_SKIP() << "needs two PEs";
   Context ctx(smallContext());
   HeapTensor a({8, 16}, DType::F32), b({16, 8}, DType::F32), c({8 * nPes(), 8}, DType::F32);
-  AllGatherGemmConfig config;
-  config.producer_sms = myPe() == 1 ? 2 : 0;
-  const std::string message =
-      errorOf([&] { all_gather_gemm(ctx, *a, *b, *c, nullptr, config); }, ErrorCode::CollectiveMismatch);
-  EXPECT_NE(message.find("differs between PEs in config.producer_sms: PE 0 passed 0, PE 1 passed 2"),
-            std::string::npos)
-      << message;
+  // PE 1 passes `config`, the others the default; the message names the field and both values.
+  const auto expectDiffers = [&](const AllGatherGemmConfig &config, const std::string &what) {
+    const AllGatherGemmConfig mine = myPe() == 1 ? config : AllGatherGemmConfig{};
+    const std::string message =
+        errorOf([&] { all_gather_gemm(ctx, *a, *b, *c, nullptr, mine); }, ErrorCode::CollectiveMismatch);
+    EXPECT_NE(message.find("differs between PEs in " + what), std::string::npos) << message;
+  };
+  expectDiffers({.producer_sms = 2}, "config.producer_sms: PE 0 passed 0, PE 1 passed 2");
+  // The tile order as resolved: Auto is along N (1) with swizzle 1.
+  expectDiffers({.tile_raster = GemmRaster::AlongM}, "config.tile_raster: PE 0 passed 1, PE 1 passed 2");
+  expectDiffers({.tile_swizzle = 4}, "config.tile_swizzle: PE 0 passed 1, PE 1 passed 4");
   HeapTensor x({64}, DType::F32), out({64 * nPes()}, DType::F32);
   AllGatherConfig engine;
   engine.engine = myPe() == 1 ? AllGatherConfig::Engine::Sm : AllGatherConfig::Engine::Auto;
@@ -184,6 +188,18 @@ TEST(KernelErrors, ConfigValuesOutOfRangeNameTheFieldAndItsLimits) {
   producers.producer_sms = 33;
   message = errorOf([&] { all_gather_gemm(ctx, *a, *b, *c, nullptr, producers); }, ErrorCode::InvalidParam);
   EXPECT_NE(message.find("config.producer_sms = 33 is outside 0 .. 32"), std::string::npos) << message;
+  AllGatherGemmConfig raster;
+  raster.tile_raster = static_cast<GemmRaster>(3);
+  message = errorOf([&] { all_gather_gemm(ctx, *a, *b, *c, nullptr, raster); }, ErrorCode::InvalidParam);
+  EXPECT_NE(message.find("config.tile_raster = 3 is outside 0 .. 2"), std::string::npos) << message;
+  for (int bad : {-1, 3, 16}) {
+    AllGatherGemmConfig swizzle;
+    swizzle.tile_swizzle = bad;
+    message = errorOf([&] { all_gather_gemm(ctx, *a, *b, *c, nullptr, swizzle); }, ErrorCode::InvalidParam);
+    EXPECT_NE(message.find("config.tile_swizzle = " + std::to_string(bad) + " is not 0 (Auto), 1, 2, 4 or 8"),
+              std::string::npos)
+        << message;
+  }
   expectContextStillWorks(ctx);
 }
 

@@ -482,11 +482,11 @@ TEST(Bf16Gemms, AllGatherGemmOfSmallIntegersEqualsTheReference) {
 // results where a tile reads rows of several PEs and chunks (m_local = 13), where the rows per PE
 // are not whole tiles (200), and where they are (256: the tiles start on the PE's own rows), K
 // below one K step, N of one and of several tiles, 1 to 3 chunks, stream copies or 2 SM producers,
-// gathered given or in scratch,
-// and the calls back to back with the decomposed strategy on one context. The last shape has more
-// tiles than the GPU has SMs (a full persistent grid on every PE); with several PEs on one GPU,
-// each GEMM must leave its peers their share of the SMs, or a PE's next kernel finds none while
-// its peer's GEMM waits for it.
+// the tile orders tdist-tune tries (along N or M, swizzles 1, 4 and 8), gathered given or in
+// scratch, and the calls back to back with the decomposed strategy on one context. The last shape
+// has more tiles than the GPU has SMs (a full persistent grid on every PE); with several PEs on one
+// GPU, each GEMM must leave its peers their share of the SMs, or a PE's next kernel finds none
+// while its peer's GEMM waits for it.
 TEST(Bf16Gemms, FusedAllGatherGemmOfSmallIntegersEqualsTheReference) {
   Context ctx(smallContext());
   if (ctx.backend() != "cuda") GTEST_SKIP() << "the fused strategy is the cuda backend's (cpu: one tile body)";
@@ -501,14 +501,25 @@ TEST(Bf16Gemms, FusedAllGatherGemmOfSmallIntegersEqualsTheReference) {
     AgProblem p(s.m_local, s.K, s.N, Values::SmallIntegers, DType::BF16);
     const std::vector<double> want = p.reference();
     const std::vector<double> want_gathered(p.global_a.begin(), p.global_a.end());
-    for (const auto &[chunks, producers] : {std::pair{1, 0}, std::pair{3, 0}, std::pair{3, 2}}) {
+    struct Variant {
+      int chunks, producers;
+      GemmRaster raster;
+      int swizzle;
+    };
+    for (const auto &[chunks, producers, raster, swizzle] :
+         {Variant{1, 0, GemmRaster::Auto, 0}, Variant{3, 0, GemmRaster::Auto, 0}, Variant{3, 2, GemmRaster::Auto, 0},
+          Variant{3, 0, GemmRaster::AlongM, 4}, Variant{1, 0, GemmRaster::AlongN, 8},
+          Variant{3, 2, GemmRaster::AlongM, 1}}) {
       AllGatherGemmConfig config;
       config.chunks_per_pe = chunks;
       config.strategy = GemmStrategy::Fused;
       config.producer_sms = producers;
+      config.tile_raster = raster;
+      config.tile_swizzle = swizzle;
       const std::string what = "m_local " + std::to_string(s.m_local) + ", K " + std::to_string(s.K) + ", N " +
                                std::to_string(s.N) + ", chunks " + std::to_string(chunks) + ", producer SMs " +
-                               std::to_string(producers);
+                               std::to_string(producers) + ", tile order " + std::to_string(static_cast<int>(raster)) +
+                               " / " + std::to_string(swizzle);
       p.clearC();
       try {
         all_gather_gemm(ctx, p.a, p.b, p.c, &p.gathered, config);

@@ -109,6 +109,10 @@ void expectTodaysChoices(const Context &ctx) {
   EXPECT_EQ(gemm.tile_m, 512);
   EXPECT_EQ(gemm.tile_n, 1024);
   EXPECT_EQ(gemm.strategy, GemmStrategy::Auto);
+  const AllGatherGemmConfig gather_gemm =
+      resolved_config(ctx, shaped({256, 128}, DType::BF16), shaped({128, 512}, DType::BF16), AllGatherGemmConfig{});
+  EXPECT_EQ(gather_gemm.tile_raster, GemmRaster::AlongN);
+  EXPECT_EQ(gather_gemm.tile_swizzle, 1);
 }
 
 // An all_reduce of 1s on ctx: every element must be n_pes.
@@ -125,7 +129,10 @@ std::string entries() {
   return "all_reduce " + pes + " bytes=16384 algorithm=one-shot chunk_bytes=8192 programs=1\n" + "all_reduce " + pes +
          " bytes=1048576 algorithm=ring chunk_bytes=131072  # a note\n" + "all_gather " + pes +
          " bytes=4096 chunk_bytes=4096 programs=2 engine=sm\n" + "gemm_reduce_scatter " + pes +
-         " dtype=f32 m=256 n=512 k=128 strategy=decomposed chunks_per_pe=2 tile_m=64 tile_n=128 programs=0\n";
+         " dtype=f32 m=256 n=512 k=128 strategy=decomposed chunks_per_pe=2 tile_m=64 tile_n=128 programs=0\n" +
+         "all_gather_gemm " + pes +
+         " dtype=bf16 m=256 n=512 k=128 strategy=fused tile_raster=along_m tile_swizzle=4\n" +
+         "all_gather_gemm " + pes + " dtype=bf16 m=1024 n=512 k=128 tile_raster=auto tile_swizzle=0\n";
 }
 
 TEST(TuningTable, AutoFollowsTheEntryAtOrBelowTheCallsSize) {
@@ -169,6 +176,21 @@ TEST(TuningTable, AutoFollowsTheEntryAtOrBelowTheCallsSize) {
       resolved_config(ctx, shaped({512, 128}), shaped({128, 256}), GemmReduceScatterConfig{});
   EXPECT_EQ(other_n.chunks_per_pe, 1);
   EXPECT_EQ(other_n.tile_m, 512);
+  // The fused GEMM's tile order: the table's, what the caller set, the library's where the entry
+  // says auto (or 0) or there is none.
+  const auto expectOrder = [&ctx](std::int64_t m, std::int64_t n, const AllGatherGemmConfig &given,
+                                  GemmRaster raster, int swizzle, const char *what) {
+    const AllGatherGemmConfig r =
+        resolved_config(ctx, shaped({m, 128}, DType::BF16), shaped({128, n}, DType::BF16), given);
+    EXPECT_EQ(r.strategy, m == 512 && n == 512 ? GemmStrategy::Fused : GemmStrategy::Auto) << what;
+    EXPECT_EQ(r.tile_raster, raster) << what;
+    EXPECT_EQ(r.tile_swizzle, swizzle) << what;
+  };
+  expectOrder(512, 512, {}, GemmRaster::AlongM, 4, "the table's");
+  expectOrder(512, 512, {.tile_raster = GemmRaster::AlongN, .tile_swizzle = 8}, GemmRaster::AlongN, 8, "set");
+  expectOrder(512, 512, {.tile_swizzle = 2}, GemmRaster::AlongM, 2, "the swizzle set, the raster the table's");
+  expectOrder(1024, 512, {}, GemmRaster::AlongN, 1, "the entry's auto and 0");
+  expectOrder(512, 256, {}, GemmRaster::AlongN, 1, "no entry");
   // The calls run with what the table says, and get the same sums.
   expectAllReduceWorks(ctx, 1 << 14);
   expectAllReduceWorks(ctx, 1 << 18);
@@ -276,16 +298,28 @@ TEST(TuningTable, ParseErrorsNameTheLineAndWhatIsWrong) {
             std::string::npos);
   EXPECT_NE(errorOf(head + "all_gather_gemm pes=2 dtype=f16 m=1 n=1 k=1\n").find("t.txt:4: dtype=f16"),
             std::string::npos);
+  // The tile order: its words, and AllGather + GEMM's only.
+  for (const auto &[line, what] : std::vector<std::pair<std::string, std::string>>{
+           {"all_gather_gemm pes=2 dtype=bf16 m=1 n=8 k=8 tile_raster=along_k",
+            "tile_raster=along_k: expected one of auto, along_n, along_m"},
+           {"all_gather_gemm pes=2 dtype=bf16 m=1 n=8 k=8 tile_swizzle=3",
+            "tile_swizzle=3: expected one of 0, 1, 2, 4, 8"},
+           {"gemm_reduce_scatter pes=2 dtype=bf16 m=1 n=8 k=8 tile_raster=along_m",
+            "unknown field 'tile_raster' for gemm_reduce_scatter (expected strategy, chunks_per_pe, tile_m, tile_n, "
+            "programs)"}}) {
+    const std::string message = errorOf(head + line + "\n");
+    EXPECT_NE(message.find("t.txt:4: " + what), std::string::npos) << message;
+  }
 }
 
 TEST(TuningTable, FormatParsesBackAndPutReplacesTheSameKey) {
   TuningTable table = TuningTable::parse(header("cpu", "X, 2 cores") + entries(), "t.txt");
-  ASSERT_EQ(table.entries.size(), 4u);
+  ASSERT_EQ(table.entries.size(), 6u);
   EXPECT_EQ(table.entries[1].note, "a note");
   TuningEntry replaced = table.entries[0];
   replaced.fields = {{"algorithm", "ring"}};
   table.put(replaced);
-  ASSERT_EQ(table.entries.size(), 4u);
+  ASSERT_EQ(table.entries.size(), 6u);
   const TuningTable again = TuningTable::parse(table.format(), "formatted");
   EXPECT_EQ(again.format(), table.format());
   EXPECT_EQ(again.device, "X, 2 cores");
@@ -293,6 +327,10 @@ TEST(TuningTable, FormatParsesBackAndPutReplacesTheSameKey) {
   ASSERT_NE(entry, nullptr);
   EXPECT_EQ(entry->fields, (std::vector<std::pair<std::string, std::string>>{{"algorithm", "ring"}}));
   EXPECT_EQ(again.lookup("all_reduce", nPes() + 1, 20000), nullptr);
+  const TuningEntry *ordered = again.lookup("all_gather_gemm", nPes(), 0, "bf16", 256, 512, 128);
+  ASSERT_NE(ordered, nullptr);
+  EXPECT_EQ(ordered->fields, (std::vector<std::pair<std::string, std::string>>{
+                                 {"strategy", "fused"}, {"tile_raster", "along_m"}, {"tile_swizzle", "4"}}));
 }
 
 TEST(TuningTable, ATableOfAnotherDeviceOrBackendIsIgnoredWithOneNote) {

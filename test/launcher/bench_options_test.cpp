@@ -53,6 +53,10 @@ TEST(BenchOptions, BadValuesNameTheirFlag) {
   LauncherResult dtype = runBench(1, {"allreduce", "--dtype", "f16"});
   EXPECT_EQ(dtype.exit_status, 2);
   EXPECT_THAT(dtype.err, HasSubstr("tdist-bench: --dtype: expected f32 or bf16, got 'f16'"));
+  LauncherResult order = runBench(1, {"ag-gemm", "--tile-order", "m3"});
+  EXPECT_EQ(order.exit_status, 2);
+  EXPECT_THAT(order.err, HasSubstr("tdist-bench: --tile-order: expected auto, or n or m and a swizzle of 1, 2, 4 "
+                                   "or 8 (n1, m4), got 'm3'"));
   LauncherResult unknown = runBench(1, {"barier"});
   EXPECT_EQ(unknown.exit_status, 2);
   EXPECT_THAT(unknown.err, HasSubstr("tdist-bench: CASE: unknown case 'barier' (known: put, "

@@ -67,6 +67,9 @@ def test_gemms_against_numpy():
     tk.all_gather_gemm(a, b, c, chunks_per_pe=2, tile_m=8, tile_n=16)
     full_a = np.concatenate([values(pe, (m_local, k)) for pe in range(n)])
     np.testing.assert_allclose(read(c), full_a @ values(0, (k, cols), 5), rtol=1e-5, atol=1e-4)
+    write(c, np.zeros((n * m_local, cols), np.float32))
+    tk.all_gather_gemm(a, b, c, tile_order="m4")  # the cuda fused GEMM's order: the same product
+    np.testing.assert_allclose(read(c), full_a @ values(0, (k, cols), 5), rtol=1e-5, atol=1e-4)
     # GEMM + ReduceScatter: the sum over PEs of a_p [M, k] x b_p [k, N], block me of its rows.
     rows = 8 * n
     a2, b2, c2 = heap((rows, k), values(me, (rows, k), 1)), heap((k, cols), values(me, (k, cols), 2)), \
@@ -113,10 +116,14 @@ def test_contexts_and_bad_calls_are_clear_errors():
     ctx = tk.Context(scratch_bytes=1 << 20, max_signals=tk.min_signals())
     assert ctx.backend == tdist.backend() and ctx.scratch_bytes == 1 << 20
     x, y = heap(256, values(tdist.my_pe(), 256)), heap(128)
+    a, b, c = heap((4, 8)), heap((8, 8)), heap((4 * tdist.n_pes(), 8))
     for call, words in [
             (lambda: tk.all_reduce(x, y, context=ctx), "output"),
             (lambda: tk.all_reduce(x, algorithm="fastest", context=ctx), "algorithm 'fastest'"),
             (lambda: tk.all_gather(x, y, engine="dma", context=ctx), "engine 'dma'"),
+            (lambda: tk.all_gather_gemm(a, b, c, tile_order="m3", context=ctx),
+             "tile_order 'm3' is none of auto, n1, n2, n4, n8, m1, m2, m4, m8"),
+            (lambda: tk.all_gather_gemm(a, b, c, tile_order="along_m", context=ctx), "tile_order 'along_m'"),
             (lambda: tk.all_reduce(np.zeros(256, np.float32), context=ctx), "heap"),
             (lambda: tk.all_reduce(x, context="mine"), "context= takes a tdist.kernels.Context")]:
         with pytest.raises(tdist.Error) as raised:
@@ -129,5 +136,5 @@ def test_contexts_and_bad_calls_are_clear_errors():
     with pytest.raises(tdist.Error, match="the context was closed"):
         tk.all_reduce(x, context=ctx)
     tdist.barrier_all()
-    tdist.free_tensor(x)
-    tdist.free_tensor(y)
+    for t in (x, y, a, b, c):
+        tdist.free_tensor(t)

@@ -320,7 +320,7 @@ def test_functional_forms_take_any_tensor_and_change_none():
     # The GEMMs: AllGather+GEMM of rows, GEMM+ReduceScatter of a sum.
     a = (torch.arange(8 * 16, dtype=torch.float32, device=device).reshape(8, 16) % 7 + me) / 4
     b = (torch.arange(16 * 32, dtype=torch.float32, device=device).reshape(16, 32) % 5) / 4
-    c = ops.all_gather_gemm_functional(a, b, 1, 512, 1024, 0, "auto", 0)
+    c = ops.all_gather_gemm_functional(a, b, 1, 512, 1024, 0, "auto", 0, "auto")
     rows = [((torch.arange(8 * 16, dtype=torch.float32).reshape(8, 16) % 7 + pe) / 4) for pe in range(n)]
     torch.testing.assert_close(c.cpu(), torch.cat(rows) @ b.cpu())
     a2 = (torch.arange(8 * n * 16, dtype=torch.float32, device=device).reshape(8 * n, 16) % 3 + me) / 4

@@ -63,6 +63,17 @@ values::Parsed<std::string> parseAlgorithm(std::string_view text) {
           .error = "expected all, auto, one-shot, two-shot or ring, got '" + std::string(text) + "'"};
 }
 
+// "auto", or n (along N) or m (along M) and a swizzle of 1, 2, 4 or 8: "n1", "m4".
+values::Parsed<Options::TileOrder> parseTileOrder(std::string_view text) {
+  if (text == "auto") return {.value = Options::TileOrder{}, .error = {}};
+  if (text.size() == 2 && (text[0] == 'n' || text[0] == 'm') &&
+      (text[1] == '1' || text[1] == '2' || text[1] == '4' || text[1] == '8')) {
+    return {.value = Options::TileOrder{.raster = text[0] == 'n' ? 1 : 2, .swizzle = text[1] - '0'}, .error = {}};
+  }
+  return {.value = std::nullopt,
+          .error = "expected auto, or n or m and a swizzle of 1, 2, 4 or 8 (n1, m4), got '" + std::string(text) + "'"};
+}
+
 void addCase(Options &options, const std::string &name) {
   auto add = [&](Case c) {
     if (std::find(options.cases.begin(), options.cases.end(), c) == options.cases.end())
@@ -212,6 +223,9 @@ void describeCommandLine(CLI::App &app, Options &options, std::vector<std::strin
                   "kernels: config.programs (0 = the kernel's own choice)");
   addParsedOption(app, "--producer-sms", "P", options.producer_sms, parseInRange<0, 32>,
                   "ag-gemm on cuda, the fused-tile row: blocks that push the rows (0 = stream copies)");
+  addParsedOption(app, "--tile-order", "ORDER", options.tile_order, parseTileOrder,
+                  "ag-gemm on cuda, the fused-tile row: the GEMM's tile order, along N or M and its swizzle "
+                  "(n1, n2, n4, n8, m1, m2, m4, m8; auto = the table's, else n1)");
   addParsedOption(app, "--m", "M", options.gemm_m, parseCount<1>, "ag-gemm/gemm-rs: rows of C (1024)");
   addParsedOption(app, "--n", "N", options.gemm_n, parseCount<1>, "ag-gemm/gemm-rs: columns of C (1024)");
   addParsedOption(app, "--k", "K", options.gemm_k, parseCount<1>,

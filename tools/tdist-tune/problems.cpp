@@ -1,11 +1,13 @@
 // problems.cpp - the problems tdist-tune measures and their candidates (problems.h): all_reduce's
 // algorithms x chunk sizes x programs; all_gather's and reduce_scatter's chunk sizes x programs x
 // engines (cuda: SMs or the copy engine); the GEMMs' strategies (cuda: decomposed, fused) x
-// chunks_per_pe x tiles (cpu) x programs.
+// chunks_per_pe x tiles (cpu) x programs, and on cuda the fused AllGather + GEMM's tile orders.
 #include "problems.h"
 
 #include <algorithm>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 #include "host_data.h"
 #include "kernel_common.h"
@@ -71,6 +73,17 @@ const char *strategyText(kn::GemmStrategy strategy) {
                                                   : "auto";
 }
 
+const char *rasterText(kn::GemmRaster raster) {
+  return raster == kn::GemmRaster::AlongN ? "along_n" : raster == kn::GemmRaster::AlongM ? "along_m" : "auto";
+}
+
+// The fused AllGather + GEMM's tile orders tried on cuda: today's (along N, swizzle 1), the best
+// at three of the four shapes measured (along M, 4), the best at the fourth (along N, 8), and along
+// M without a swizzle, within 0.3% of the best at two (docs/benchmarks/kernels_cuda.md, "The fused
+// GEMM's tile order").
+constexpr std::pair<kn::GemmRaster, int> kFusedTileOrders[] = {
+    {kn::GemmRaster::AlongN, 1}, {kn::GemmRaster::AlongM, 4}, {kn::GemmRaster::AlongN, 8}, {kn::GemmRaster::AlongM, 1}};
+
 std::string count(long long value) { return std::to_string(value); }
 
 Fields allReduceFields(const kn::AllReduceConfig &c) {
@@ -86,11 +99,37 @@ Fields collectiveFields(const Config &c) {
 }
 template <class Config>
 Fields gemmFields(const Config &c) {
-  return {{"strategy", strategyText(c.strategy)},
-          {"chunks_per_pe", count(c.chunks_per_pe)},
-          {"tile_m", count(c.tile_m)},
-          {"tile_n", count(c.tile_n)},
-          {"programs", count(c.programs)}};
+  Fields fields = {{"strategy", strategyText(c.strategy)},
+                   {"chunks_per_pe", count(c.chunks_per_pe)},
+                   {"tile_m", count(c.tile_m)},
+                   {"tile_n", count(c.tile_n)},
+                   {"programs", count(c.programs)}};
+  if constexpr (std::is_same_v<Config, kn::AllGatherGemmConfig>) {
+    // The tile order where it is set (a fused candidate's, or Auto's as resolved), on cuda only:
+    // the cpu body ignores it.
+    if (onCuda() && c.tile_raster != kn::GemmRaster::Auto)
+      fields.emplace_back("tile_raster", rasterText(c.tile_raster));
+    if (onCuda() && c.tile_swizzle != 0) fields.emplace_back("tile_swizzle", count(c.tile_swizzle));
+  }
+  return fields;
+}
+
+// c, in each of kFusedTileOrders where it is a fused AllGather + GEMM on cuda; else c alone.
+template <class Config>
+std::vector<Config> inTileOrders(const Config &c) {
+  if constexpr (std::is_same_v<Config, kn::AllGatherGemmConfig>) {
+    if (onCuda() && c.strategy == kn::GemmStrategy::Fused) {
+      std::vector<Config> ordered;
+      for (const auto &[raster, swizzle] : kFusedTileOrders) {
+        Config o = c;
+        o.tile_raster = raster;
+        o.tile_swizzle = swizzle;
+        ordered.push_back(o);
+      }
+      return ordered;
+    }
+  }
+  return {c};
 }
 
 // all_gather's and reduce_scatter's candidates: chunk sizes x programs x engines.
@@ -179,7 +218,8 @@ Problem collectiveProblem(const Options &options, const std::string &kernel, std
   return p;
 }
 
-// The GEMMs' candidates: strategies x chunks_per_pe x tiles (cpu; cuda: the first) x programs.
+// The GEMMs' candidates: strategies x chunks_per_pe x tiles (cpu; cuda: the first) x programs
+// (x the tile orders of a fused AllGather + GEMM on cuda).
 template <class Config, class Call>
 void addGemmCandidates(const Options &options, Problem &p, Call call) {
   const std::vector<std::string> strategies =
@@ -197,7 +237,8 @@ void addGemmCandidates(const Options &options, Problem &p, Call call) {
           c.tile_m = static_cast<int>(tile.m);
           c.tile_n = static_cast<int>(tile.n);
           c.programs = programs;
-          p.candidates.push_back({gemmFields(c), [call, c](kn::Context &ctx) { call(ctx, c); }});
+          for (const Config &o : inTileOrders(c))
+            p.candidates.push_back({gemmFields(o), [call, o](kn::Context &ctx) { call(ctx, o); }});
         }
 }
 

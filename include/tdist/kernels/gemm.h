@@ -22,12 +22,21 @@ namespace tdist::kernels {
 // The cpu bodies are one tile-level form: every choice runs it.
 enum class GemmStrategy : int { Auto = 0, Decomposed = 1, Fused = 2 };
 
+// The order in which the cuda Fused GEMM's persistent CTAs take the tiles of C:
+//   AlongN - consecutive tiles share their rows, so a wave needs few row chunks;
+//   AlongM - consecutive tiles share their columns;
+//   Auto   - the tuning table's choice, else AlongN.
+// With a swizzle of s, the tiles go in groups of s across the other dimension, which share their
+// loads in L2 (docs/benchmarks/kernels_cuda.md, "The fused GEMM's tile order").
+enum class GemmRaster : int { Auto = 0, AlongN = 1, AlongM = 2 };
+
 // a: this PE's rows of A, [m_local, K]; b: [K, N], the same on every PE (each PE's own copy);
 // c: [n_pes * m_local, N], the full C = gather(A) x B on every PE. gathered, when given, receives
 // gather(A) [n_pes * m_local, K]; otherwise the context's scratch holds it (checked for size).
 // Fields at 0 or Auto are resolved when the call is made (tdist/kernels/tuning.h): from the
 // context's tuning table where it has an entry for the call, else chunks_per_pe 1, tile_m 512,
-// tile_n 1024 and the bodies' own choices of programs and strategy.
+// tile_n 1024, the tile order along N with swizzle 1 and the bodies' own choices of programs and
+// strategy.
 struct AllGatherGemmConfig {
   int chunks_per_pe = 0;   // row chunks of each PE's A, each with its own signal; 1 .. 64 (0 = Auto)
   int tile_m = 0;          // cpu: rows of C per program tile; 1 .. 4096 (0 = Auto)
@@ -39,6 +48,10 @@ struct AllGatherGemmConfig {
   // GPUs); 1 .. 32: a kernel of that many blocks beside the GEMM (which gives up as many CTAs)
   // pushes each chunk with SM stores and signals it. The cpu body and Decomposed ignore it.
   int producer_sms = 0;
+  // cuda Fused: the GEMM's tile order (above) and its swizzle, 1, 2, 4 or 8 (0 = Auto: the table's,
+  // else 1). The cpu body and Decomposed ignore them.
+  GemmRaster tile_raster = GemmRaster::Auto;
+  int tile_swizzle = 0;
 };
 void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor *gathered = nullptr,
                      const AllGatherGemmConfig &config = {});

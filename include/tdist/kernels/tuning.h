@@ -5,11 +5,11 @@
 // a line per kernel, PE count and size with the config that measured fastest there. A Context
 // reads it once, when it is created (ContextOptions::tuning_table, else TDIST_TUNE_TABLE, else
 // tuning_table_path()'s default). Every field of a call's config left at Auto (an Auto enum,
-// chunk_bytes / chunks_per_pe / tile_m / tile_n / programs of 0) then takes the value of the
-// table's entry for the call: the same kernel and PE count (GEMMs: the same dtype, k and n) whose
-// size (collectives: bytes of each PE's input; GEMMs: m, a's rows) is the largest at or below the
-// call's. With no table, no such entry, or a table of another backend or device, Auto is the
-// library's own choice, as without tuning.
+// chunk_bytes / chunks_per_pe / tile_m / tile_n / programs / tile_swizzle of 0) then takes the
+// value of the table's entry for the call: the same kernel and PE count (GEMMs: the same dtype, k
+// and n) whose size (collectives: bytes of each PE's input; GEMMs: m, a's rows) is the largest at
+// or below the call's. With no table, no such entry, or a table of another backend or device,
+// Auto is the library's own choice, as without tuning.
 #pragma once
 
 #include <cstdint>
