@@ -229,16 +229,15 @@ class TeamCollective {
   // member takes what a step delivered before it takes the next, so that a sender, which writes a
   // half again only two steps later, past a step of this PE's, never overwrites what is still to
   // be read. Where every member is alone on its node; with `shared_nodes`, also where members
-  // share a node, for calls larger than an inbox: they read each other's sources in place
-  // (partOf), and a last step keeps the sources until all have (measured for reductions only: a
-  // broadcast or an fcollect among members that share nodes still pulls). Alike on every member
-  // (agreed bytes, the job's nodes).
+  // share a node: they read each other's sources in place (partOf), and a last step keeps the
+  // sources until all have (measured for reductions only: a broadcast or an fcollect among
+  // members that share nodes still pulls). Alike on every member (agreed bytes, the job's nodes).
   bool byInboxSteps(std::size_t bytes, bool shared_nodes = false) const {
     if (bytes <= runtime::kCarriedBytes || size() < 2 || !hostViewsHeap(state_) || !state_.channel.anyMirrored()) {
       return false;
     }
     if (!sharesANode()) return true;
-    if (!shared_nodes || bytes <= runtime::kInboxBytes) return false;
+    if (!shared_nodes) return false;
     for (int member = 0; member < size(); ++member) {
       if (mirrored(member)) return true;
     }
