@@ -79,10 +79,21 @@ void HostChannel::pushStep(std::span<const int> to, int team, std::uint64_t sequ
   if (link_ == nullptr) {
     throw Error(ErrorCode::Internal, "host channel: PEs of other nodes, and no network link to reach them");
   }
+  const std::size_t base = static_cast<std::size_t>(my_pe_) * kSlotBytes;  // my slot in their segment
+  try {
+    pushTo(to, team, sequence, carried_bytes, deliveries, base);
+  } catch (...) {
+    link_->discard();  // what this push wrote before it failed does not go with the next one
+    throw;
+  }
+  link_->settle();
+}
+
+void HostChannel::pushTo(std::span<const int> to, int team, std::uint64_t sequence, std::size_t carried_bytes,
+                         std::span<const Delivery> deliveries, std::size_t base) {
   const ControlBlock &mine = *local_;
   const auto &record = mine.records[team][sequence & 1];
   const auto &carried = mine.carried[team][sequence & 1];
-  const std::size_t base = static_cast<std::size_t>(my_pe_) * kSlotBytes;  // my slot in their segment
   for (const Delivery &delivery : deliveries) {
     if (delivery.bytes == 0) continue;
     if (delivery.dest != nullptr) {
@@ -107,7 +118,6 @@ void HostChannel::pushStep(std::span<const int> to, int team, std::uint64_t sequ
   const std::int64_t line = mine.team_line[team].value.load(std::memory_order_relaxed);
   // The line, after the deliveries, the record and the carried bytes (the link's order).
   for (int pe : to) link_->store(pe, base + fieldOffset(mine, mine.team_line[team]), line);
-  link_->settle();
 }
 
 void HostChannel::requestExit(std::int64_t request, long deadline_ms) {

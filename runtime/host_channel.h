@@ -40,6 +40,9 @@ class ChannelLink {
   virtual void settle() = 0;
   // What was put and stored so far has landed, or `deadline_ms` passed (false; nothing thrown).
   virtual bool flush(long deadline_ms) = 0;
+  // Drops what was put since the last store to each PE: a push that failed half way, whose
+  // writes must not go with the next push's.
+  virtual void discard() = 0;
 };
 
 class HostChannel {
@@ -107,6 +110,9 @@ class HostChannel {
 
  private:
   ControlBlock *slot(int pe) const { return reinterpret_cast<ControlBlock *>(segment_ + pe * kSlotBytes); }
+  // pushStep's writes, up to the stores of its lines; `base`: this PE's slot in a segment.
+  void pushTo(std::span<const int> to, int team, std::uint64_t sequence, std::size_t carried_bytes,
+              std::span<const Delivery> deliveries, std::size_t base);
 
   std::byte *segment_ = nullptr;
   std::size_t segment_bytes_ = 0;

@@ -259,6 +259,9 @@ class UcxChannelLink final : public runtime::ChannelLink {
     if (request != nullptr) message.request = request;
   }
   void settle() override { settleWithin(e_.deadline); }
+  void discard() override {
+    for (runtime::Bytes &message : building_) message.clear();
+  }
   bool flush(long deadline_ms) override {
     const std::chrono::milliseconds limit(deadline_ms);
     try {

@@ -1,0 +1,77 @@
+// The host channel's pushes to PEs of another node, through a link that records them: a push that
+// fails half way leaves none of its writes to go with the next push.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "runtime/host_channel.h"
+#include "tdist/error.h"
+
+namespace tdist::runtime {
+namespace {
+
+// Keeps what a push writes to each PE until its store, as the network's link does, and records
+// each message that a store ends.
+class RecordingLink final : public ChannelLink {
+ public:
+  explicit RecordingLink(int n_pes) : building_(n_pes) {}
+
+  void put(int pe, std::size_t offset, const void *, std::size_t bytes) override {
+    building_[pe].push_back("put " + std::to_string(offset) + " " + std::to_string(bytes));
+  }
+  void putMemory(int pe, void *, const void *, std::size_t bytes) override {
+    if (refuse_memory) throw Error(ErrorCode::Internal, "the link refused " + std::to_string(bytes) + " bytes");
+    building_[pe].push_back("memory " + std::to_string(bytes));
+  }
+  void store(int pe, std::size_t offset, std::int64_t) override {
+    building_[pe].push_back("store " + std::to_string(offset));
+    messages.push_back(building_[pe]);
+    building_[pe].clear();
+  }
+  void settle() override {}
+  bool flush(long) override { return true; }
+  void discard() override {
+    for (auto &writes : building_) writes.clear();
+  }
+
+  bool refuse_memory = false;
+  std::vector<std::vector<std::string>> messages;
+
+ private:
+  std::vector<std::vector<std::string>> building_;
+};
+
+TEST(HostChannel, APushThatFailsLeavesNothingToTheNextPush) {
+  // PE 0 of 2, PE 1 on another node (no descriptor: its mirror here).
+  HostChannel channel;
+  std::vector<UniqueFd> fds(2);
+  fds[0] = channel.create(2, 0);
+  channel.map(fds);
+  ASSERT_TRUE(channel.mirrored(1));
+  RecordingLink link(2);
+  channel.link(&link);
+
+  const int to[] = {1};
+  std::byte data[64] = {};
+  // A step whose clean push is the record and the line only: its message's length.
+  channel.pushStep(to, 0, 1, 0);
+  ASSERT_EQ(link.messages.size(), 1u);
+  const std::vector<std::string> clean = link.messages.back();
+
+  // The next step delivers into PE 1's inbox (two puts), then into its memory, which fails.
+  link.refuse_memory = true;
+  const HostChannel::Delivery deliveries[] = {{1, nullptr, data, sizeof data}, {1, data, data, sizeof data}};
+  EXPECT_THROW(channel.pushStep(to, 0, 2, 0, deliveries), Error);
+  EXPECT_EQ(link.messages.size(), 1u);  // nothing went
+
+  // The step after it carries its own writes only, not the failed step's inbox puts.
+  link.refuse_memory = false;
+  channel.pushStep(to, 0, 3, 0);
+  ASSERT_EQ(link.messages.size(), 2u);
+  EXPECT_EQ(link.messages.back().size(), clean.size());
+  channel.link(nullptr);
+}
+
+}  // namespace
+}  // namespace tdist::runtime
