@@ -79,9 +79,8 @@ void HostChannel::pushStep(std::span<const int> to, int team, std::uint64_t sequ
   if (link_ == nullptr) {
     throw Error(ErrorCode::Internal, "host channel: PEs of other nodes, and no network link to reach them");
   }
-  const std::size_t base = static_cast<std::size_t>(my_pe_) * kSlotBytes;  // my slot in their segment
   try {
-    pushTo(to, team, sequence, carried_bytes, deliveries, base);
+    pushTo(to, team, sequence, carried_bytes, deliveries);
   } catch (...) {
     link_->discard();  // what this push wrote before it failed does not go with the next one
     throw;
@@ -90,7 +89,8 @@ void HostChannel::pushStep(std::span<const int> to, int team, std::uint64_t sequ
 }
 
 void HostChannel::pushTo(std::span<const int> to, int team, std::uint64_t sequence, std::size_t carried_bytes,
-                         std::span<const Delivery> deliveries, std::size_t base) {
+                         std::span<const Delivery> deliveries) {
+  const std::size_t base = static_cast<std::size_t>(my_pe_) * kSlotBytes;  // my slot in their segment
   const ControlBlock &mine = *local_;
   const auto &record = mine.records[team][sequence & 1];
   const auto &carried = mine.carried[team][sequence & 1];

@@ -110,9 +110,9 @@ class HostChannel {
 
  private:
   ControlBlock *slot(int pe) const { return reinterpret_cast<ControlBlock *>(segment_ + pe * kSlotBytes); }
-  // pushStep's writes, up to the stores of its lines; `base`: this PE's slot in a segment.
+  // pushStep's writes, up to the stores of its lines.
   void pushTo(std::span<const int> to, int team, std::uint64_t sequence, std::size_t carried_bytes,
-              std::span<const Delivery> deliveries, std::size_t base);
+              std::span<const Delivery> deliveries);
 
   std::byte *segment_ = nullptr;
   std::size_t segment_bytes_ = 0;

@@ -55,20 +55,6 @@ kernels::GemmStrategy strategyOf(const std::string &name, const char *kernel) {
               std::string(kernel) + ": strategy '" + name + "' is none of auto, decomposed, fused");
 }
 
-// "auto", or n (along N) or m (along M) and a swizzle of 1, 2, 4 or 8 ("n1", "m4"): the cuda fused
-// GEMM's tile order.
-void tileOrderOf(const std::string &name, kernels::AllGatherGemmConfig &config) {
-  if (name == "auto") return;
-  if (name.size() == 2 && (name[0] == 'n' || name[0] == 'm') &&
-      (name[1] == '1' || name[1] == '2' || name[1] == '4' || name[1] == '8')) {
-    config.tile_raster = name[0] == 'n' ? kernels::GemmRaster::AlongN : kernels::GemmRaster::AlongM;
-    config.tile_swizzle = name[1] - '0';
-    return;
-  }
-  throw Error(ErrorCode::InvalidParam, "tdist.kernels.all_gather_gemm: tile_order '" + name +
-                                           "' is none of auto, n1, n2, n4, n8, m1, m2, m4, m8");
-}
-
 template <class Engine>
 Engine engineOf(const std::string &spelled, const char *kernel) {
   const std::string name = snakeCase(spelled);
@@ -182,7 +168,10 @@ void bindKernels(nb::module_ &parent) {
         config.programs = programs;
         config.strategy = strategyOf(strategy, "tdist.kernels.all_gather_gemm");
         config.producer_sms = producer_sms;
-        tileOrderOf(tile_order, config);
+        if (!kernels::set_tile_order(config, tile_order)) {
+          throw Error(ErrorCode::InvalidParam, "tdist.kernels.all_gather_gemm: tile_order '" + tile_order +
+                                                   "' is none of auto, n1, n2, n4, n8, m1, m2, m4, m8");
+        }
         TensorArg ta(a, "tdist.kernels.all_gather_gemm: a"), tb(b, "tdist.kernels.all_gather_gemm: b"),
             tc(c, "tdist.kernels.all_gather_gemm: c");
         std::optional<TensorArg> tg;

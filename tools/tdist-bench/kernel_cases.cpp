@@ -400,8 +400,8 @@ void runAgGemmCase(const Options &options, Reporter &reporter) {
   kn::AllGatherGemmConfig tile_config = config;
   tile_config.strategy = kn::GemmStrategy::Fused;
   tile_config.producer_sms = options.producer_sms;
-  tile_config.tile_raster = static_cast<kn::GemmRaster>(options.tile_order.raster);
-  tile_config.tile_swizzle = options.tile_order.swizzle;
+  tile_config.tile_raster = options.tile_order.tile_raster;
+  tile_config.tile_swizzle = options.tile_order.tile_swizzle;
   const bool tile_row = fusedTileRow(ctx, dtype, config.strategy, "ag-gemm", shapeText(options), c_t, reference,
                                      [&] { kn::all_gather_gemm(ctx, a_t, b_t, c_t, nullptr, tile_config); });
 

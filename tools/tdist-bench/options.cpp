@@ -63,13 +63,10 @@ values::Parsed<std::string> parseAlgorithm(std::string_view text) {
           .error = "expected all, auto, one-shot, two-shot or ring, got '" + std::string(text) + "'"};
 }
 
-// "auto", or n (along N) or m (along M) and a swizzle of 1, 2, 4 or 8: "n1", "m4".
-values::Parsed<Options::TileOrder> parseTileOrder(std::string_view text) {
-  if (text == "auto") return {.value = Options::TileOrder{}, .error = {}};
-  if (text.size() == 2 && (text[0] == 'n' || text[0] == 'm') &&
-      (text[1] == '1' || text[1] == '2' || text[1] == '4' || text[1] == '8')) {
-    return {.value = Options::TileOrder{.raster = text[0] == 'n' ? 1 : 2, .swizzle = text[1] - '0'}, .error = {}};
-  }
+// tdist::kernels::set_tile_order's names: "auto", "n1", "m4", ...
+values::Parsed<tdist::kernels::AllGatherGemmConfig> parseTileOrder(std::string_view text) {
+  tdist::kernels::AllGatherGemmConfig order;
+  if (tdist::kernels::set_tile_order(order, text)) return {.value = order, .error = {}};
   return {.value = std::nullopt,
           .error = "expected auto, or n or m and a swizzle of 1, 2, 4 or 8 (n1, m4), got '" + std::string(text) + "'"};
 }

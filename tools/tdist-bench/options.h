@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tdist/kernels/gemm.h"
+
 namespace tdist::bench {
 
 enum class Case {
@@ -67,11 +69,8 @@ struct Options {
   int programs = 0;                      // every kernel's config.programs (0 = the kernel's choice)
   int producer_sms = 0;                  // ag-gemm's fused-tile row: config.producer_sms (0 = stream copies)
   // ag-gemm's fused-tile row: the GEMM's tile order (--tile-order auto, or n / m and a swizzle:
-  // n1, m4, n8), as config.tile_raster's number (0 Auto, 1 along N, 2 along M) and tile_swizzle.
-  struct TileOrder {
-    int raster = 0;
-    int swizzle = 0;
-  } tile_order;
+  // n1, m4, n8), in a config's tile_raster and tile_swizzle (its other fields unused).
+  tdist::kernels::AllGatherGemmConfig tile_order;
   // ag-gemm / gemm-rs: the global C [m, n] = A [m, k] x B [k, n]; ag-gemm gathers A's rows
   // (m / PEs per PE), gemm-rs splits k (k / PEs per PE) and reduce-scatters C's rows.
   long gemm_m = 1024, gemm_n = 1024, gemm_k = 512;

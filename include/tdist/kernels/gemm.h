@@ -6,6 +6,8 @@
 // seeds' swizzle), so the first tiles need no communication and later ones overlap the transfers.
 #pragma once
 
+#include <string_view>
+
 #include "tdist/kernels/context.h"
 
 #pragma GCC visibility push(default)
@@ -55,6 +57,24 @@ struct AllGatherGemmConfig {
 };
 void all_gather_gemm(Context &ctx, const Tensor &a, const Tensor &b, Tensor &c, Tensor *gathered = nullptr,
                      const AllGatherGemmConfig &config = {});
+// A tile order by its short name, as tdist-bench's --tile-order and Python's tile_order= spell it:
+// "auto" (Auto, swizzle 0), or n (AlongN) or m (AlongM) and a swizzle of 1, 2, 4 or 8 ("n1",
+// "m4"). Sets config's tile_raster and tile_swizzle; false (config unchanged) for another name.
+// Inline: tools that share tdist-bench's options without the library read it too.
+inline bool set_tile_order(AllGatherGemmConfig &config, std::string_view name) {
+  if (name == "auto") {
+    config.tile_raster = GemmRaster::Auto;
+    config.tile_swizzle = 0;
+    return true;
+  }
+  if (name.size() != 2 || (name[0] != 'n' && name[0] != 'm') ||
+      (name[1] != '1' && name[1] != '2' && name[1] != '4' && name[1] != '8')) {
+    return false;
+  }
+  config.tile_raster = name[0] == 'n' ? GemmRaster::AlongN : GemmRaster::AlongM;
+  config.tile_swizzle = name[1] - '0';
+  return true;
+}
 
 // a: [M, k_local] (this PE's columns of A), b: [k_local, N] (this PE's rows of B);
 // c: [M / n_pes, N] on PE p = rows p*M/n_pes .. of sum over PEs of a x b. M a multiple of n_pes.
