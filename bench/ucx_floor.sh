@@ -14,32 +14,59 @@ rounds=${1:-2}
 command -v ucx_perftest > /dev/null || { echo "ucx_floor.sh: ucx_perftest is not installed (Debian: ucx-utils)" >&2; exit 1; }
 export UCX_TLS=${UCX_TLS:-tcp}
 
-listening() {  # is TCP port $1 in LISTEN state (/proc/net/tcp*: local address :PORT in hex, state 0A)
+# used PORT [STATE]: does a TCP socket of this host have local port PORT (in STATE, hex, if given:
+# 0A is LISTEN)? /proc/net/tcp*: local address :PORT in hex in column 2, the state in column 4.
+used() {
   local hex
   hex=$(printf ':%04X' "$1")
-  awk -v p="$hex" 'NR > 1 && substr($2, length($2) - 4) == p && $4 == "0A" { found = 1 } END { exit !found }' \
+  awk -v p="$hex" -v st="${2:-}" \
+    'NR > 1 && substr($2, length($2) - 4) == p && (st == "" || $4 == st) { found = 1 } END { exit !found }' \
     /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
+listening() { used "$1" 0A; }
 
+# A port no socket uses, below Linux's default range of ephemeral ports (32768-60999), where the
+# connections of other jobs on this host take theirs.
 free_port() {
   local port
   for _ in $(seq 100); do
-    port=$((20000 + RANDOM % 20000))
-    listening "$port" || { echo "$port"; return; }
+    port=$((20000 + RANDOM % 12000))
+    used "$port" || { echo "$port"; return; }
   done
   echo "ucx_floor.sh: no free port" >&2
   exit 1
 }
 
-# run TEST SIZE ITERS: one server, one client; prints the client's "Final" line.
+# run TEST SIZE ITERS: one server, one client; prints the client's "Final" line. The client starts
+# once the server's port listens: polled for up to START_S seconds (default 60; a fresh or loaded
+# machine can take seconds to start one). A server that exits before it listens (its port taken in
+# the meantime) is started again on another port, three times at most.
+start_s=${UCX_FLOOR_START_S:-60}
 run() {
-  local port server
-  port=$(free_port)
-  ucx_perftest -t "$1" -s "$2" -n "$3" -p "$port" > /dev/null &
-  server=$!
-  for _ in $(seq 2000); do listening "$port" && break; kill -0 "$server" 2> /dev/null || break; done
-  timeout 60 ucx_perftest 127.0.0.1 -t "$1" -s "$2" -n "$3" -p "$port" | grep '^Final'
-  wait "$server"
+  local port server deadline
+  for _ in 1 2 3; do
+    port=$(free_port)
+    ucx_perftest -t "$1" -s "$2" -n "$3" -p "$port" > /dev/null &
+    server=$!
+    deadline=$((SECONDS + start_s))
+    until listening "$port"; do
+      kill -0 "$server" 2> /dev/null || break
+      if ((SECONDS >= deadline)); then
+        kill "$server" 2> /dev/null
+        echo "ucx_floor.sh: ucx_perftest's server ($1) did not listen on port $port within ${start_s} s" >&2
+        exit 1
+      fi
+      sleep 0.01
+    done
+    if listening "$port"; then
+      timeout 60 ucx_perftest 127.0.0.1 -t "$1" -s "$2" -n "$3" -p "$port" | grep '^Final'
+      wait "$server"
+      return
+    fi
+    wait "$server" || true
+  done
+  echo "ucx_floor.sh: ucx_perftest's server ($1) exited three times before it listened" >&2
+  exit 1
 }
 
 openmpi=""
