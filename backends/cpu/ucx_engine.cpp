@@ -160,6 +160,46 @@ struct UcxEngine::Impl {
     if (status != UCS_OK) fail(named(), status);
   }
 
+  // Requests posted back to back and waited for in order (each wait progresses the worker for all
+  // of them); where one fails or passes the deadline, the rest are cancelled and released before
+  // the error leaves, so that none completes into the caller's stack later.
+  class Requests {
+   public:
+    Requests(Impl &e, const char *call, int pe) : e_(e), call_(call), pe_(pe) {}
+    ~Requests() {
+      std::lock_guard<std::mutex> held(e_.lock);
+      for (std::size_t i = next_; i < count_; ++i) {
+        ucp_request_cancel(e_.worker, pending_[i].request);
+        ucp_request_free(pending_[i].request);
+      }
+    }
+    Requests(const Requests &) = delete;
+    Requests &operator=(const Requests &) = delete;
+    void add(ucs_status_ptr_t request, const char *what) {
+      if (request == nullptr) return;
+      if (UCS_PTR_IS_ERR(request)) fail(std::string(call_) + ": " + what + " with PE " + std::to_string(pe_),
+                                        UCS_PTR_STATUS(request));
+      pending_[count_++] = {request, what};
+    }
+    void waitAll() {
+      while (next_ < count_) {
+        const Pending p = pending_[next_++];
+        e_.wait(p.request, call_, p.what, pe_);
+      }
+    }
+
+   private:
+    struct Pending {
+      ucs_status_ptr_t request;
+      const char *what;
+    };
+    Impl &e_;
+    const char *call_;
+    int pe_;
+    Pending pending_[3];
+    std::size_t count_ = 0, next_ = 0;
+  };
+
   void progressLoop() {
     int event_fd = -1;
     if (ucp_worker_get_efd(worker, &event_fd) != UCS_OK) return;
@@ -534,24 +574,41 @@ ucp_request_param_t wordParam(unsigned bytes, void *reply) {
 void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool blocking, const char *call) {
   Impl &e = *impl_;
   const int pe = to.pe;
+  // The data, the signal's atomic and the flush are posted back to back and waited for together:
+  // one round trip where each waited for in turn took three (the put's completion, the swap's
+  // reply, the flush; docs/RUNTIME.md, "A put with a signal in one round trip").
+  Impl::Requests requests(e, call, pe);
   if (transfer.bytes != 0) {
     ucp_request_param_t param = plainParam();
-    e.wait(e.post([&] { return ucp_put_nbx(e.endpoints[pe], transfer.source, transfer.bytes, to.address, e.key(to), &param); }),
-           call, "put", pe);
+    requests.add(e.post([&] { return ucp_put_nbx(e.endpoints[pe], transfer.source, transfer.bytes, to.address, e.key(to), &param); }),
+                 "put");
   }
+  // The signal's operand and the swap's reply (discarded) in the word's width.
+  std::uint64_t value = transfer.signal_value, reply = 0;
+  std::uint32_t value32 = static_cast<std::uint32_t>(transfer.signal_value), reply32 = 0;
   if (transfer.signal != nullptr) {
     const Remote signal = locate(transfer.signal, transfer.signal_bytes);
     if (signal.pe != pe) throw Error(ErrorCode::Internal, std::string(call) + ": the signal is not on the put's PE");
-    // The data before the signal (seed 001 §6.1: put, fence, then the atomic).
+    // The data before the signal (seed 001 §6.1: put, fence, then the atomic): a SET is a swap
+    // (UCX has no atomic store), an ADD a non-fetching add.
     e.fence(call);
-    const runtime::WordOp op =
-        transfer.signal_op == shmem::SignalOp::Add ? runtime::WordOp::Add : runtime::WordOp::Set;
-    wordOp(signal, op, transfer.signal_bytes, transfer.signal_value, 0, call);
+    const bool add = transfer.signal_op == shmem::SignalOp::Add;
+    const bool narrow = transfer.signal_bytes == 4;
+    ucp_request_param_t param =
+        wordParam(transfer.signal_bytes, add ? nullptr : narrow ? static_cast<void *>(&reply32) : &reply);
+    void *operand = narrow ? static_cast<void *>(&value32) : &value;
+    requests.add(e.post([&] {
+                   return ucp_atomic_op_nbx(e.endpoints[pe], add ? UCP_ATOMIC_OP_ADD : UCP_ATOMIC_OP_SWAP, operand, 1,
+                                            signal.address, e.key(signal), &param);
+                 }),
+                 "atomic");
   }
-  if (blocking) {
+  if (blocking || (transfer.signal != nullptr && transfer.signal_op == shmem::SignalOp::Add)) {
+    // Delivered on return (an ADD as the host's own atomics are, a SET's swap is by its reply).
     ucp_request_param_t param = plainParam();
-    e.wait(e.post([&] { return ucp_ep_flush_nbx(e.endpoints[pe], &param); }), call, "flush", pe);
+    requests.add(e.post([&] { return ucp_ep_flush_nbx(e.endpoints[pe], &param); }), "flush");
   }
+  requests.waitAll();
 }
 
 void UcxEngine::get(void *dest, const Remote &from, std::size_t bytes, const char *call) {

@@ -14,8 +14,10 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-LauncherResult runBench(int n_pes, const std::vector<std::string> &args) {
-  std::vector<std::string> job = {"-n", std::to_string(n_pes), "--", TDIST_BENCH_PATH};
+LauncherResult runBench(int n_pes, const std::vector<std::string> &args, const std::vector<std::string> &launcher = {}) {
+  std::vector<std::string> job = {"-n", std::to_string(n_pes)};
+  job.insert(job.end(), launcher.begin(), launcher.end());
+  job.insert(job.end(), {"--", TDIST_BENCH_PATH});
   job.insert(job.end(), args.begin(), args.end());
   return runLauncher(job);
 }
@@ -45,7 +47,7 @@ TEST(BenchOptions, BadValuesNameTheirFlag) {
               HasSubstr("tdist-bench: --repeats: expected an integer from 1 to 2147483647, got '0'"));
   LauncherResult op = runBench(1, {"pingpong", "--op=put"});
   EXPECT_EQ(op.exit_status, 2);
-  EXPECT_THAT(op.err, HasSubstr("tdist-bench: --op: expected p or signal, got 'put'"));
+  EXPECT_THAT(op.err, HasSubstr("tdist-bench: --op: expected p, signal or put-signal, got 'put'"));
   LauncherResult put = runBench(1, {"put", "--put-bytes", "2T"});
   EXPECT_EQ(put.exit_status, 2);
   EXPECT_THAT(put.err, HasSubstr("tdist-bench: --put-bytes: expected a size of at most "
@@ -77,6 +79,21 @@ TEST(BenchOptions, FlagsReachTheCases) {
   EXPECT_THAT(result.out, HasSubstr("RESULT impl=tdist case=barrier pes=2 size=0 iters=20 "
                                     "repeats=1 "));
   EXPECT_THAT(result.out, Not(HasSubstr("vcsw/iter"))) << "--no-table leaves out the table";
+}
+
+// The put-with-signal ping-pong checks, at every exchange, that the payload landed before its
+// signal: on one node (loads and stores) and between two (the network engine's put, fence, atomic).
+TEST(BenchOptions, PutSignalPingPongRunsOnEveryPath) {
+  std::vector<std::vector<std::string>> paths = {{}};
+#ifdef TDIST_TEST_WITH_UCX
+  paths.push_back({"--nodes", "2"});
+#endif
+  for (const auto &path : paths) {
+    LauncherResult result =
+        runBench(2, {"pingpong", "--op", "put-signal", "--repeats", "2", "--iters", "200", "--no-table"}, path);
+    EXPECT_EQ(result.exit_status, 0) << result.err;
+    EXPECT_THAT(result.out, HasSubstr("RESULT impl=tdist case=pingpong op=put-signal pes=2 size=8 iters=200 "));
+  }
 }
 
 // The kernel cases in bf16: each size is checked exactly against its reference (rounded to bf16)

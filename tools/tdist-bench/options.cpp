@@ -41,7 +41,8 @@ values::Parsed<long long> parseThreads(std::string_view text) {
 values::Parsed<PingOp> parsePingOp(std::string_view text) {
   if (text == "p") return {.value = PingOp::P, .error = {}};
   if (text == "signal") return {.value = PingOp::Signal, .error = {}};
-  return {.value = std::nullopt, .error = "expected p or signal, got '" + std::string(text) + "'"};
+  if (text == "put-signal") return {.value = PingOp::PutSignal, .error = {}};
+  return {.value = std::nullopt, .error = "expected p, signal or put-signal, got '" + std::string(text) + "'"};
 }
 
 constexpr const char *kCaseNames[] = {"put",          "pingpong",     "ring",        "barrier",
@@ -202,8 +203,9 @@ void describeCommandLine(CLI::App &app, Options &options, std::vector<std::strin
                   "ratio of one put size to the next (4)");
   addParsedOption(app, "--put-bytes", "B", options.put_bytes, parseBenchSize,
                   "bytes per put repeat when --iters is not given (256M)");
-  addParsedOption(app, "--op", "p|signal", options.ping_op, parsePingOp,
-                  "pingpong/ring flag: p + wait_until (default) or signal_op + signal_wait_until");
+  addParsedOption(app, "--op", "p|signal|put-signal", options.ping_op, parsePingOp,
+                  "pingpong/ring flag: p + wait_until (default), signal_op + signal_wait_until, or "
+                  "putmem_signal of an 8-byte payload + signal_wait_until (the payload checked)");
   addParsedOption(app, "--blocks", "B", options.gpu_blocks, parseInRange<0, 65535>,
                   "cuda-put-bw: blocks of the SM-copy kernel (0 = two per multiprocessor)");
   addParsedOption(app, "--threads", "T", options.gpu_threads, parseThreads,
@@ -311,7 +313,14 @@ const char *caseName(Case c) {
   return "?";
 }
 
-const char *pingOpName(PingOp op) { return op == PingOp::P ? "p" : "signal"; }
+const char *pingOpName(PingOp op) {
+  switch (op) {
+    case PingOp::P: return "p";
+    case PingOp::Signal: return "signal";
+    case PingOp::PutSignal: return "put-signal";
+  }
+  return "?";
+}
 
 long putIterations(const Options &options, std::size_t size) {
   if (options.iters > 0) return options.iters;

@@ -42,7 +42,7 @@ constexpr bool kHaveCutlassCase = false;
 
 // How the ping-pong carries its flag: p() + wait_until (what OpenSHMEM 1.4 offers too), or
 // signal_op(SET) + signal_wait_until (OpenSHMEM 1.5's signal API; tdist only here).
-enum class PingOp { P, Signal };
+enum class PingOp { P, Signal, PutSignal };
 
 struct Options {
   std::vector<Case> cases;

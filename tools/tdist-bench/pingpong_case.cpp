@@ -1,5 +1,6 @@
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cases.h"
@@ -18,8 +19,10 @@ class PingFlag {
   explicit PingFlag(PingOp op) : op_(op) {
     counter_ = static_cast<std::int64_t *>(tdist::allocateZeroed(1, 64));
     signal_ = static_cast<std::uint64_t *>(tdist::allocateZeroed(1, 64));
+    payload_ = static_cast<std::int64_t *>(tdist::allocateZeroed(1, 64));
   }
   ~PingFlag() {
+    tdist::deallocate(payload_);
     tdist::deallocate(signal_);
     tdist::deallocate(counter_);
   }
@@ -27,18 +30,29 @@ class PingFlag {
   PingFlag &operator=(const PingFlag &) = delete;
 
   void send(std::int64_t value, int pe) {
-    if (op_ == PingOp::P) shmem::p<std::int64_t>(counter_, value, pe);
-    else shmem::signal_op<std::uint64_t>(signal_, value, shmem::SignalOp::Set, pe);
+    switch (op_) {
+      case PingOp::P: return shmem::p<std::int64_t>(counter_, value, pe);
+      case PingOp::Signal: return shmem::signal_op<std::uint64_t>(signal_, value, shmem::SignalOp::Set, pe);
+      case PingOp::PutSignal:
+        // The payload is the sequence number too: the receiver checks that it landed before the signal.
+        return shmem::putmem_signal<std::uint64_t>(payload_, &value, sizeof value, signal_, static_cast<std::uint64_t>(value),
+                                                   shmem::SignalOp::Set, pe);
+    }
   }
   void await(std::int64_t value) {
-    if (op_ == PingOp::P) shmem::wait_until<std::int64_t>(counter_, shmem::Cmp::GE, value);
-    else shmem::signal_wait_until<std::uint64_t>(signal_, shmem::Cmp::GE, value);
+    if (op_ == PingOp::P) return shmem::wait_until<std::int64_t>(counter_, shmem::Cmp::GE, value);
+    shmem::signal_wait_until<std::uint64_t>(signal_, shmem::Cmp::GE, value);
+    if (op_ == PingOp::PutSignal && *payload_ != value) {
+      throw std::runtime_error("pingpong put-signal: signal " + std::to_string(value) + " arrived with payload " +
+                               std::to_string(*payload_) + ": the data did not land before the signal");
+    }
   }
 
  private:
   PingOp op_;
   std::int64_t *counter_ = nullptr;
   std::uint64_t *signal_ = nullptr;
+  std::int64_t *payload_ = nullptr;
 };
 
 // count hand-overs of a monotone sequence number: the first PE sends, then waits for it back;
