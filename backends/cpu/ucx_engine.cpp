@@ -574,40 +574,39 @@ ucp_request_param_t wordParam(unsigned bytes, void *reply) {
 void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool blocking, const char *call) {
   Impl &e = *impl_;
   const int pe = to.pe;
-  // The data, the signal's atomic and the flush are posted back to back and waited for together:
-  // one round trip where each waited for in turn took three (the put's completion, the swap's
-  // reply, the flush; docs/RUNTIME.md, "A put with a signal in one round trip").
+  // The data and the signal's atomic are posted back to back and waited for together, one round
+  // trip (docs/RUNTIME.md, "A put with a signal in one round trip"): the atomic fetches, and the
+  // fence orders it after the data, so its reply says that both landed, with no flush; a put
+  // without a signal is delivered by the endpoint's flush.
   Impl::Requests requests(e, call, pe);
   if (transfer.bytes != 0) {
     ucp_request_param_t param = plainParam();
     requests.add(e.post([&] { return ucp_put_nbx(e.endpoints[pe], transfer.source, transfer.bytes, to.address, e.key(to), &param); }),
                  "put");
   }
-  // The signal's operand and the swap's reply (discarded) in the word's width.
+  if (transfer.signal == nullptr) {
+    if (blocking) {
+      ucp_request_param_t param = plainParam();
+      requests.add(e.post([&] { return ucp_ep_flush_nbx(e.endpoints[pe], &param); }), "flush");
+    }
+    return requests.waitAll();
+  }
+  const Remote signal = locate(transfer.signal, transfer.signal_bytes);
+  if (signal.pe != pe) throw Error(ErrorCode::Internal, std::string(call) + ": the signal is not on the put's PE");
+  // The data before the signal (seed 001 §6.1: put, fence, then the atomic): a SET is a swap (UCX
+  // has no atomic store), an ADD a fetching add; the operand and the reply (discarded) in the
+  // word's width.
+  e.fence(call);
   std::uint64_t value = transfer.signal_value, reply = 0;
   std::uint32_t value32 = static_cast<std::uint32_t>(transfer.signal_value), reply32 = 0;
-  if (transfer.signal != nullptr) {
-    const Remote signal = locate(transfer.signal, transfer.signal_bytes);
-    if (signal.pe != pe) throw Error(ErrorCode::Internal, std::string(call) + ": the signal is not on the put's PE");
-    // The data before the signal (seed 001 §6.1: put, fence, then the atomic): a SET is a swap
-    // (UCX has no atomic store), an ADD a non-fetching add.
-    e.fence(call);
-    const bool add = transfer.signal_op == shmem::SignalOp::Add;
-    const bool narrow = transfer.signal_bytes == 4;
-    ucp_request_param_t param =
-        wordParam(transfer.signal_bytes, add ? nullptr : narrow ? static_cast<void *>(&reply32) : &reply);
-    void *operand = narrow ? static_cast<void *>(&value32) : &value;
-    requests.add(e.post([&] {
-                   return ucp_atomic_op_nbx(e.endpoints[pe], add ? UCP_ATOMIC_OP_ADD : UCP_ATOMIC_OP_SWAP, operand, 1,
-                                            signal.address, e.key(signal), &param);
-                 }),
-                 "atomic");
-  }
-  if (blocking || (transfer.signal != nullptr && transfer.signal_op == shmem::SignalOp::Add)) {
-    // Delivered on return (an ADD as the host's own atomics are, a SET's swap is by its reply).
-    ucp_request_param_t param = plainParam();
-    requests.add(e.post([&] { return ucp_ep_flush_nbx(e.endpoints[pe], &param); }), "flush");
-  }
+  const bool narrow = transfer.signal_bytes == 4;
+  ucp_request_param_t param = wordParam(transfer.signal_bytes, narrow ? static_cast<void *>(&reply32) : &reply);
+  void *operand = narrow ? static_cast<void *>(&value32) : &value;
+  const ucp_atomic_op_t opcode = transfer.signal_op == shmem::SignalOp::Add ? UCP_ATOMIC_OP_ADD : UCP_ATOMIC_OP_SWAP;
+  requests.add(e.post([&] {
+                 return ucp_atomic_op_nbx(e.endpoints[pe], opcode, operand, 1, signal.address, e.key(signal), &param);
+               }),
+               "atomic");
   requests.waitAll();
 }
 
