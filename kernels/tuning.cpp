@@ -39,16 +39,31 @@ const std::string *fieldOf(const TuningEntry *entry, const char *field) {
 // The table's values were checked when it was read (kernels/tuning_table.cpp).
 long long integerOf(const std::string &value) { return std::stoll(value); }
 
+// A call's key: the kernel, this job's PEs and nodes.
+TuningEntry callKey(const char *kernel) {
+  TuningEntry call;
+  call.kernel = kernel;
+  call.pes = nPes();
+  call.nodes = nNodes();
+  return call;
+}
+
 const TuningEntry *collectiveEntry(const Context &ctx, const char *kernel, std::size_t bytes) {
   const TuningTable *table = tableOf(ctx);
-  return table ? table->lookup(kernel, nPes(), static_cast<std::int64_t>(bytes)) : nullptr;
+  if (table == nullptr) return nullptr;
+  TuningEntry call = callKey(kernel);
+  call.bytes = static_cast<std::int64_t>(bytes);
+  return table->lookup(call);
 }
 
 const TuningEntry *gemmEntry(const Context &ctx, const char *kernel, const Tensor &a, const Tensor &b) {
   const TuningTable *table = tableOf(ctx);
   if (table == nullptr || a.shape.size() != 2 || b.shape.size() != 2) return nullptr;
   if (a.dtype != DType::F32 && a.dtype != DType::BF16) return nullptr;
-  return table->lookup(kernel, nPes(), 0, a.dtype == DType::F32 ? "f32" : "bf16", a.shape[0], b.shape[1], a.shape[1]);
+  TuningEntry call = callKey(kernel);
+  call.dtype = a.dtype == DType::F32 ? "f32" : "bf16";
+  call.m = a.shape[0], call.n = b.shape[1], call.k = a.shape[1];
+  return table->lookup(call);
 }
 
 AllReduceAlgorithm algorithmNamed(const std::string &name) {

@@ -124,12 +124,14 @@ std::string trimmed(const std::string &text) {
 
 // The key of an entry: which calls it is for, apart from the size.
 bool sameKey(const TuningEntry &a, const TuningEntry &b) {
-  return a.kernel == b.kernel && a.pes == b.pes && a.dtype == b.dtype && a.n == b.n && a.k == b.k;
+  return a.kernel == b.kernel && a.pes == b.pes && a.nodes == b.nodes && a.dtype == b.dtype && a.n == b.n &&
+         a.k == b.k;
 }
 std::int64_t sizeOf(const TuningEntry &e) { return kernelRule(e.kernel)->gemm ? e.m : e.bytes; }
 
 std::string keyText(const TuningEntry &e) {
   std::string text = e.kernel + " pes=" + std::to_string(e.pes);
+  if (e.nodes != 1) text += " nodes=" + std::to_string(e.nodes);
   if (kernelRule(e.kernel)->gemm) {
     text +=
         " dtype=" + e.dtype + " m=" + std::to_string(e.m) + " n=" + std::to_string(e.n) + " k=" + std::to_string(e.k);
@@ -161,6 +163,8 @@ class LineParser {
       if (!seen.insert(name).second) fail("field '" + name + "' given twice");
       if (name == "pes") {
         e.pes = static_cast<int>(integer(name, value, 1, 1 << 20));
+      } else if (name == "nodes") {
+        e.nodes = static_cast<int>(integer(name, value, 1, 1 << 20));
       } else if (name == "bytes" && !rule->gemm) {
         e.bytes = integer(name, value, 1, 1ll << 50);
       } else if (rule->gemm && (name == "m" || name == "n" || name == "k")) {
@@ -176,6 +180,7 @@ class LineParser {
         rule->gemm ? std::vector<std::string>{"pes", "dtype", "m", "n", "k"} : std::vector<std::string>{"pes", "bytes"};
     for (const std::string &key : keys)
       if (!seen.count(key)) fail(e.kernel + " needs " + key + "=");
+    if (e.nodes > e.pes) fail("nodes=" + std::to_string(e.nodes) + ": more nodes than pes=" + std::to_string(e.pes));
     return e;
   }
 
@@ -336,25 +341,36 @@ void TuningTable::put(const TuningEntry &entry) {
   });
 }
 
-const TuningEntry *TuningTable::lookup(const std::string &kernel, int pes, std::int64_t bytes, const std::string &dtype,
-                                       std::int64_t m, std::int64_t n, std::int64_t k) const {
-  const KernelRule *rule = kernelRule(kernel);
+const TuningEntry *TuningTable::lookup(const TuningEntry &call) const {
+  const KernelRule *rule = kernelRule(call.kernel);
   if (rule == nullptr) return nullptr;
   TuningEntry key;
-  key.kernel = kernel;
-  key.pes = pes;
+  key.kernel = call.kernel;
+  key.pes = call.pes;
+  key.nodes = call.nodes;
   if (rule->gemm) {
-    key.dtype = dtype;
-    key.n = n;
-    key.k = k;
+    key.dtype = call.dtype;
+    key.n = call.n;
+    key.k = call.k;
   }
-  const std::int64_t size = rule->gemm ? m : bytes;
+  const std::int64_t size = rule->gemm ? call.m : call.bytes;
   const TuningEntry *best = nullptr;
   for (const TuningEntry &e : entries) {
     if (!sameKey(e, key) || sizeOf(e) > size) continue;
     if (best == nullptr || sizeOf(e) > sizeOf(*best)) best = &e;
   }
   return best;
+}
+
+const TuningEntry *TuningTable::lookup(const std::string &kernel, int pes, std::int64_t bytes, const std::string &dtype,
+                                       std::int64_t m, std::int64_t n, std::int64_t k) const {
+  TuningEntry call;
+  call.kernel = kernel;
+  call.pes = pes;
+  call.bytes = bytes;
+  call.dtype = dtype;
+  call.m = m, call.n = n, call.k = k;
+  return lookup(call);
 }
 
 std::string tuning_table_path() {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 #include "aclshmem.h"
 #include "runtime/collective.h"
@@ -325,6 +326,17 @@ std::vector<CallArgs> exchangeCallArgs(const char *call, const CallArgs &mine) {
     result[pe].status = all[pe].status;
   }
   return result;
+}
+
+int nNodes() {
+  RuntimeState &state = runtime::requireState("n_nodes");
+  const auto &transports = state.heap.peers().transports;
+  const int mine = state.node_of[state.my_pe];
+  for (int pe = 0; pe < state.n_pes; ++pe) {
+    if (pe != state.my_pe && state.node_of[pe] == mine && (transports[pe] & ACLSHMEM_TRANSPORT_MTE) == 0)
+      return state.n_pes;  // the network even within a node
+  }
+  return static_cast<int>(std::set<int>(state.node_of.begin(), state.node_of.end()).size());
 }
 
 unsigned transportMask(int pe) {

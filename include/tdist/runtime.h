@@ -76,6 +76,10 @@ bool isInitialized();
 
 int myPe();
 int nPes();
+// After init: the job's nodes, groups of PEs that map each other's heaps (InitAttr::node); 1 on
+// one host. Where TDIST_TRANSPORT=ucx routes the PEs of one node through the network too, every
+// PE is a node of its own (nPes()).
+int nNodes();
 
 // ---- the symmetric heap (every call is collective, same order and arguments on every PE) ----
 

@@ -293,6 +293,11 @@ TEST(TuningTable, ParseErrorsNameTheLineAndWhatIsWrong) {
                 .find("t.txt:4: chunk_bytes=100: expected an integer in 4096 .. 1073741824"),
             std::string::npos);
   EXPECT_NE(errorOf(head + "all_reduce bytes=4096\n").find("t.txt:4: all_reduce needs pes="), std::string::npos);
+  EXPECT_NE(errorOf(head + "all_reduce pes=2 nodes=3 bytes=4096\n").find("t.txt:4: nodes=3: more nodes than pes=2"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "all_reduce pes=2 nodes=0 bytes=4096\n")
+                .find("t.txt:4: nodes=0: expected an integer in 1 .. 1048576"),
+            std::string::npos);
   EXPECT_NE(errorOf(head + "all_reduce pes=2 bytes=4096\n\nall_reduce pes=2 bytes=4096\n")
                 .find("t.txt:6: a second entry for all_reduce pes=2 bytes=4096"),
             std::string::npos);
@@ -331,6 +336,35 @@ TEST(TuningTable, FormatParsesBackAndPutReplacesTheSameKey) {
   ASSERT_NE(ordered, nullptr);
   EXPECT_EQ(ordered->fields, (std::vector<std::pair<std::string, std::string>>{
                                  {"strategy", "fused"}, {"tile_raster", "along_m"}, {"tile_swizzle", "4"}}));
+}
+
+// The node count is part of an entry's key: a table tuned across nodes says nothing of the same PEs
+// on one host, nor the other way round. Written only where it is not 1, so tables of one host read
+// as before. Run on one node and across two (kernel_tuning_cpu_2nodes).
+TEST(TuningTable, EntriesAreForTheirNodeCount) {
+  const std::string pes = "pes=" + std::to_string(nPes());
+  const int others = nNodes() == 1 ? nPes() : 1;  // a node count this job does not have (where there is one)
+  if (others == nNodes()) GTEST_SKIP() << "one PE: one node count only";
+  const std::string text = thisMachine() + "all_reduce " + pes + " nodes=" + std::to_string(others) +
+                           " bytes=4096 algorithm=ring\n" + "all_reduce " + pes + " nodes=" + std::to_string(nNodes()) +
+                           " bytes=16384 algorithm=one-shot\n";
+  const TuningTable table = TuningTable::parse(text, "t.txt");
+  ASSERT_EQ(table.entries.size(), 2u);
+  EXPECT_EQ(TuningTable::parse(table.format(), "formatted").format(), table.format());
+  EXPECT_EQ(table.format().find("nodes=1 "), std::string::npos) << "nodes=1 is left out:\n" << table.format();
+  TuningEntry call;
+  call.kernel = "all_reduce", call.pes = nPes(), call.nodes = others, call.bytes = 1 << 20;
+  ASSERT_NE(table.lookup(call), nullptr);
+  EXPECT_EQ(table.lookup(call)->fields.front().second, "ring");
+  const TuningEntry *one_node = table.lookup("all_reduce", nPes(), 1 << 20);  // the lookup of one host's calls
+  ASSERT_NE(one_node, nullptr);
+  EXPECT_EQ(one_node->nodes, 1);
+  TableFolder folder;
+  Context ctx(reading(folder.write("table.txt", text)));
+  const AllReduceAlgorithm builtin = AllReduceAlgorithm::TwoShot;
+  EXPECT_EQ(chooseAllReduce(ctx, 8192), builtin) << "the other node count's entry is not this job's";
+  EXPECT_EQ(chooseAllReduce(ctx, 16384), AllReduceAlgorithm::OneShot);
+  expectAllReduceWorks(ctx, 1 << 12);
 }
 
 TEST(TuningTable, ATableOfAnotherDeviceOrBackendIsIgnoredWithOneNote) {

@@ -189,8 +189,8 @@ void run(const Options &options) {
   if (path == "none") throw std::invalid_argument("no table to write: TDIST_TUNE_TABLE is none; pass --table PATH");
   const std::string backend = tdist::backendName(), device = kn::tuning_device();
   if (leader()) {
-    std::printf("# tdist-tune: backend %s, device '%s', %d PEs, table %s\n", backend.c_str(), device.c_str(),
-                tdist::nPes(), path.c_str());
+    std::printf("# tdist-tune: backend %s, device '%s', %d PEs on %d node(s), table %s\n", backend.c_str(),
+                device.c_str(), tdist::nPes(), tdist::nNodes(), path.c_str());
   }
   if (!options.no_tune) {
     // The file as it is: entries of other kernels and sizes stay; a table of another machine is not ours.

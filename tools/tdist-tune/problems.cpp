@@ -157,6 +157,7 @@ Problem collectiveProblem(const Options &options, const std::string &kernel, std
   Problem p;
   p.key.kernel = kernel;
   p.key.pes = n;
+  p.key.nodes = tdist::nNodes();
   p.key.bytes = static_cast<std::int64_t>(bytes);
   p.label = kernel + " " + bench::formatBytes(bytes);
   p.iters = collectiveIters(options, bytes);
@@ -275,6 +276,7 @@ Problem gemmProblem(const Options &options, const std::string &kernel, const Gem
   Problem p;
   p.key.kernel = kernel;
   p.key.pes = n;
+  p.key.nodes = tdist::nNodes();
   p.key.dtype = options.dtype;
   p.iters = options.iters > 0 ? options.iters : 2;
   if (kernel == "all_gather_gemm") {

@@ -6,8 +6,8 @@
 // reads it once, when it is created (ContextOptions::tuning_table, else TDIST_TUNE_TABLE, else
 // tuning_table_path()'s default). Every field of a call's config left at Auto (an Auto enum,
 // chunk_bytes / chunks_per_pe / tile_m / tile_n / programs / tile_swizzle of 0) then takes the
-// value of the table's entry for the call: the same kernel and PE count (GEMMs: the same dtype, k
-// and n) whose size (collectives: bytes of each PE's input; GEMMs: m, a's rows) is the largest at
+// value of the table's entry for the call: the same kernel, PE count and node count (GEMMs: the
+// same dtype, k and n) whose size (collectives: bytes of each PE's input; GEMMs: m, a's rows) is the largest at
 // or below the call's. With no table, no such entry, or a table of another backend or device,
 // Auto is the library's own choice, as without tuning.
 #pragma once
@@ -29,6 +29,7 @@ namespace tdist::kernels {
 struct TuningEntry {
   std::string kernel;                // all_reduce, all_gather, reduce_scatter, all_gather_gemm, gemm_reduce_scatter
   int pes = 0;                       // the PE count it was measured at
+  int nodes = 1;                     // and the nodes they were on (tdist::nNodes(); 1: one host)
   std::int64_t bytes = 0;            // collectives: bytes of each PE's input
   std::string dtype;                 // GEMMs: f32 or bf16 (empty for the collectives)
   std::int64_t m = 0, n = 0, k = 0;  // GEMMs: a is [m, k], b is [k, n] on each PE
@@ -50,7 +51,10 @@ struct TuningTable {
   void save(const std::string &path) const;
   // Adds `entry`, in place of the one with the same kernel, PEs and size (and dtype, n, k).
   void put(const TuningEntry &entry);
-  // The entry of a call (the rule above), or null. dtype, m, n, k only for the GEMMs.
+  // The entry of a call (the rule above), or null: `call`'s kernel, pes, nodes and size (bytes, or
+  // the GEMMs' m), and the GEMMs' dtype, n and k; its fields are not read.
+  const TuningEntry *lookup(const TuningEntry &call) const;
+  // The same for a call on one node. dtype, m, n, k only for the GEMMs.
   const TuningEntry *lookup(const std::string &kernel, int pes, std::int64_t bytes, const std::string &dtype = "",
                             std::int64_t m = 0, std::int64_t n = 0, std::int64_t k = 0) const;
 };

@@ -40,6 +40,8 @@ TEST(Rma, PeQueriesMatchTheLauncher) {
     EXPECT_EQ(aclshmemx_transport_mask(pe),
               (network || other_node) && pe != sh::my_pe() ? uint32_t{ACLSHMEM_TRANSPORT_ROCE} : expected);
   }
+  // The nodes: groups of PEs that map each other's heaps; through the network everywhere, every PE.
+  EXPECT_EQ(nNodes(), network ? sh::n_pes() : sh::n_pes() / per_node);
 }
 
 // The host channel (team lines, collective records) of a PE of another node is not mapped: it is
