@@ -8,7 +8,8 @@ Two network namespaces joined by a bridge, each with its share of this machine's
   - UCX: ucx_perftest (Debian's ucx-utils) over TCP, ucp_put_lat of 8 B (half round trip) and
     ucp_put_bw of 1 MiB, the server on host 0 and the client on host 1;
   - tdist: one tdist-run per host (--nnodes 2), tdist-bench pingpong (p + wait_until, half round
-    trip), put (blocking putmem + quiet) of 1 MiB, barrier, and the kernel library's all_reduce.
+    trip; and putmem_signal of 8 B + signal_wait_until), put (blocking putmem + quiet) of 1 MiB,
+    barrier, and the kernel library's all_reduce.
 ROUNDS times each (default 2), side by side; prints a line per measure with each round's figure
 and the ratio tdist / UCX where there is one. Exit status 77 where namespaces cannot be made.
 """
@@ -110,8 +111,10 @@ def main():
             add("ucx 1 MiB put bandwidth (GB/s)", perftest(hosts, "ucp_put_bw", 1 << 20, 2000) * 1.048576 / 1000)
             results = tdist_bench(hosts, build, ["pingpong", "put", "barrier", "--repeats", "5",
                                                  "--min-size", "1M", "--max-size", "1M"])
+            signalled = tdist_bench(hosts, build, ["pingpong", "--op", "put-signal", "--repeats", "5"])
             results += tdist_bench(hosts, build, ["allreduce", "--algo", "auto", "--repeats", "5", "--max-size", "1M"])
             add("tdist 8 B pingpong, half round trip (us)", pick(results, "median_us", case="pingpong", size="8"))
+            add("tdist put-with-signal pingpong (us)", pick(signalled, "median_us", case="pingpong", op="put-signal"))
             add("tdist 1 MiB blocking put (GB/s)", pick(results, "median_gbps", case="put", size="1048576"))
             add("tdist barrier (us)", pick(results, "median_us", case="barrier"))
             for result in results:
@@ -122,8 +125,10 @@ def main():
     for name, values in rows.items():
         print("%-45s %s" % (name, "  ".join("%.3f" % v for v in values)))
     lat = [t / u for t, u in zip(rows["tdist 8 B pingpong, half round trip (us)"], rows["ucx 8 B put latency (us)"])]
+    signal = [t / u for t, u in zip(rows["tdist put-with-signal pingpong (us)"], rows["ucx 8 B put latency (us)"])]
     bw = [t / u for t, u in zip(rows["tdist 1 MiB blocking put (GB/s)"], rows["ucx 1 MiB put bandwidth (GB/s)"])]
     print("%-45s %s" % ("latency tdist / ucx", "  ".join("%.2f" % v for v in lat)))
+    print("%-45s %s" % ("put with signal tdist / ucx", "  ".join("%.2f" % v for v in signal)))
     print("%-45s %s" % ("bandwidth tdist / ucx", "  ".join("%.2f" % v for v in bw)))
     return 0
 
