@@ -266,5 +266,34 @@ TEST(Ordering, QuietCompletesNonBlockingGets) {
   deallocate(exposed);
 }
 
+// More non-blocking puts with signals than the network engine keeps in flight before it waits
+// for them all (4,096): every one lands, each ADD counted once, and quiet completes them.
+TEST(Ordering, ThousandsOfNonBlockingPutsWithSignalsLand) {
+  constexpr int kPuts = 5000;
+  const int me = sh::my_pe();
+  auto *slots = static_cast<std::int64_t *>(allocateZeroed(kPuts, sizeof(std::int64_t)));
+  auto *values = static_cast<std::int64_t *>(allocateZeroed(kPuts, sizeof(std::int64_t)));
+  auto *count = static_cast<std::uint64_t *>(allocateZeroed(1, sizeof(std::uint64_t)));
+  std::vector<std::int64_t> mine(kPuts);
+  for (int i = 0; i < kPuts; ++i) mine[i] = 1000000LL * me + i;
+  testing::heapWriteBytes(values, mine.data(), kPuts * sizeof(std::int64_t));
+  sh::barrier_all();
+  for (int i = 0; i < kPuts; ++i) {
+    sh::putmem_signal_nbi<std::uint64_t>(slots + i, values + i, sizeof(std::int64_t), count, 1, sh::SignalOp::Add,
+                                         next(me));
+  }
+  sh::quiet();
+  sh::signal_wait_until<std::uint64_t>(count, sh::Cmp::GE, kPuts);
+  EXPECT_EQ(testing::heapRead(count), std::uint64_t{kPuts});
+  const std::vector<std::int64_t> landed = testing::heapReadArray(slots, kPuts);
+  for (int i = 0; i < kPuts; ++i) {
+    ASSERT_EQ(landed[i], 1000000LL * prev(me) + i) << "put " << i << " from PE " << prev(me);
+  }
+  sh::barrier_all();
+  deallocate(count);
+  deallocate(values);
+  deallocate(slots);
+}
+
 }  // namespace
 }  // namespace tdist
