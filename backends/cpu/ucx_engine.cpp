@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <list>
 #include <memory>
@@ -101,6 +102,20 @@ struct UcxEngine::Impl {
         .count();
   }
   void notePolled() { polled_ns.store(nowNs(), std::memory_order_relaxed); }
+
+  // Non-blocking puts' requests, left to quiet (OpenSHMEM: a put_nbi's source may change, and its
+  // delivery is known, only after quiet). Each keeps its atomic's operand and reply here: a deque
+  // never moves its elements, so UCX may write a reply whenever the request completes. Under lock.
+  struct Outstanding {
+    ucs_status_ptr_t request = nullptr;
+    const char *call = "";
+    const char *what = "";
+    int pe = -1;
+    std::uint64_t operand = 0, reply = 0;
+  };
+  std::deque<Outstanding> outstanding;
+  // Where non-blocking puts run far ahead of quiet, all are waited for (the list's bound).
+  static constexpr std::size_t kMostOutstanding = 4096;
 
   // Posts one operation on the worker under the lock; returns its request.
   template <class Post>
@@ -199,6 +214,77 @@ struct UcxEngine::Impl {
     Pending pending_[3];
     std::size_t count_ = 0, next_ = 0;
   };
+
+  // Posts a non-blocking put (and its signal's atomic) and leaves their requests to quiet.
+  void putLater(const UcxEngine::Remote &to, const UcxEngine::Remote *signal, const runtime::Transfer &transfer,
+                const char *call, ucp_request_param_t (*plain)(), ucp_request_param_t (*word)(unsigned, void *)) {
+    bool over = false;
+    {
+      std::lock_guard<std::mutex> held(lock);
+      reapCompleted();
+      if (transfer.bytes != 0) {
+        ucp_request_param_t param = plain();
+        keep(ucp_put_nbx(endpoints[to.pe], transfer.source, transfer.bytes, to.address, key(to), &param), call, "put",
+             to.pe);
+      }
+      if (signal != nullptr) {
+        check(ucp_worker_fence(worker), std::string(call) + ": ucp_worker_fence");
+        Outstanding &o = outstanding.emplace_back();
+        o.call = call, o.what = "atomic", o.pe = to.pe;
+        o.operand = transfer.signal_value;
+        if (transfer.signal_bytes == 4) {  // the word's width, in the first 4 bytes (little-endian host)
+          const auto narrow = static_cast<std::uint32_t>(transfer.signal_value);
+          std::memcpy(&o.operand, &narrow, sizeof narrow);
+        }
+        ucp_request_param_t param = word(transfer.signal_bytes, &o.reply);
+        const ucp_atomic_op_t opcode =
+            transfer.signal_op == shmem::SignalOp::Add ? UCP_ATOMIC_OP_ADD : UCP_ATOMIC_OP_SWAP;
+        const ucs_status_ptr_t request =
+            ucp_atomic_op_nbx(endpoints[to.pe], opcode, &o.operand, 1, signal->address, key(*signal), &param);
+        if (request == nullptr || UCS_PTR_IS_ERR(request)) outstanding.pop_back();
+        if (UCS_PTR_IS_ERR(request)) fail(std::string(call) + ": atomic with PE " + std::to_string(to.pe), UCS_PTR_STATUS(request));
+        if (request != nullptr) outstanding.back().request = request;
+      }
+      over = outstanding.size() > kMostOutstanding;
+    }
+    if (over) drain();
+  }
+
+  // Under lock: a posted request kept for quiet (done at once: nothing to keep).
+  void keep(ucs_status_ptr_t request, const char *call, const char *what, int pe) {
+    if (request == nullptr) return;
+    if (UCS_PTR_IS_ERR(request)) fail(std::string(call) + ": " + what + " with PE " + std::to_string(pe), UCS_PTR_STATUS(request));
+    Outstanding &o = outstanding.emplace_back();
+    o.request = request, o.call = call, o.what = what, o.pe = pe;
+  }
+  // Under lock: releases the requests at the front that completed well (a failed one stays for
+  // quiet to report).
+  void reapCompleted() {
+    while (!outstanding.empty() && ucp_request_check_status(outstanding.front().request) == UCS_OK) {
+      ucp_request_free(outstanding.front().request);
+      outstanding.pop_front();
+    }
+  }
+  // Waits for every outstanding request; an error or the deadline ends it with wait()'s error,
+  // the rest cancelled and released first.
+  void drain() {
+    std::deque<Outstanding> mine;  // taken whole: its elements (the replies) stay where they are
+    {
+      std::lock_guard<std::mutex> held(lock);
+      mine.swap(outstanding);
+    }
+    std::size_t done = 0;
+    try {
+      for (; done < mine.size(); ++done) wait(mine[done].request, mine[done].call, mine[done].what, mine[done].pe);
+    } catch (...) {
+      std::lock_guard<std::mutex> held(lock);
+      for (std::size_t i = done + 1; i < mine.size(); ++i) {  // wait() released the one that failed
+        ucp_request_cancel(worker, mine[i].request);
+        ucp_request_free(mine[i].request);
+      }
+      throw;
+    }
+  }
 
   void progressLoop() {
     int event_fd = -1;
@@ -528,6 +614,10 @@ UcxEngine::~UcxEngine() {
   }
   if (e.wake_fd >= 0) ::close(e.wake_fd);
   e.channel_link.reset();  // its stores still in flight are released while the worker lives
+  for (const Impl::Outstanding &o : e.outstanding) {  // non-blocking puts never quieted
+    ucp_request_cancel(e.worker, o.request);
+    ucp_request_free(o.request);
+  }
   for (Impl::Region &region : e.regions) {
     for (ucp_rkey_h key : region.keys)
       if (key != nullptr) ucp_rkey_destroy(key);
@@ -578,6 +668,14 @@ void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool bl
   // trip (docs/RUNTIME.md, "A put with a signal in one round trip"): the atomic fetches, and the
   // fence orders it after the data, so its reply says that both landed, with no flush; a put
   // without a signal is delivered by the endpoint's flush.
+  if (!blocking) {
+    Remote signal;
+    if (transfer.signal != nullptr) {
+      signal = locate(transfer.signal, transfer.signal_bytes);
+      if (signal.pe != pe) throw Error(ErrorCode::Internal, std::string(call) + ": the signal is not on the put's PE");
+    }
+    return e.putLater(to, transfer.signal != nullptr ? &signal : nullptr, transfer, call, plainParam, wordParam);
+  }
   Impl::Requests requests(e, call, pe);
   if (transfer.bytes != 0) {
     ucp_request_param_t param = plainParam();
@@ -666,6 +764,7 @@ std::uint64_t UcxEngine::wordOp(const Remote &at, runtime::WordOp op, unsigned b
 
 void UcxEngine::quiet(const char *call) {
   Impl &e = *impl_;
+  e.drain();
   ucp_request_param_t param = plainParam();
   e.wait(e.post([&] { return ucp_worker_flush_nbx(e.worker, &param); }), call, "flush");
 }

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/checks.h"
 #include "kernels/cpu/bodies.h"
 #include "kernels/cpu/bfloat16.h"
 #include "tdist/dl.h"
@@ -147,10 +148,24 @@ void signalWait(Context &ctx, int slot, std::uint64_t epoch) {
   shmem::signal_wait_until<std::uint64_t>(ctx.slot(slot), shmem::Cmp::GE, epoch);
 }
 
+// A chunk to a peer with its signal. To a peer through the network (another node) the put is
+// non-blocking, so that pushes to several peers, and the waits after them, share their round trips;
+// the call's end waits for them all (settled() below). `source` must then live until the call
+// returns: a step's temporary passes `lasting` false and is put blocking.
 void putWithSignal(Context &ctx, void *dest, const void *source, std::size_t bytes, int slot, std::uint64_t epoch,
-                   int pe) {
+                   int pe, bool lasting = true) {
   trace::Span span(trace::Category::Move, "push_chunk", slot, pe);
-  shmem::putmem_signal<std::uint64_t>(dest, source, bytes, ctx.slot(slot), epoch, shmem::SignalOp::Set, pe);
+  if (lasting && detail::throughNetwork(pe)) {
+    shmem::putmem_signal_nbi<std::uint64_t>(dest, source, bytes, ctx.slot(slot), epoch, shmem::SignalOp::Set, pe);
+  } else {
+    shmem::putmem_signal<std::uint64_t>(dest, source, bytes, ctx.slot(slot), epoch, shmem::SignalOp::Set, pe);
+  }
+}
+
+// The end of a call: its non-blocking puts delivered, so that nothing reads its tensors after it
+// returns. Every peer waited for what it was sent, so this waits only for the last replies.
+void settled() {
+  if (detail::anyThroughNetwork()) shmem::quiet();
 }
 
 // out[i] = sum over src = 0 .. n-1 of source(src)[i], for i in 0 .. length-1: in f32, in PE
@@ -382,7 +397,7 @@ void ringAllReduce(Context &ctx, const T *in, T *out, std::int64_t numel, const 
       }
       if (me + 1 < n) {
         putWithSignal(ctx, partials + c * rounds.chunk, partial.data(), length * sizeof(float), partial_slot(c), e,
-                      next);
+                      next, /*lasting=*/false);
         return;
       }
       for (std::int64_t i = 0; i < length; ++i) out[first + i] = store<T>(partial[i]);
@@ -405,6 +420,7 @@ void allGather(Context &ctx, const AllGatherCall &call) {
   const std::uint64_t epoch = nextEpoch(ctx);
   trace::Span span(trace::Category::Call, "all_gather");
   byDtype(input.dtype, [&](auto type) { allGatherTyped<decltype(type)>(ctx, input, output, config, epoch); });
+  settled();
 }
 
 void reduceScatter(Context &ctx, const ReduceScatterCall &call) {
@@ -422,6 +438,7 @@ void reduceScatter(Context &ctx, const ReduceScatterCall &call) {
     scatterReduce<T>(ctx, "tdist::kernels::reduce_scatter", input.as<const T>(), output.as<T>(), shape,
                      config.chunk_bytes, config.programs, epoch);
   });
+  settled();
 }
 
 void allReduce(Context &ctx, const AllReduceCall &call) {
@@ -453,6 +470,7 @@ void allReduce(Context &ctx, const AllReduceCall &call) {
       case AllReduceAlgorithm::Ring: return ringAllReduce<T>(ctx, in, out, numel, config, epoch);
     }
   });
+  settled();
 }
 
 }  // namespace tdist::kernels::cpu
