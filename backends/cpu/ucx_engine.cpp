@@ -112,6 +112,7 @@ struct UcxEngine::Impl {
     const char *what = "";
     int pe = -1;
     std::uint64_t operand = 0, reply = 0;
+    std::uint32_t narrow_operand = 0, narrow_reply = 0;
   };
   std::deque<Outstanding> outstanding;
   // Where non-blocking puts run far ahead of quiet, all are waited for (the list's bound).
@@ -215,42 +216,7 @@ struct UcxEngine::Impl {
     std::size_t count_ = 0, next_ = 0;
   };
 
-  // Posts a non-blocking put (and its signal's atomic) and leaves their requests to quiet.
-  void putLater(const UcxEngine::Remote &to, const UcxEngine::Remote *signal, const runtime::Transfer &transfer,
-                const char *call, ucp_request_param_t (*plain)(), ucp_request_param_t (*word)(unsigned, void *)) {
-    bool over = false;
-    {
-      std::lock_guard<std::mutex> held(lock);
-      reapCompleted();
-      if (transfer.bytes != 0) {
-        ucp_request_param_t param = plain();
-        keep(ucp_put_nbx(endpoints[to.pe], transfer.source, transfer.bytes, to.address, key(to), &param), call, "put",
-             to.pe);
-      }
-      if (signal != nullptr) {
-        check(ucp_worker_fence(worker), std::string(call) + ": ucp_worker_fence");
-        Outstanding &o = outstanding.emplace_back();
-        o.call = call, o.what = "atomic", o.pe = to.pe;
-        o.operand = transfer.signal_value;
-        if (transfer.signal_bytes == 4) {  // the word's width, in the first 4 bytes (little-endian host)
-          const auto narrow = static_cast<std::uint32_t>(transfer.signal_value);
-          std::memcpy(&o.operand, &narrow, sizeof narrow);
-        }
-        ucp_request_param_t param = word(transfer.signal_bytes, &o.reply);
-        const ucp_atomic_op_t opcode =
-            transfer.signal_op == shmem::SignalOp::Add ? UCP_ATOMIC_OP_ADD : UCP_ATOMIC_OP_SWAP;
-        const ucs_status_ptr_t request =
-            ucp_atomic_op_nbx(endpoints[to.pe], opcode, &o.operand, 1, signal->address, key(*signal), &param);
-        if (request == nullptr || UCS_PTR_IS_ERR(request)) outstanding.pop_back();
-        if (UCS_PTR_IS_ERR(request)) fail(std::string(call) + ": atomic with PE " + std::to_string(to.pe), UCS_PTR_STATUS(request));
-        if (request != nullptr) outstanding.back().request = request;
-      }
-      over = outstanding.size() > kMostOutstanding;
-    }
-    if (over) drain();
-  }
-
-  // Under lock: a posted request kept for quiet (done at once: nothing to keep).
+  // Under lock: keeps a posted request for quiet (none where it completed at once).
   void keep(ucs_status_ptr_t request, const char *call, const char *what, int pe) {
     if (request == nullptr) return;
     if (UCS_PTR_IS_ERR(request)) fail(std::string(call) + ": " + what + " with PE " + std::to_string(pe), UCS_PTR_STATUS(request));
@@ -275,10 +241,13 @@ struct UcxEngine::Impl {
     }
     std::size_t done = 0;
     try {
-      for (; done < mine.size(); ++done) wait(mine[done].request, mine[done].call, mine[done].what, mine[done].pe);
+      for (; done < mine.size(); ++done) {
+        if (mine[done].request != nullptr) wait(mine[done].request, mine[done].call, mine[done].what, mine[done].pe);
+      }
     } catch (...) {
       std::lock_guard<std::mutex> held(lock);
       for (std::size_t i = done + 1; i < mine.size(); ++i) {  // wait() released the one that failed
+        if (mine[i].request == nullptr) continue;
         ucp_request_cancel(worker, mine[i].request);
         ucp_request_free(mine[i].request);
       }
@@ -615,6 +584,7 @@ UcxEngine::~UcxEngine() {
   if (e.wake_fd >= 0) ::close(e.wake_fd);
   e.channel_link.reset();  // its stores still in flight are released while the worker lives
   for (const Impl::Outstanding &o : e.outstanding) {  // non-blocking puts never quieted
+    if (o.request == nullptr) continue;
     ucp_request_cancel(e.worker, o.request);
     ucp_request_free(o.request);
   }
@@ -664,47 +634,75 @@ ucp_request_param_t wordParam(unsigned bytes, void *reply) {
 void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool blocking, const char *call) {
   Impl &e = *impl_;
   const int pe = to.pe;
-  // The data and the signal's atomic are posted back to back and waited for together, one round
-  // trip (docs/RUNTIME.md, "A put with a signal in one round trip"): the atomic fetches, and the
-  // fence orders it after the data, so its reply says that both landed, with no flush; a put
-  // without a signal is delivered by the endpoint's flush.
-  if (!blocking) {
-    Remote signal;
-    if (transfer.signal != nullptr) {
-      signal = locate(transfer.signal, transfer.signal_bytes);
-      if (signal.pe != pe) throw Error(ErrorCode::Internal, std::string(call) + ": the signal is not on the put's PE");
-    }
-    return e.putLater(to, transfer.signal != nullptr ? &signal : nullptr, transfer, call, plainParam, wordParam);
+  Remote signal;
+  if (transfer.signal != nullptr) {
+    signal = locate(transfer.signal, transfer.signal_bytes);
+    if (signal.pe != pe) throw Error(ErrorCode::Internal, std::string(call) + ": the signal is not on the put's PE");
   }
-  Impl::Requests requests(e, call, pe);
-  if (transfer.bytes != 0) {
+  // The data before the signal (seed 001 §6.1: put, fence, then the atomic): a SET is a swap (UCX
+  // has no atomic store), an ADD a fetching add, the operand and the reply (discarded) in the
+  // word's width.
+  const ucp_atomic_op_t opcode = transfer.signal_op == shmem::SignalOp::Add ? UCP_ATOMIC_OP_ADD : UCP_ATOMIC_OP_SWAP;
+  const bool narrow = transfer.signal_bytes == 4;
+  const auto postAtomic = [&](void *operand, void *reply) {
+    e.fence(call);
+    ucp_request_param_t param = wordParam(transfer.signal_bytes, reply);
+    return e.post([&] { return ucp_atomic_op_nbx(e.endpoints[pe], opcode, operand, 1, signal.address, e.key(signal), &param); });
+  };
+  const auto postData = [&] {
     ucp_request_param_t param = plainParam();
-    requests.add(e.post([&] { return ucp_put_nbx(e.endpoints[pe], transfer.source, transfer.bytes, to.address, e.key(to), &param); }),
-                 "put");
-  }
-  if (transfer.signal == nullptr) {
-    if (blocking) {
-      ucp_request_param_t param = plainParam();
-      requests.add(e.post([&] { return ucp_ep_flush_nbx(e.endpoints[pe], &param); }), "flush");
+    return e.post([&] { return ucp_put_nbx(e.endpoints[pe], transfer.source, transfer.bytes, to.address, e.key(to), &param); });
+  };
+
+  if (!blocking) {
+    // Posted and left to quiet, which waits for every such request (Impl::outstanding); the
+    // atomic's operand and reply live in its entry there. All under the lock, so that no quiet
+    // of another thread takes the entries between their posting and their requests.
+    bool over = false;
+    {
+      std::lock_guard<std::mutex> held(e.lock);
+      e.reapCompleted();
+      if (transfer.bytes != 0) {
+        ucp_request_param_t param = plainParam();
+        e.keep(ucp_put_nbx(e.endpoints[pe], transfer.source, transfer.bytes, to.address, e.key(to), &param), call,
+               "put", pe);
+      }
+      if (transfer.signal != nullptr) {
+        check(ucp_worker_fence(e.worker), std::string(call) + ": ucp_worker_fence");
+        Impl::Outstanding &o = e.outstanding.emplace_back();
+        o.operand = transfer.signal_value, o.narrow_operand = static_cast<std::uint32_t>(transfer.signal_value);
+        ucp_request_param_t param =
+            wordParam(transfer.signal_bytes, narrow ? static_cast<void *>(&o.narrow_reply) : &o.reply);
+        const ucs_status_ptr_t request =
+            ucp_atomic_op_nbx(e.endpoints[pe], opcode, narrow ? static_cast<void *>(&o.narrow_operand) : &o.operand, 1,
+                              signal.address, e.key(signal), &param);
+        // Kept where it is (UCX writes its reply there), unless it completed at once or failed.
+        o.request = request, o.call = call, o.what = "atomic", o.pe = pe;
+        if (request == nullptr || UCS_PTR_IS_ERR(request)) e.outstanding.pop_back();
+        if (UCS_PTR_IS_ERR(request)) {
+          fail(std::string(call) + ": atomic with PE " + std::to_string(pe), UCS_PTR_STATUS(request));
+        }
+      }
+      over = e.outstanding.size() > Impl::kMostOutstanding;
     }
+    if (over) e.drain();
+    return;
+  }
+
+  // Blocking: the data and the signal's atomic posted back to back and waited for together, one
+  // round trip (docs/RUNTIME.md, "A put with a signal in one round trip"): the atomic fetches, and
+  // the fence orders it after the data, so its reply says that both landed, with no flush; a put
+  // without a signal is delivered by the endpoint's flush.
+  Impl::Requests requests(e, call, pe);
+  if (transfer.bytes != 0) requests.add(postData(), "put");
+  if (transfer.signal == nullptr) {
+    ucp_request_param_t param = plainParam();
+    requests.add(e.post([&] { return ucp_ep_flush_nbx(e.endpoints[pe], &param); }), "flush");
     return requests.waitAll();
   }
-  const Remote signal = locate(transfer.signal, transfer.signal_bytes);
-  if (signal.pe != pe) throw Error(ErrorCode::Internal, std::string(call) + ": the signal is not on the put's PE");
-  // The data before the signal (seed 001 §6.1: put, fence, then the atomic): a SET is a swap (UCX
-  // has no atomic store), an ADD a fetching add; the operand and the reply (discarded) in the
-  // word's width.
-  e.fence(call);
   std::uint64_t value = transfer.signal_value, reply = 0;
   std::uint32_t value32 = static_cast<std::uint32_t>(transfer.signal_value), reply32 = 0;
-  const bool narrow = transfer.signal_bytes == 4;
-  ucp_request_param_t param = wordParam(transfer.signal_bytes, narrow ? static_cast<void *>(&reply32) : &reply);
-  void *operand = narrow ? static_cast<void *>(&value32) : &value;
-  const ucp_atomic_op_t opcode = transfer.signal_op == shmem::SignalOp::Add ? UCP_ATOMIC_OP_ADD : UCP_ATOMIC_OP_SWAP;
-  requests.add(e.post([&] {
-                 return ucp_atomic_op_nbx(e.endpoints[pe], opcode, operand, 1, signal.address, e.key(signal), &param);
-               }),
-               "atomic");
+  requests.add(narrow ? postAtomic(&value32, &reply32) : postAtomic(&value, &reply), "atomic");
   requests.waitAll();
 }
 
