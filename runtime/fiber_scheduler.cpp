@@ -18,6 +18,7 @@
 #include <boost/context/fiber.hpp>
 #include <boost/context/stack_context.hpp>
 #if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 #include <cerrno>
@@ -84,6 +85,12 @@ std::size_t pageSize() {
 // The program stacks of one worker in one launch: each a mapping with a guard page below the
 // stack, which turns an overflow into a fault instead of corruption. A finished program's stack
 // is kept for the next program; all are unmapped with the pool.
+#if defined(__SANITIZE_ADDRESS__)
+void unpoison(void *address, std::size_t bytes) { __asan_unpoison_memory_region(address, bytes); }
+#else
+void unpoison(void *, std::size_t) {}
+#endif
+
 class StackPool {
  public:
   explicit StackPool(std::size_t stack_bytes)
@@ -116,6 +123,12 @@ class StackPool {
     ctx::stack_context stack;
     stack.sp = static_cast<char *>(mapping) + mapping_bytes_;  // the stack grows down from here
     stack.size = mapping_bytes_ - pageSize();                  // down to the guard page
+    // A finished program leaves by a switch out of its entry frames, which never return: their
+    // redzones stay poisoned in AddressSanitizer's shadow (and an unmapped stack's shadow stays
+    // as it was). A program on such a stack would inherit that poison where code without the
+    // sanitizer's instrumentation (UCX, libc) keeps its locals, and the sanitizer's checks of
+    // those (sendmsg's message, in UCX's flush) would fail on them: every stack starts clean.
+    unpoison(static_cast<char *>(stack.sp) - stack.size, stack.size);
     return stack;
   }
 

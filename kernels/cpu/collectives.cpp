@@ -11,8 +11,9 @@
 // Buffer reuse. The entry handshake (kernels/checks.h) is through only once every PE has
 // finished its previous call on the context, so no PE writes into a peer's scratch, output or
 // slots while a slow one still reads the previous call's. Nothing of a call happens on a PE's
-// memory after that PE returns: every body only pushes (blocking puts, complete on return),
-// and each PE waits for everything pushed to it. When the scratch or the signal slots are too
+// memory after that PE returns: every body only pushes (blocking puts, complete on return; to a
+// peer of another node non-blocking ones, which the call's closing quiet completes), and each PE
+// waits for everything pushed to it. When the scratch or the signal slots are too
 // few for a whole tensor, a call runs in rounds, each a piece of every block, separated by a
 // barrier, each round with an epoch of its own (the context's next one: every PE takes the
 // same number, so contexts stay in step).
