@@ -212,7 +212,7 @@ struct UcxEngine::Impl {
     Impl &e_;
     const char *call_;
     int pe_;
-    Pending pending_[3];
+    Pending pending_[2];  // the data and its atomic, or the data and the flush
     std::size_t count_ = 0, next_ = 0;
   };
 
