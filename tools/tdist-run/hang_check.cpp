@@ -76,10 +76,12 @@ std::optional<std::string> HangCheck::lookAcrossNodes(const std::vector<int> &ru
                                                       const std::vector<NodeHangView> &others,
                                                       Clock::time_point now) {
   if (!read(running, now)) return std::nullopt;
-  // A node whose PEs have all ended holds nobody up; the job is as quiet as its latest node.
+  // A node whose PEs have all ended holds nobody up, but their ending is a change like any other:
+  // the job is as quiet as its latest change on any node. (Another node's view is up to a second
+  // old: its PEs may have passed the waits it shows, released by the PEs that ended here.)
   std::size_t running_total = running.size();
   bool blocked = running.empty() || blocked_;
-  Clock::time_point quiet_since = running.empty() ? Clock::time_point::min() : quiet_since_;
+  Clock::time_point quiet_since = quiet_since_;
   for (const NodeHangView &other : others) {
     if (other.running == 0) continue;
     running_total += static_cast<std::size_t>(other.running);
