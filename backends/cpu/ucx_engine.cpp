@@ -113,10 +113,31 @@ struct UcxEngine::Impl {
     int pe = -1;
     std::uint64_t operand = 0, reply = 0;
     std::uint32_t narrow_operand = 0, narrow_reply = 0;
+    runtime::Bytes message;  // a put with a signal sent as one message: its bytes, until sent
   };
   std::deque<Outstanding> outstanding;
   // Where non-blocking puts run far ahead of quiet, all are waited for (the list's bound).
   static constexpr std::size_t kMostOutstanding = 4096;
+
+  // Puts with signals that travel as one message (`put`) are applied by the peer's worker, where
+  // UCX's flush does not reach: quiet asks each peer that was sent one since the last quiet to
+  // confirm that it applied everything before the request (a message each way, in the order the
+  // peer applies messages). Under lock: UCX runs the handlers under it.
+  struct SyncWord {
+    std::uint64_t token;
+    std::int32_t pe;  // the asking PE in a request, the confirming one in a reply
+    std::int32_t unused;
+  };
+  std::vector<char> sent_messages;           // per PE: a message since the last quiet
+  std::vector<SyncWord> sync_requests;       // per PE: what this PE asked it (kept until sent)
+  std::vector<SyncWord> sync_replies;        // per PE: what this PE answered it (kept until sent)
+  std::vector<std::uint64_t> confirmed;      // per PE: the latest token it confirmed
+  std::uint64_t sync_token = 0;
+  static ucs_status_t onSyncRequest(void *arg, const void *, std::size_t, void *data, std::size_t length,
+                                    const ucp_am_recv_param_t *);
+  static ucs_status_t onSyncReply(void *arg, const void *, std::size_t, void *data, std::size_t length,
+                                  const ucp_am_recv_param_t *);
+  void confirmMessages(const char *call);
 
   // Posts one operation on the worker under the lock; returns its request.
   template <class Post>
@@ -127,6 +148,32 @@ struct UcxEngine::Impl {
   void fence(const std::string &what) {
     std::lock_guard<std::mutex> held(lock);
     check(ucp_worker_fence(worker), what + ": ucp_worker_fence");
+  }
+
+  // Progresses the worker until done() (called under the lock) says so; once `limit` has passed,
+  // calls expired() (under no lock), which throws.
+  template <class Done, class Expired>
+  void progressUntil(Done &&done, std::chrono::nanoseconds limit, Expired &&expired) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    unsigned idle = 0;
+    for (;;) {
+      unsigned progressed = 0;
+      {
+        std::lock_guard<std::mutex> held(lock);
+        if (done()) return;
+        progressed = ucp_worker_progress(worker);
+      }
+      notePolled();
+      if (progressed != 0) {
+        idle = 0;
+        continue;
+      }
+      // What this waits for comes from a peer, whose threads may need this CPU where PEs
+      // outnumber the cores: there a caller that found nothing to do a while lets them run
+      // (4 PEs of 2 nodes on 2 cores: a barrier took 13 ms, 0.3 ms so).
+      if (yield_when_idle && ++idle % 64 == 0) sched_yield();
+      if (std::chrono::steady_clock::now() > until) expired();
+    }
   }
 
   // Progresses until request completes; an error or the deadline (the job's wait deadline unless
@@ -140,35 +187,15 @@ struct UcxEngine::Impl {
     if (request == nullptr) return;
     const auto named = [&] { return std::string(call) + ": " + what + (pe >= 0 ? " with PE " + std::to_string(pe) : ""); };
     if (UCS_PTR_IS_ERR(request)) fail(named(), UCS_PTR_STATUS(request));
-    const auto until = std::chrono::steady_clock::now() + limit;
-    ucs_status_t status;
-    unsigned idle = 0;
-    for (;;) {
-      unsigned progressed = 0;
-      {
-        std::lock_guard<std::mutex> held(lock);
-        status = ucp_request_check_status(request);
-        if (status != UCS_INPROGRESS) break;
-        progressed = ucp_worker_progress(worker);
-      }
-      notePolled();
-      if (progressed != 0) {
-        idle = 0;
-        continue;
-      }
-      // What this waits for comes from a peer, whose threads may need this CPU where PEs
-      // outnumber the cores: there a caller that found nothing to do a while lets them run
-      // (4 PEs of 2 nodes on 2 cores: a barrier took 13 ms, 0.3 ms so).
-      if (yield_when_idle && ++idle % 64 == 0) sched_yield();
-      if (std::chrono::steady_clock::now() > until) {
-        std::lock_guard<std::mutex> held(lock);
-        ucp_request_cancel(worker, request);
-        ucp_request_free(request);
-        throw Error(ErrorCode::Internal, named() + " through UCX did not complete within " +
-                                                std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                                   limit).count()) + " ms");
-      }
-    }
+    ucs_status_t status = UCS_INPROGRESS;
+    progressUntil([&] { return (status = ucp_request_check_status(request)) != UCS_INPROGRESS; }, limit, [&] {
+      std::lock_guard<std::mutex> held(lock);
+      ucp_request_cancel(worker, request);
+      ucp_request_free(request);
+      throw Error(ErrorCode::Internal, named() + " through UCX did not complete within " +
+                                           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                              limit).count()) + " ms");
+    });
     {
       std::lock_guard<std::mutex> held(lock);
       ucp_request_free(request);
@@ -305,14 +332,37 @@ struct UcxEngine::Impl {
 namespace channel_message {
 
 constexpr unsigned kId = 1;  // the active message's id
-// A segment of a message: its header, then `bytes` bytes (kBytes, kRegion + r) or the 8-byte
-// value (kStore).
+// Quiet's confirmation (Impl::confirmMessages): a request and its reply, each an Impl::SyncWord.
+constexpr unsigned kSyncRequestId = 2, kSyncReplyId = 3;
+// A segment of a message: its header, then `bytes` bytes (kCopy) or the word's value in 8 bytes
+// (kStore, kAdd: a word of 4 or 8 bytes, with release order).
 struct Segment {
-  std::uint64_t offset;  // in the receiving PE's channel segment; for kRegion + r, in its region r
+  std::uint64_t offset;  // in the receiving PE's channel segment, or in its region r
   std::uint32_t bytes;
-  std::uint32_t kind;
+  std::uint32_t kind;  // the operation, | (r + 1) << kRegionShift for region r
 };
-constexpr std::uint32_t kBytes = 0, kStore = 1, kRegion = 2;
+constexpr std::uint32_t kCopy = 0, kStore = 1, kAdd = 2, kOperation = 0xff;
+constexpr unsigned kRegionShift = 8;
+constexpr std::uint32_t inRegion(std::uint32_t operation, int region) {
+  return operation | static_cast<std::uint32_t>(region + 1) << kRegionShift;
+}
+
+}  // namespace channel_message
+
+namespace channel_message {
+
+// A word's operation as the receiver applies it, with release order: after the bytes before it.
+inline void applyWord(std::uint32_t operation, std::byte *word, unsigned bytes, std::uint64_t value) {
+  if (bytes == 4) {
+    auto *w = reinterpret_cast<std::uint32_t *>(word);
+    if (operation == kAdd) __atomic_fetch_add(w, static_cast<std::uint32_t>(value), __ATOMIC_RELEASE);
+    else __atomic_store_n(w, static_cast<std::uint32_t>(value), __ATOMIC_RELEASE);
+  } else {
+    auto *w = reinterpret_cast<std::uint64_t *>(word);
+    if (operation == kAdd) __atomic_fetch_add(w, value, __ATOMIC_RELEASE);
+    else __atomic_store_n(w, value, __ATOMIC_RELEASE);
+  }
+}
 
 }  // namespace channel_message
 
@@ -325,7 +375,7 @@ class UcxChannelLink final : public runtime::ChannelLink {
   }
 
   void put(int pe, std::size_t offset, const void *source, std::size_t bytes) override {
-    append(pe, {offset, static_cast<std::uint32_t>(bytes), channel_message::kBytes}, source, bytes);
+    append(pe, {offset, static_cast<std::uint32_t>(bytes), channel_message::kCopy}, source, bytes);
   }
   void putMemory(int pe, void *dest, const void *source, std::size_t bytes) override {
     const UcxEngine::Remote to = e_.locate(dest, bytes);
@@ -334,7 +384,7 @@ class UcxChannelLink final : public runtime::ChannelLink {
                                            std::to_string(pe) + " that are not in its memory reached through UCX");
     }
     const std::uint64_t offset = to.address - e_.regions[to.region].remote_base[pe];
-    append(pe, {offset, static_cast<std::uint32_t>(bytes), channel_message::kRegion + static_cast<std::uint32_t>(to.region)},
+    append(pe, {offset, static_cast<std::uint32_t>(bytes), channel_message::inRegion(channel_message::kCopy, to.region)},
            source, bytes);
   }
   void store(int pe, std::size_t offset, std::int64_t value) override {
@@ -381,25 +431,25 @@ class UcxChannelLink final : public runtime::ChannelLink {
       std::memcpy(&header, at, sizeof header);
       at += sizeof header;
       std::span<std::byte> segment = e.channel_segment;
-      if (header.kind >= channel_message::kRegion) {
-        const std::size_t region = header.kind - channel_message::kRegion;
-        if (region >= e.regions.size()) break;  // not a message of this job's layout: dropped
-        segment = {e.regions[region].shape.local, e.regions[region].shape.bytes};
+      if (const std::uint32_t target = header.kind >> channel_message::kRegionShift; target != 0) {
+        if (target > e.regions.size()) break;  // not a message of this job's layout: dropped
+        segment = {e.regions[target - 1].shape.local, e.regions[target - 1].shape.bytes};
       }
-      if (static_cast<std::size_t>(end - at) < header.bytes || header.offset > segment.size() ||
+      const std::uint32_t operation = header.kind & channel_message::kOperation;
+      const std::size_t carried = operation == channel_message::kCopy ? header.bytes : sizeof(std::uint64_t);
+      if (static_cast<std::size_t>(end - at) < carried || header.offset > segment.size() ||
           segment.size() - header.offset < header.bytes) {
         break;  // not a message of this job's layout: dropped
       }
       std::byte *dest = segment.data() + header.offset;
-      if (header.kind == channel_message::kStore && header.bytes == sizeof(std::int64_t) &&
-          header.offset % alignof(std::int64_t) == 0) {
-        std::int64_t value;
-        std::memcpy(&value, at, sizeof value);
-        reinterpret_cast<std::atomic<std::int64_t> *>(dest)->store(value, std::memory_order_release);
-      } else {
+      if (operation == channel_message::kCopy) {
         std::memcpy(dest, at, header.bytes);
+      } else if ((header.bytes == 4 || header.bytes == 8) && header.offset % header.bytes == 0) {
+        std::uint64_t value;
+        std::memcpy(&value, at, sizeof value);
+        channel_message::applyWord(operation, dest, header.bytes, value);
       }
-      at += header.bytes;
+      at += carried;
     }
     return UCS_OK;
   }
@@ -454,6 +504,87 @@ class UcxChannelLink final : public runtime::ChannelLink {
   std::vector<runtime::Bytes> spare_;     // buffers of sent messages, emptied, for the next ones
 };
 
+namespace {
+
+ucp_request_param_t eagerMessage() {
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  param.flags = UCP_AM_SEND_FLAG_EAGER;
+  return param;
+}
+
+}  // namespace
+
+// A peer asks: everything it sent before has been applied here (this handler runs after them, in
+// its messages' order), so the reply goes at once. Its request, where UCX returns one, is released
+// by its callback; the word stays in sync_replies until sent.
+ucs_status_t UcxEngine::Impl::onSyncRequest(void *arg, const void *, std::size_t, void *data, std::size_t length,
+                                            const ucp_am_recv_param_t *) {
+  Impl &e = *static_cast<Impl *>(arg);
+  SyncWord asked;
+  if (length != sizeof asked) return UCS_OK;  // not a message of this job's layout: dropped
+  std::memcpy(&asked, data, sizeof asked);
+  if (asked.pe < 0 || static_cast<std::size_t>(asked.pe) >= e.endpoints.size() || e.endpoints[asked.pe] == nullptr)
+    return UCS_OK;
+  SyncWord &reply = e.sync_replies[asked.pe];
+  reply = {asked.token, e.me, 0};
+  ucp_request_param_t param = eagerMessage();
+  param.op_attr_mask |= UCP_OP_ATTR_FIELD_CALLBACK;
+  param.cb.send = [](void *request, ucs_status_t, void *) { ucp_request_free(request); };
+  // An error leaves the asking PE's quiet to its deadline, which names this PE.
+  (void)ucp_am_send_nbx(e.endpoints[asked.pe], channel_message::kSyncReplyId, nullptr, 0, &reply, sizeof reply, &param);
+  return UCS_OK;
+}
+
+ucs_status_t UcxEngine::Impl::onSyncReply(void *arg, const void *, std::size_t, void *data, std::size_t length,
+                                          const ucp_am_recv_param_t *) {
+  Impl &e = *static_cast<Impl *>(arg);
+  SyncWord answered;
+  if (length != sizeof answered) return UCS_OK;
+  std::memcpy(&answered, data, sizeof answered);
+  if (answered.pe < 0 || static_cast<std::size_t>(answered.pe) >= e.confirmed.size()) return UCS_OK;
+  e.confirmed[answered.pe] = std::max(e.confirmed[answered.pe], answered.token);
+  return UCS_OK;
+}
+
+void UcxEngine::Impl::confirmMessages(const char *call) {
+  std::vector<int> asked;
+  std::uint64_t token = 0;
+  {
+    std::lock_guard<std::mutex> held(lock);
+    for (std::size_t pe = 0; pe < sent_messages.size(); ++pe) {
+      if (sent_messages[pe] != 0) asked.push_back(static_cast<int>(pe));
+      sent_messages[pe] = 0;
+    }
+    if (asked.empty()) return;
+    token = ++sync_token;
+  }
+  for (int pe : asked) {
+    const ucp_request_param_t param = eagerMessage();
+    wait(post([&] {
+           sync_requests[pe] = {token, me, 0};
+           return ucp_am_send_nbx(endpoints[pe], channel_message::kSyncRequestId, nullptr, 0, &sync_requests[pe],
+                                  sizeof(SyncWord), &param);
+         }),
+         call, "a confirmation's request", pe);
+  }
+  int waiting = -1;
+  progressUntil(
+      [&] {
+        waiting = -1;
+        for (int pe : asked)
+          if (confirmed[pe] < token) waiting = pe;
+        return waiting < 0;
+      },
+      deadline,
+      [&] {
+        throw Error(ErrorCode::Internal,
+                    std::string(call) + ": PE " + std::to_string(waiting) + " did not confirm through UCX, within " +
+                        std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(deadline).count()) +
+                        " ms, that it applied the puts with signals sent to it");
+      });
+}
+
 UcxEngine::UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> regions, std::vector<bool> routed,
                      std::span<std::byte> channel)
     : impl_(new Impl) {
@@ -503,6 +634,16 @@ UcxEngine::UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> region
     handler.cb = &UcxChannelLink::apply;
     handler.arg = &e;
     check(ucp_worker_set_am_recv_handler(e.worker, &handler), "ucp_worker_set_am_recv_handler");
+    handler.id = channel_message::kSyncRequestId;
+    handler.cb = &Impl::onSyncRequest;
+    check(ucp_worker_set_am_recv_handler(e.worker, &handler), "ucp_worker_set_am_recv_handler");
+    handler.id = channel_message::kSyncReplyId;
+    handler.cb = &Impl::onSyncReply;
+    check(ucp_worker_set_am_recv_handler(e.worker, &handler), "ucp_worker_set_am_recv_handler");
+    e.sent_messages.assign(n, 0);
+    e.sync_requests.assign(n, {});
+    e.sync_replies.assign(n, {});
+    e.confirmed.assign(n, 0);
 
     for (Impl::Region &region : e.regions) {
       ucp_mem_map_params_t map{};
@@ -631,6 +772,8 @@ ucp_request_param_t wordParam(unsigned bytes, void *reply) {
 
 }  // namespace
 
+constexpr std::size_t kSignalledMessageMost = 16 << 10;
+
 void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool blocking, const char *call) {
   Impl &e = *impl_;
   const int pe = to.pe;
@@ -653,6 +796,51 @@ void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool bl
     ucp_request_param_t param = plainParam();
     return e.post([&] { return ucp_put_nbx(e.endpoints[pe], transfer.source, transfer.bytes, to.address, e.key(to), &param); });
   };
+
+  // A small put with a signal is one message, which the peer's worker applies in order (the bytes,
+  // then the signal, with release order): no atomic, no reply (docs/RUNTIME.md, "A put with a
+  // signal as one message"). It returns once UCX has sent it (at once where UCX copied it) and is
+  // known to be applied after quiet, which asks the peer (confirmMessages).
+  if (transfer.signal != nullptr && transfer.bytes <= kSignalledMessageMost) {
+    runtime::Bytes message;
+    message.reserve(2 * sizeof(channel_message::Segment) + transfer.bytes + sizeof(std::uint64_t));
+    const auto appendSegment = [&](const channel_message::Segment &header, const void *bytes, std::size_t n) {
+      const auto *h = reinterpret_cast<const std::byte *>(&header);
+      message.insert(message.end(), h, h + sizeof header);
+      const auto *b = static_cast<const std::byte *>(bytes);
+      message.insert(message.end(), b, b + n);
+    };
+    if (transfer.bytes != 0) {
+      appendSegment({to.address - e.regions[to.region].remote_base[pe], static_cast<std::uint32_t>(transfer.bytes),
+                     channel_message::inRegion(channel_message::kCopy, to.region)},
+                    transfer.source, transfer.bytes);
+    }
+    const std::uint64_t value = transfer.signal_value;
+    const std::uint32_t operation =
+        transfer.signal_op == shmem::SignalOp::Add ? channel_message::kAdd : channel_message::kStore;
+    appendSegment({signal.address - e.regions[signal.region].remote_base[pe],
+                   static_cast<std::uint32_t>(transfer.signal_bytes), channel_message::inRegion(operation, signal.region)},
+                  &value, sizeof value);
+    const ucp_request_param_t param = eagerMessage();
+    ucs_status_ptr_t request;
+    bool over = false;
+    {
+      std::lock_guard<std::mutex> held(e.lock);
+      e.sent_messages[pe] = 1;
+      request = ucp_am_send_nbx(e.endpoints[pe], channel_message::kId, nullptr, 0, message.data(), message.size(),
+                                &param);
+      if (!blocking && request != nullptr && !UCS_PTR_IS_ERR(request)) {  // kept, with its bytes, for quiet
+        e.reapCompleted();
+        Impl::Outstanding &o = e.outstanding.emplace_back();
+        o.request = request, o.call = call, o.what = "a message", o.pe = pe, o.message = std::move(message);
+        request = nullptr;
+        over = e.outstanding.size() > Impl::kMostOutstanding;
+      }
+    }
+    e.wait(request, call, "a message", pe);
+    if (over) e.drain();
+    return;
+  }
 
   if (!blocking) {
     // Posted and left to quiet, which waits for every such request (Impl::outstanding); the
@@ -763,6 +951,7 @@ std::uint64_t UcxEngine::wordOp(const Remote &at, runtime::WordOp op, unsigned b
 void UcxEngine::quiet(const char *call) {
   Impl &e = *impl_;
   e.drain();
+  e.confirmMessages(call);
   ucp_request_param_t param = plainParam();
   e.wait(e.post([&] { return ucp_worker_flush_nbx(e.worker, &param); }), call, "flush");
 }

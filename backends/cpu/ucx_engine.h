@@ -63,8 +63,10 @@ class UcxEngine {
   // The routed PE's copy that holds [address, address + bytes), or pe -1 when none does.
   Remote locate(const void *address, std::size_t bytes) const;
 
-  // Bytes from source to `to`, then the signal's update when it has one; delivered on return
-  // when blocking, else by quiet.
+  // Bytes from source to `to`, then the signal's update when it has one (landing after them).
+  // Blocking: the source may be reused on return, and the bytes are delivered then, except a
+  // small put with a signal (one message, which the peer applies in order), delivered by quiet
+  // like every non-blocking put.
   void put(const Remote &to, const runtime::Transfer &transfer, bool blocking, const char *call);
   // Bytes at `from` into dest, on return.
   void get(void *dest, const Remote &from, std::size_t bytes, const char *call);

@@ -295,5 +295,52 @@ TEST(Ordering, ThousandsOfNonBlockingPutsWithSignalsLand) {
   deallocate(slots);
 }
 
+// Quiet completes puts with signals for every PE that looks, not only for their target: PE 0
+// sends megabytes in puts with signals to the last PE, quiets, then tells the PE before it, which
+// reads them all from the last PE's copy (at 2 nodes of 2 PEs: a PE of the target's node, which
+// loads the target's copy where it is, so nothing of the target's worker runs before it looks).
+// Across nodes the puts travel as messages that the target's worker applies, and quiet returns
+// only once the target says that it applied them; a quiet that waited for the sends alone
+// returned while megabytes were still in the sockets and the target's queue.
+TEST(Ordering, QuietCompletesPutsWithSignalsForEveryPe) {
+  const int n = sh::n_pes(), me = sh::my_pe();
+  if (n < 3) GTEST_SKIP() << "needs a writer, a target and a third PE that reads";
+  constexpr std::size_t kChunk = 16 << 10, kChunks = 500, kBytes = kChunk * kChunks;  // within the pattern
+  const int writer = 0, reader = n - 2, target = n - 1;
+  auto *data = static_cast<std::uint8_t *>(allocate(kBytes));
+  auto *arrived = static_cast<std::uint64_t *>(allocateZeroed(1, sizeof(std::uint64_t)));
+  auto *told = static_cast<std::int64_t *>(allocateZeroed(1, sizeof(std::int64_t)));
+  if (me == target) testing::heapWriteBytes(data, pattern().notSent(1, writer), kBytes);
+  sh::barrier_all();
+  if (me == writer) {
+    const std::uint8_t *source = pattern().sent(1, writer);
+    for (std::size_t c = 0; c < kChunks; ++c) {
+      sh::putmem_signal_nbi<std::uint64_t>(data + c * kChunk, source + c * kChunk, kChunk, arrived, 1,
+                                           sh::SignalOp::Add, target);
+    }
+    sh::quiet();
+    sh::signal_op<std::int64_t>(told, 1, sh::SignalOp::Set, reader);
+  } else if (me == reader) {
+    sh::signal_wait_until<std::int64_t>(told, sh::Cmp::EQ, 1);
+    std::vector<std::uint8_t> seen(kBytes);
+    for (std::size_t c = kChunks; c-- > 0;) {  // the last sent first
+      sh::getmem(seen.data() + c * kChunk, data + c * kChunk, kChunk, target);
+    }
+    const std::uint8_t *expected = pattern().sent(1, writer);
+    for (std::size_t at = 0; at < kBytes; ++at) {
+      ASSERT_EQ(seen[at], expected[at]) << "byte " << at << " (chunk " << at / kChunk << ") of PE " << target
+                                        << "'s copy after PE " << writer << "'s quiet";
+    }
+  }
+  sh::barrier_all();
+  if (me == target) {
+    EXPECT_EQ(testing::heapRead(arrived), std::uint64_t{kChunks});
+  }
+  sh::barrier_all();
+  deallocate(told);
+  deallocate(arrived);
+  deallocate(data);
+}
+
 }  // namespace
 }  // namespace tdist
