@@ -56,11 +56,15 @@ std::size_t largestCollective(const Options &options) {
   return sizes.empty() ? 0 : sizes.back();
 }
 
-// The contexts' scratch: the library's default, or what the GEMMs' shapes keep there.
+// The contexts' scratch: the library's default, or what the GEMMs' shapes keep there at most:
+// all_gather_gemm the gathered A (or its f32 chunks), gemm_reduce_scatter the f32 partials of
+// [M / n_pes, N] from every PE and up to two send buffers of as much (M × N f32 twice at most;
+// cuda's chunked GEMM + ReduceScatter at 2048 × 8192 needs 96 MiB, 1.5 × the default).
 std::size_t scratchBytes(const Options &options) {
   std::size_t need = kn::ContextOptions{}.scratch_bytes;
   for (const GemmShape &s : options.shapes) {
     need = std::max<std::size_t>(need, sizeof(float) * s.m * std::max(s.k, s.n));
+    need = std::max<std::size_t>(need, 2 * sizeof(float) * s.m * s.n);
   }
   return need;
 }
