@@ -86,7 +86,10 @@ struct Backend {
   // returns it), or null where it cannot (cuda: the heap is GPU memory). Where it is null, host
   // calls move bytes through submit and change words through word_op, which applies op to the 4-
   // or 8-byte word at address with release-acquire order at system scope and returns the word's
-  // previous value (Fetch: its value; Set: none). zero clears heap bytes (calloc).
+  // previous value (Fetch: its value; Set, Add: none). Set and Add, which return nothing, may be
+  // delivered as late as the next quiet, as OpenSHMEM's puts and non-fetching atomics are (the cpu
+  // backend's network engine sends them as messages); an op that returns a value sees them.
+  // zero clears heap bytes (calloc).
   void *(*host_view)(RuntimeState &state, const void *address, std::size_t bytes) = nullptr;
   std::uint64_t (*word_op)(RuntimeState &state, WordOp op, void *address, unsigned bytes,
                            std::uint64_t operand, std::uint64_t compare, const char *call) = nullptr;

@@ -137,7 +137,11 @@ struct UcxEngine::Impl {
                                     const ucp_am_recv_param_t *);
   static ucs_status_t onSyncReply(void *arg, const void *, std::size_t, void *data, std::size_t length,
                                   const ucp_am_recv_param_t *);
-  void confirmMessages(const char *call);
+  // Sends a message (channel_message segments) to pe, which its worker applies in order; blocking:
+  // returns once UCX has sent it, else keeps it for quiet. Delivered by quiet (confirmMessages).
+  void sendMessage(int pe, runtime::Bytes message, bool blocking, const char *call);
+  // only: one PE, or -1 for every PE.
+  void confirmMessages(const char *call, int only = -1);
 
   // Posts one operation on the worker under the lock; returns its request.
   template <class Post>
@@ -547,12 +551,13 @@ ucs_status_t UcxEngine::Impl::onSyncReply(void *arg, const void *, std::size_t, 
   return UCS_OK;
 }
 
-void UcxEngine::Impl::confirmMessages(const char *call) {
+void UcxEngine::Impl::confirmMessages(const char *call, int only) {
   std::vector<int> asked;
   std::uint64_t token = 0;
   {
     std::lock_guard<std::mutex> held(lock);
     for (std::size_t pe = 0; pe < sent_messages.size(); ++pe) {
+      if (only >= 0 && static_cast<int>(pe) != only) continue;
       if (sent_messages[pe] != 0) asked.push_back(static_cast<int>(pe));
       sent_messages[pe] = 0;
     }
@@ -583,6 +588,26 @@ void UcxEngine::Impl::confirmMessages(const char *call) {
                         std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(deadline).count()) +
                         " ms, that it applied the puts with signals sent to it");
       });
+}
+
+void UcxEngine::Impl::sendMessage(int pe, runtime::Bytes message, bool blocking, const char *call) {
+  const ucp_request_param_t param = eagerMessage();
+  ucs_status_ptr_t request;
+  bool over = false;
+  {
+    std::lock_guard<std::mutex> held(lock);
+    sent_messages[pe] = 1;
+    request = ucp_am_send_nbx(endpoints[pe], channel_message::kId, nullptr, 0, message.data(), message.size(), &param);
+    if (!blocking && request != nullptr && !UCS_PTR_IS_ERR(request)) {  // kept, with its bytes, for quiet
+      reapCompleted();
+      Outstanding &o = outstanding.emplace_back();
+      o.request = request, o.call = call, o.what = "a message", o.pe = pe, o.message = std::move(message);
+      request = nullptr;
+      over = outstanding.size() > kMostOutstanding;
+    }
+  }
+  wait(request, call, "a message", pe);
+  if (over) drain();
 }
 
 UcxEngine::UcxEngine(runtime::RuntimeState &state, std::vector<UcxRegion> regions, std::vector<bool> routed,
@@ -821,24 +846,7 @@ void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool bl
     appendSegment({signal.address - e.regions[signal.region].remote_base[pe],
                    static_cast<std::uint32_t>(transfer.signal_bytes), channel_message::inRegion(operation, signal.region)},
                   &value, sizeof value);
-    const ucp_request_param_t param = eagerMessage();
-    ucs_status_ptr_t request;
-    bool over = false;
-    {
-      std::lock_guard<std::mutex> held(e.lock);
-      e.sent_messages[pe] = 1;
-      request = ucp_am_send_nbx(e.endpoints[pe], channel_message::kId, nullptr, 0, message.data(), message.size(),
-                                &param);
-      if (!blocking && request != nullptr && !UCS_PTR_IS_ERR(request)) {  // kept, with its bytes, for quiet
-        e.reapCompleted();
-        Impl::Outstanding &o = e.outstanding.emplace_back();
-        o.request = request, o.call = call, o.what = "a message", o.pe = pe, o.message = std::move(message);
-        request = nullptr;
-        over = e.outstanding.size() > Impl::kMostOutstanding;
-      }
-    }
-    e.wait(request, call, "a message", pe);
-    if (over) e.drain();
+    e.sendMessage(pe, std::move(message), blocking, call);
     return;
   }
 
@@ -897,6 +905,7 @@ void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool bl
 void UcxEngine::get(void *dest, const Remote &from, std::size_t bytes, const char *call) {
   Impl &e = *impl_;
   if (bytes == 0) return;
+  e.confirmMessages(call, from.pe);  // what this PE sent there as messages lands first
   ucp_request_param_t param = plainParam();
   e.wait(e.post([&] { return ucp_get_nbx(e.endpoints[from.pe], dest, bytes, from.address, e.key(from), &param); }),
          call, "get", from.pe);
@@ -906,19 +915,34 @@ std::uint64_t UcxEngine::wordOp(const Remote &at, runtime::WordOp op, unsigned b
                                 std::uint64_t compare, const char *call) {
   Impl &e = *impl_;
   const int pe = at.pe;
+  // A SET or an ADD returns nothing: one message, which the peer's worker applies with a release
+  // store or add after what this PE sent it before, delivered by quiet as OpenSHMEM's puts and
+  // non-fetching atomics are (docs/RUNTIME.md, "A point put as one message").
+  if (op == runtime::WordOp::Set || op == runtime::WordOp::Add) {
+    const channel_message::Segment header{at.address - e.regions[at.region].remote_base[pe], bytes,
+                                          channel_message::inRegion(op == runtime::WordOp::Add ? channel_message::kAdd
+                                                                                               : channel_message::kStore,
+                                                                    at.region)};
+    runtime::Bytes message(sizeof header + sizeof operand);
+    std::memcpy(message.data(), &header, sizeof header);
+    std::memcpy(message.data() + sizeof header, &operand, sizeof operand);
+    e.sendMessage(pe, std::move(message), true, call);
+    return 0;
+  }
+  // What this PE sent pe as messages lands first: a fetch after a SET sees it.
+  e.confirmMessages(call, pe);
   // Operands and replies in the word's width (UCX atomics are 4 or 8 bytes).
   std::uint64_t value = operand, reply = 0;
   std::uint32_t value32 = static_cast<std::uint32_t>(operand), reply32 = 0;
   void *buffer = bytes == 4 ? static_cast<void *>(&value32) : static_cast<void *>(&value);
   void *result = bytes == 4 ? static_cast<void *>(&reply32) : static_cast<void *>(&reply);
   ucp_atomic_op_t opcode = UCP_ATOMIC_OP_ADD;
-  bool fetch = true;
   switch (op) {
+    case runtime::WordOp::Set:
+    case runtime::WordOp::Add:
+      break;  // messages, above
     case runtime::WordOp::Fetch:
       value = 0, value32 = 0;
-      break;
-    case runtime::WordOp::Set:
-      opcode = UCP_ATOMIC_OP_SWAP;
       break;
     case runtime::WordOp::Swap:
       opcode = UCP_ATOMIC_OP_SWAP;
@@ -930,21 +954,12 @@ std::uint64_t UcxEngine::wordOp(const Remote &at, runtime::WordOp op, unsigned b
       value = compare, value32 = static_cast<std::uint32_t>(compare);
       reply = operand, reply32 = static_cast<std::uint32_t>(operand);
       break;
-    case runtime::WordOp::Add:
-      fetch = false;
-      break;
     case runtime::WordOp::FetchAdd:
       break;
   }
-  ucp_request_param_t param = wordParam(bytes, fetch ? result : nullptr);
+  ucp_request_param_t param = wordParam(bytes, result);
   e.wait(e.post([&] { return ucp_atomic_op_nbx(e.endpoints[pe], opcode, buffer, 1, at.address, e.key(at), &param); }),
          call, "atomic", pe);
-  if (!fetch) {
-    // Delivered before the call returns, as the host's own atomics are.
-    ucp_request_param_t flush = plainParam();
-    e.wait(e.post([&] { return ucp_ep_flush_nbx(e.endpoints[pe], &flush); }), call, "flush", pe);
-    return 0;
-  }
   return bytes == 4 ? reply32 : reply;
 }
 

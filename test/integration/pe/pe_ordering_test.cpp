@@ -342,5 +342,31 @@ TEST(Ordering, QuietCompletesPutsWithSignalsForEveryPe) {
   deallocate(data);
 }
 
+// What changes a word and returns nothing (p, atomic_add, signal_op) may be delivered as late as
+// the next quiet (across nodes it is a message), but a fetch or a get of the same PE's word
+// after it sees it, with no quiet between.
+TEST(Ordering, AFetchSeesThisPesEarlierStoresAndAdds) {
+  constexpr int kAdds = 1000;
+  const int me = sh::my_pe();
+  auto *count = static_cast<std::int64_t *>(allocateZeroed(1, sizeof(std::int64_t)));
+  auto *word = static_cast<std::int64_t *>(allocateZeroed(1, sizeof(std::int64_t)));
+  auto *sig = static_cast<std::uint64_t *>(allocateZeroed(1, sizeof(std::uint64_t)));
+  sh::barrier_all();
+  for (int i = 1; i <= kAdds; ++i) sh::atomic_add<std::int64_t>(count, 1, next(me));
+  EXPECT_EQ(sh::atomic_fetch<std::int64_t>(count, next(me)), kAdds) << "on PE " << next(me);
+  for (std::int64_t v = 1; v <= 64; ++v) {
+    sh::p<std::int64_t>(word, 1000 * me + v, next(me));
+    ASSERT_EQ(sh::g<std::int64_t>(word, next(me)), 1000 * me + v) << "on PE " << next(me);
+    sh::signal_op<std::uint64_t>(sig, 2, sh::SignalOp::Add, next(me));
+    std::uint64_t seen = 0;
+    sh::getmem(&seen, sig, sizeof seen, next(me));
+    ASSERT_EQ(seen, static_cast<std::uint64_t>(2 * v)) << "on PE " << next(me);
+  }
+  sh::barrier_all();
+  deallocate(sig);
+  deallocate(word);
+  deallocate(count);
+}
+
 }  // namespace
 }  // namespace tdist
