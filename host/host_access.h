@@ -82,7 +82,7 @@ T backendLoad(runtime::RuntimeState &state, const T *address, const char *call) 
 template <class T>
 void backendStore(runtime::RuntimeState &state, T *address, T value, const char *call) {
   if constexpr (kBackendWord<T>) {
-    backendWordOp(state, runtime::WordOp::Set, address, value, T{}, call);
+    backendWordOp(state, runtime::WordOp::PutSet, address, value, T{}, call);
   } else {
     runtime::Transfer transfer;
     transfer.dest = reinterpret_cast<std::byte *>(address);

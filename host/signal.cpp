@@ -51,7 +51,7 @@ void signalOp(S *sig_addr, S signal, SignalOp op, int pe, const char *call) {
   auto *remote = reinterpret_cast<S *>(peerAddress(state, sig_addr, sizeof(S), pe, call, "sig_addr"));
   S *word = hostView(state, remote);
   if (word == nullptr) [[unlikely]] {
-    backendWordOp(state, op == SignalOp::Set ? runtime::WordOp::Set : runtime::WordOp::Add, remote, signal,
+    backendWordOp(state, op == SignalOp::Set ? runtime::WordOp::PutSet : runtime::WordOp::PutAdd, remote, signal,
                   S{}, call);
     return;
   }

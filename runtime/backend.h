@@ -39,7 +39,9 @@ struct Transfer {
 void applySignal(void *word, std::uint8_t bytes, std::uint64_t value, shmem::SignalOp op);
 
 // Read-modify-write operations on one heap word, for hosts that cannot load the heap.
-enum class WordOp : std::uint8_t { Fetch, Set, Swap, CompareSwap, Add, FetchAdd };
+// PutSet and PutAdd are a point put's and a signal's SET and ADD: delivered by the next quiet at
+// the latest, like any put; Set and Add are the atomics', delivered on return.
+enum class WordOp : std::uint8_t { Fetch, Set, Swap, CompareSwap, Add, FetchAdd, PutSet, PutAdd };
 
 struct Backend {
   const char *name = nullptr;
@@ -86,10 +88,9 @@ struct Backend {
   // returns it), or null where it cannot (cuda: the heap is GPU memory). Where it is null, host
   // calls move bytes through submit and change words through word_op, which applies op to the 4-
   // or 8-byte word at address with release-acquire order at system scope and returns the word's
-  // previous value (Fetch: its value; Set, Add: none). Set and Add, which return nothing, may be
-  // delivered as late as the next quiet, as OpenSHMEM's puts and non-fetching atomics are (the cpu
-  // backend's network engine sends them as messages); an op that returns a value sees them.
-  // zero clears heap bytes (calloc).
+  // previous value (Fetch: its value; Set, Add, PutSet, PutAdd: none). PutSet and PutAdd may be
+  // delivered as late as the next quiet, as puts are (the cpu backend's network engine sends them
+  // as messages); an op that returns a value sees them. zero clears heap bytes (calloc).
   void *(*host_view)(RuntimeState &state, const void *address, std::size_t bytes) = nullptr;
   std::uint64_t (*word_op)(RuntimeState &state, WordOp op, void *address, unsigned bytes,
                            std::uint64_t operand, std::uint64_t compare, const char *call) = nullptr;

@@ -239,9 +239,6 @@ Team joinActiveSet(RuntimeState &state, int start, int stride, int size, long *p
     words.store(kArrivals, 0);
     words.store(kSteps, 0);
     words.store(kDepartures, 0);
-    // Stores to another node's words may land as late as the next quiet: they land before the
-    // step, or a member that finished the call could arrive at the next one first.
-    if (!words.direct()) quiet();
   }
   return kActiveSetTeam;
 }

@@ -915,21 +915,21 @@ std::uint64_t UcxEngine::wordOp(const Remote &at, runtime::WordOp op, unsigned b
                                 std::uint64_t compare, const char *call) {
   Impl &e = *impl_;
   const int pe = at.pe;
-  // A SET or an ADD returns nothing: one message, which the peer's worker applies with a release
-  // store or add after what this PE sent it before, delivered by quiet as OpenSHMEM's puts and
-  // non-fetching atomics are (docs/RUNTIME.md, "A point put as one message").
-  if (op == runtime::WordOp::Set || op == runtime::WordOp::Add) {
-    const channel_message::Segment header{at.address - e.regions[at.region].remote_base[pe], bytes,
-                                          channel_message::inRegion(op == runtime::WordOp::Add ? channel_message::kAdd
-                                                                                               : channel_message::kStore,
-                                                                    at.region)};
+  // A point put's or a signal's SET or ADD: one message, which the peer's worker applies with a
+  // release store or add after what this PE sent it before, delivered by quiet as puts are
+  // (docs/RUNTIME.md, "A point put as one message").
+  if (op == runtime::WordOp::PutSet || op == runtime::WordOp::PutAdd) {
+    const channel_message::Segment header{
+        at.address - e.regions[at.region].remote_base[pe], bytes,
+        channel_message::inRegion(op == runtime::WordOp::PutAdd ? channel_message::kAdd : channel_message::kStore,
+                                  at.region)};
     runtime::Bytes message(sizeof header + sizeof operand);
     std::memcpy(message.data(), &header, sizeof header);
     std::memcpy(message.data() + sizeof header, &operand, sizeof operand);
     e.sendMessage(pe, std::move(message), true, call);
     return 0;
   }
-  // What this PE sent pe as messages lands first: a fetch after a SET sees it.
+  // What this PE sent pe as messages lands first: an atomic after a point put sees it.
   e.confirmMessages(call, pe);
   // Operands and replies in the word's width (UCX atomics are 4 or 8 bytes).
   std::uint64_t value = operand, reply = 0;
@@ -937,13 +937,15 @@ std::uint64_t UcxEngine::wordOp(const Remote &at, runtime::WordOp op, unsigned b
   void *buffer = bytes == 4 ? static_cast<void *>(&value32) : static_cast<void *>(&value);
   void *result = bytes == 4 ? static_cast<void *>(&reply32) : static_cast<void *>(&reply);
   ucp_atomic_op_t opcode = UCP_ATOMIC_OP_ADD;
+  bool fetch = true;
   switch (op) {
-    case runtime::WordOp::Set:
-    case runtime::WordOp::Add:
+    case runtime::WordOp::PutSet:
+    case runtime::WordOp::PutAdd:
       break;  // messages, above
     case runtime::WordOp::Fetch:
       value = 0, value32 = 0;
       break;
+    case runtime::WordOp::Set:
     case runtime::WordOp::Swap:
       opcode = UCP_ATOMIC_OP_SWAP;
       break;
@@ -954,12 +956,21 @@ std::uint64_t UcxEngine::wordOp(const Remote &at, runtime::WordOp op, unsigned b
       value = compare, value32 = static_cast<std::uint32_t>(compare);
       reply = operand, reply32 = static_cast<std::uint32_t>(operand);
       break;
+    case runtime::WordOp::Add:
+      fetch = false;
+      break;
     case runtime::WordOp::FetchAdd:
       break;
   }
-  ucp_request_param_t param = wordParam(bytes, result);
+  ucp_request_param_t param = wordParam(bytes, fetch ? result : nullptr);
   e.wait(e.post([&] { return ucp_atomic_op_nbx(e.endpoints[pe], opcode, buffer, 1, at.address, e.key(at), &param); }),
          call, "atomic", pe);
+  if (!fetch) {
+    // Delivered before the call returns, as the host's own atomics are.
+    ucp_request_param_t flush = plainParam();
+    e.wait(e.post([&] { return ucp_ep_flush_nbx(e.endpoints[pe], &flush); }), call, "flush", pe);
+    return 0;
+  }
   return bytes == 4 ? reply32 : reply;
 }
 

@@ -70,8 +70,8 @@ class UcxEngine {
   void put(const Remote &to, const runtime::Transfer &transfer, bool blocking, const char *call);
   // Bytes at `from` into dest, on return.
   void get(void *dest, const Remote &from, std::size_t bytes, const char *call);
-  // One word operation on the word at `at` (4 or 8 bytes); returns the previous value. Set and
-  // Add return nothing and are messages, delivered by quiet; the others see them.
+  // One word operation on the word at `at` (4 or 8 bytes); returns the previous value. PutSet and
+  // PutAdd (a point put's, a signal's) are messages, delivered by quiet; the others see them.
   std::uint64_t wordOp(const Remote &at, runtime::WordOp op, unsigned bytes, std::uint64_t operand,
                        std::uint64_t compare, const char *call);
   // Every operation this PE started is delivered.

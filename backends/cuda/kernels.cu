@@ -14,11 +14,13 @@ __global__ void wordOpKernel(runtime::WordOp op, T *word, int pe, T operand, T c
   T previous = 0;
   switch (op) {
     case runtime::WordOp::Fetch: previous = dev::atomic_fetch(word, pe); break;
-    case runtime::WordOp::Set: dev::atomic_set(word, operand, pe); break;
+    case runtime::WordOp::Set:
+    case runtime::WordOp::PutSet: dev::atomic_set(word, operand, pe); break;
     case runtime::WordOp::Swap: previous = dev::atomic_swap(word, operand, pe); break;
     case runtime::WordOp::CompareSwap: previous = dev::atomic_compare_swap(word, compare, operand, pe); break;
     // Add returns the previous value as well (runtime/backend.h): one fetching add serves both.
     case runtime::WordOp::Add:
+    case runtime::WordOp::PutAdd:
     case runtime::WordOp::FetchAdd: previous = dev::atomic_fetch_add(word, operand, pe); break;
   }
   *result = static_cast<std::uint64_t>(previous);

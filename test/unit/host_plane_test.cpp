@@ -42,7 +42,7 @@ struct FakeDevice {
   int submits = 0;
   int blocking_submits = 0;
   int quiets = 0;
-  int word_ops[6] = {};
+  int word_ops[8] = {};
   runtime::Transfer last_transfer;
   unsigned last_word_bytes = 0;
   std::function<void()> on_fetch;  // runs at each FETCH: what another PE would do meanwhile
@@ -75,7 +75,8 @@ std::uint64_t applyWord(void *address, WordOp op, std::uint64_t operand, std::ui
   const W value = static_cast<W>(operand);
   switch (op) {
     case WordOp::Fetch: return word.load(std::memory_order_acquire);
-    case WordOp::Set: word.store(value, std::memory_order_release); return 0;
+    case WordOp::Set:
+    case WordOp::PutSet: word.store(value, std::memory_order_release); return 0;
     case WordOp::Swap: return word.exchange(value, std::memory_order_acq_rel);
     case WordOp::CompareSwap: {
       W expected = static_cast<W>(compare);
@@ -83,6 +84,7 @@ std::uint64_t applyWord(void *address, WordOp op, std::uint64_t operand, std::ui
       return expected;
     }
     case WordOp::Add:
+    case WordOp::PutAdd:
     case WordOp::FetchAdd: return word.fetch_add(value, std::memory_order_acq_rel);
   }
   return 0;
@@ -229,7 +231,7 @@ TEST_P(HostPlane, PointPutsAndGetsOfWordsAreWordOpsAndNarrowerOnesTransfers) {
   EXPECT_EQ(g_device.at<std::int32_t>(1, 0), -5);
   expectCalls(0, 1);
   if (hostless()) {
-    EXPECT_EQ(g_device.wordOps(WordOp::Set), 1);
+    EXPECT_EQ(g_device.wordOps(WordOp::PutSet), 1);
     EXPECT_EQ(g_device.last_word_bytes, 4u);
   }
 
@@ -313,8 +315,8 @@ TEST_P(HostPlane, SignalOperationsAreWordOps) {
   EXPECT_EQ(g_device.at<std::int32_t>(0, 328), -2);
   expectCalls(0, 3);
   if (hostless()) {
-    EXPECT_EQ(g_device.wordOps(WordOp::Set), 1);
-    EXPECT_EQ(g_device.wordOps(WordOp::Add), 2);
+    EXPECT_EQ(g_device.wordOps(WordOp::PutSet), 1);
+    EXPECT_EQ(g_device.wordOps(WordOp::PutAdd), 2);
   }
 }
 
@@ -410,8 +412,8 @@ TEST_P(HostPlane, DlNotifyAndWaitGoThroughTheBackend) {
   EXPECT_EQ(token.value, 0u);  // 6 ^ 6
   expectCalls(0, 5);
   if (hostless()) {
-    EXPECT_EQ(g_device.wordOps(WordOp::Set), 2);
-    EXPECT_EQ(g_device.wordOps(WordOp::Add), 1);
+    EXPECT_EQ(g_device.wordOps(WordOp::PutSet), 2);
+    EXPECT_EQ(g_device.wordOps(WordOp::PutAdd), 1);
     EXPECT_EQ(g_device.wordOps(WordOp::Fetch), 2);
   }
 }

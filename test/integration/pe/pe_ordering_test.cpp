@@ -342,9 +342,9 @@ TEST(Ordering, QuietCompletesPutsWithSignalsForEveryPe) {
   deallocate(data);
 }
 
-// What changes a word and returns nothing (p, atomic_add, signal_op) may be delivered as late as
-// the next quiet (across nodes it is a message), but a fetch or a get of the same PE's word
-// after it sees it, with no quiet between.
+// A point put or a signal (p, signal_op) may be delivered as late as the next quiet (across
+// nodes it is a message), but an atomic or a get of the same PE's word after it sees it, with no
+// quiet between; and atomic adds are there for the fetch after them.
 TEST(Ordering, AFetchSeesThisPesEarlierStoresAndAdds) {
   constexpr int kAdds = 1000;
   const int me = sh::my_pe();
