@@ -113,16 +113,16 @@ struct UcxEngine::Impl {
     int pe = -1;
     std::uint64_t operand = 0, reply = 0;
     std::uint32_t narrow_operand = 0, narrow_reply = 0;
-    runtime::Bytes message;  // a put with a signal sent as one message: its bytes, until sent
+    runtime::Bytes message;  // a message's bytes (sendMessage), until sent
   };
   std::deque<Outstanding> outstanding;
   // Where non-blocking puts run far ahead of quiet, all are waited for (the list's bound).
   static constexpr std::size_t kMostOutstanding = 4096;
 
-  // Puts with signals that travel as one message (`put`) are applied by the peer's worker, where
-  // UCX's flush does not reach: quiet asks each peer that was sent one since the last quiet to
-  // confirm that it applied everything before the request (a message each way, in the order the
-  // peer applies messages). Under lock: UCX runs the handlers under it.
+  // Puts with signals and point puts that travel as one message (sendMessage) are applied by the
+  // peer's worker, where UCX's flush does not reach: quiet asks each peer sent one since the last
+  // quiet to confirm that it applied everything before the request (a message each way, in the
+  // order the peer applies messages). Under lock: UCX runs the handlers under it.
   struct SyncWord {
     std::uint64_t token;
     std::int32_t pe;  // the asking PE in a request, the confirming one in a reply
@@ -350,10 +350,6 @@ constexpr unsigned kRegionShift = 8;
 constexpr std::uint32_t inRegion(std::uint32_t operation, int region) {
   return operation | static_cast<std::uint32_t>(region + 1) << kRegionShift;
 }
-
-}  // namespace channel_message
-
-namespace channel_message {
 
 // A word's operation as the receiver applies it, with release order: after the bytes before it.
 inline void applyWord(std::uint32_t operation, std::byte *word, unsigned bytes, std::uint64_t value) {
