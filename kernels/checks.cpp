@@ -285,12 +285,6 @@ void agreeOnHost(Context & /*ctx: the runtime orders every PE's calls*/, const c
 
 bool throughNetwork(int pe) { return (transportMask(pe) & kTransportRoce) != 0; }
 
-bool anyThroughNetwork() {
-  for (int pe = 0, n = nPes(); pe < n; ++pe)
-    if (throughNetwork(pe)) return true;
-  return false;
-}
-
 void agreeInBand(Context &ctx, const char *kernel, const CallSignature &mine, int local_code,
                  const std::string &local_error) {
   auto &state = ContextAccess::state(ctx);
@@ -303,19 +297,12 @@ void agreeInBand(Context &ctx, const char *kernel, const CallSignature &mine, in
   row.digest = mine.digest();
   // Everything from `kernel` to the end of `digest`, then `sequence` as the signal (SET h).
   constexpr std::size_t kBody = offsetof(HandshakeRow, unused) - offsetof(HandshakeRow, kernel);
-  // To peers through the network, non-blocking: the rows cross at once, and the quiet at the end
-  // (before `row` goes) finds their replies already in.
-  bool posted = false;
+  // Blocking: to a peer through the network a row is one message, handed over at once
+  // (docs/RUNTIME.md, "A put with a signal as one message"), so the rows cross together.
   for (int j = 0; j < n; ++j) {
     const int pe = (me + j) % n;
-    if (throughNetwork(pe)) {
-      shmem::putmem_signal_nbi<std::uint64_t>(&rows[me].kernel, &row.kernel, kBody, &rows[me].sequence, h,
-                                              shmem::SignalOp::Set, pe);
-      posted = true;
-    } else {
-      shmem::putmem_signal<std::uint64_t>(&rows[me].kernel, &row.kernel, kBody, &rows[me].sequence, h,
-                                          shmem::SignalOp::Set, pe);
-    }
+    shmem::putmem_signal<std::uint64_t>(&rows[me].kernel, &row.kernel, kBody, &rows[me].sequence, h,
+                                        shmem::SignalOp::Set, pe);
   }
   std::vector<Said> all(static_cast<std::size_t>(n));
   for (int q = 0; q < n; ++q) {
@@ -328,7 +315,6 @@ void agreeInBand(Context &ctx, const char *kernel, const CallSignature &mine, in
     all[q].status = seen.status;
     all[q].digest = seen.digest;
   }
-  if (posted) shmem::quiet();
   verdict(kernel, mine, local_code, local_error, all);
 }
 

@@ -12,10 +12,8 @@
 
 namespace tdist::kernels::detail {
 
-// Whether PE pe is reached through the network (another node; tdist::transportMask's RoCE bit),
-// and whether any PE is.
+// Whether PE pe is reached through the network (another node; tdist::transportMask's RoCE bit).
 bool throughNetwork(int pe);
-bool anyThroughNetwork();
 
 // Throws Error(InvalidParam) "<kernel>: <what> ..." unless t is a contiguous row-major tensor of
 // rank `rank` (-1: any) on this PE's symmetric heap, of one of `dtypes`.

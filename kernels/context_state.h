@@ -49,6 +49,9 @@ struct Context::State {
   std::uint64_t epoch = 0;
   void *handshake = nullptr;
   std::uint64_t handshakes = 0;
+  // cpu: whether the call under way posted a non-blocking put to a peer of another node, which
+  // its end must complete (cpu::settled).
+  bool network_puts_posted = false;
 };
 
 namespace detail {

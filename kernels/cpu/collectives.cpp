@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "kernels/checks.h"
+#include "kernels/context_state.h"
 #include "kernels/cpu/bodies.h"
 #include "kernels/cpu/bfloat16.h"
 #include "tdist/dl.h"
@@ -149,24 +150,32 @@ void signalWait(Context &ctx, int slot, std::uint64_t epoch) {
   shmem::signal_wait_until<std::uint64_t>(ctx.slot(slot), shmem::Cmp::GE, epoch);
 }
 
-// A chunk to a peer with its signal. To a peer through the network (another node) the put is
-// non-blocking, so that pushes to several peers, and the waits after them, share their round trips;
-// the call's end waits for them all (settled() below). `source` must then live until the call
-// returns: a step's temporary passes `lasting` false and is put blocking.
+// The cpu backend's network engine sends a put with a signal of up to this many bytes as one
+// message, which a blocking put hands over at once (docs/RUNTIME.md, "A put with a signal as one
+// message"); a larger one waits for its atomic's reply.
+constexpr std::size_t kOneMessageBytes = std::size_t{16} << 10;
+
+// A chunk to a peer with its signal. To a peer through the network (another node) a chunk larger
+// than a message is put non-blocking, so that pushes to several peers, and the waits after them,
+// share their round trips; the call's end waits for them (settled() below). `source` must then
+// live until the call returns: a step's temporary passes `lasting` false and is put blocking.
 void putWithSignal(Context &ctx, void *dest, const void *source, std::size_t bytes, int slot, std::uint64_t epoch,
                    int pe, bool lasting = true) {
   trace::Span span(trace::Category::Move, "push_chunk", slot, pe);
-  if (lasting && detail::throughNetwork(pe)) {
+  if (lasting && bytes > kOneMessageBytes && detail::throughNetwork(pe)) {
     shmem::putmem_signal_nbi<std::uint64_t>(dest, source, bytes, ctx.slot(slot), epoch, shmem::SignalOp::Set, pe);
+    detail::ContextAccess::state(ctx).network_puts_posted = true;
   } else {
     shmem::putmem_signal<std::uint64_t>(dest, source, bytes, ctx.slot(slot), epoch, shmem::SignalOp::Set, pe);
   }
 }
 
-// The end of a call: its non-blocking puts delivered, so that nothing reads its tensors after it
+// The end of a call: its non-blocking puts complete, so that nothing reads its tensors after it
 // returns. Every peer waited for what it was sent, so this waits only for the last replies.
-void settled() {
-  if (detail::anyThroughNetwork()) shmem::quiet();
+void settled(Context &ctx) {
+  bool &posted = detail::ContextAccess::state(ctx).network_puts_posted;
+  if (posted) shmem::quiet();
+  posted = false;
 }
 
 // out[i] = sum over src = 0 .. n-1 of source(src)[i], for i in 0 .. length-1: in f32, in PE
@@ -421,7 +430,7 @@ void allGather(Context &ctx, const AllGatherCall &call) {
   const std::uint64_t epoch = nextEpoch(ctx);
   trace::Span span(trace::Category::Call, "all_gather");
   byDtype(input.dtype, [&](auto type) { allGatherTyped<decltype(type)>(ctx, input, output, config, epoch); });
-  settled();
+  settled(ctx);
 }
 
 void reduceScatter(Context &ctx, const ReduceScatterCall &call) {
@@ -439,7 +448,7 @@ void reduceScatter(Context &ctx, const ReduceScatterCall &call) {
     scatterReduce<T>(ctx, "tdist::kernels::reduce_scatter", input.as<const T>(), output.as<T>(), shape,
                      config.chunk_bytes, config.programs, epoch);
   });
-  settled();
+  settled(ctx);
 }
 
 void allReduce(Context &ctx, const AllReduceCall &call) {
@@ -471,7 +480,7 @@ void allReduce(Context &ctx, const AllReduceCall &call) {
       case AllReduceAlgorithm::Ring: return ringAllReduce<T>(ctx, in, out, numel, config, epoch);
     }
   });
-  settled();
+  settled(ctx);
 }
 
 }  // namespace tdist::kernels::cpu
