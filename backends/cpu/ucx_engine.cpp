@@ -793,7 +793,10 @@ ucp_request_param_t wordParam(unsigned bytes, void *reply) {
 
 }  // namespace
 
-constexpr std::size_t kSignalledMessageMost = 16 << 10;
+// The largest put with a signal sent as one message (kernels/cpu/collectives.cpp's
+// kOneMessageBytes is the same): larger ones copied into messages cost more CPU than their round
+// trip where PEs share cores (docs/RUNTIME.md, "A put with a signal as one message").
+constexpr std::size_t kSignalledMessageMost = 64 << 10;
 
 void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool blocking, const char *call) {
   Impl &e = *impl_;

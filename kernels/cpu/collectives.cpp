@@ -152,8 +152,8 @@ void signalWait(Context &ctx, int slot, std::uint64_t epoch) {
 
 // The cpu backend's network engine sends a put with a signal of up to this many bytes as one
 // message, which a blocking put hands over at once (docs/RUNTIME.md, "A put with a signal as one
-// message"); a larger one waits for its atomic's reply.
-constexpr std::size_t kOneMessageBytes = std::size_t{16} << 10;
+// message"); a larger one waits for its atomic's reply. The two limits are the same.
+constexpr std::size_t kOneMessageBytes = std::size_t{64} << 10;
 
 // A chunk to a peer with its signal. To a peer through the network (another node) a chunk larger
 // than a message is put non-blocking, so that pushes to several peers, and the waits after them,
