@@ -116,8 +116,14 @@ struct UcxEngine::Impl {
     runtime::Bytes message;  // a message's bytes (sendMessage), until sent
   };
   std::deque<Outstanding> outstanding;
-  // Where non-blocking puts run far ahead of quiet, all are waited for (the list's bound).
+  // Where non-blocking puts run far ahead of quiet, all are waited for (the list's bounds: its
+  // requests, and the bytes of the messages it keeps until UCX has sent them).
   static constexpr std::size_t kMostOutstanding = 4096;
+  static constexpr std::size_t kMostOutstandingMessageBytes = std::size_t{64} << 20;
+  std::size_t outstanding_message_bytes = 0;
+  bool overOutstandingBounds() const {
+    return outstanding.size() > kMostOutstanding || outstanding_message_bytes > kMostOutstandingMessageBytes;
+  }
 
   // Puts with signals and point puts that travel as one message (sendMessage) are applied by the
   // peer's worker, where UCX's flush does not reach: quiet asks each peer sent one since the last
@@ -259,6 +265,7 @@ struct UcxEngine::Impl {
   void reapCompleted() {
     while (!outstanding.empty() && ucp_request_check_status(outstanding.front().request) == UCS_OK) {
       ucp_request_free(outstanding.front().request);
+      outstanding_message_bytes -= outstanding.front().message.size();
       outstanding.pop_front();
     }
   }
@@ -269,6 +276,7 @@ struct UcxEngine::Impl {
     {
       std::lock_guard<std::mutex> held(lock);
       mine.swap(outstanding);
+      outstanding_message_bytes = 0;
     }
     std::size_t done = 0;
     try {
@@ -598,8 +606,9 @@ void UcxEngine::Impl::sendMessage(int pe, runtime::Bytes message, bool blocking,
       reapCompleted();
       Outstanding &o = outstanding.emplace_back();
       o.request = request, o.call = call, o.what = "a message", o.pe = pe, o.message = std::move(message);
+      outstanding_message_bytes += o.message.size();
       request = nullptr;
-      over = outstanding.size() > kMostOutstanding;
+      over = overOutstandingBounds();
     }
   }
   wait(request, call, "a message", pe);
@@ -878,7 +887,7 @@ void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool bl
           fail(std::string(call) + ": atomic with PE " + std::to_string(pe), UCS_PTR_STATUS(request));
         }
       }
-      over = e.outstanding.size() > Impl::kMostOutstanding;
+      over = e.overOutstandingBounds();
     }
     if (over) e.drain();
     return;
