@@ -59,5 +59,34 @@ TEST(HangCheckAcrossNodes, StuckWhenNothingMovesOnAnyNode) {
   EXPECT_NE(check.lookAcrossNodes({}, {nodeOneWaiting(now - milliseconds(2500), seconds(1))}, now), std::nullopt);
 }
 
+// Another node sends node 0 its view when something changed: its PEs' count or blocked flag, or
+// the records of its blocked PEs (a wait ended and another began), and else once a second while
+// blocked. Before, only the flags counted: PEs of node 1 passing from wait to wait every 1.5 s
+// looked quiet to node 0 for up to a second longer than they were, past the 2 s stall time.
+TEST(HangViewSending, ChangesGoAtOnceAndABlockedViewEverySecond) {
+  const Clock::time_point t0 = Clock::now();
+  const auto at = [&](int ms) { return t0 + milliseconds(ms); };
+  const seconds refresh(1);
+  NodeHangView view = nodeOneWaiting(t0, seconds(0));
+  EXPECT_TRUE(hangViewWorthSending(view, std::nullopt, {}, t0, refresh)) << "the first view";
+  std::optional<NodeHangView> sent = view;
+  EXPECT_FALSE(hangViewWorthSending(view, sent, t0, at(100), refresh)) << "nothing changed";
+  NodeHangView moved = view;
+  moved.quiet_since = at(100);  // a wait ended, another began
+  EXPECT_TRUE(hangViewWorthSending(moved, sent, t0, at(100), refresh)) << "the blocked PEs' records moved";
+  sent = moved;
+  EXPECT_FALSE(hangViewWorthSending(moved, sent, at(100), at(900), refresh));
+  EXPECT_TRUE(hangViewWorthSending(moved, sent, at(100), at(1100), refresh)) << "a blocked view, a second on";
+  NodeHangView running = moved;
+  running.blocked = false;
+  EXPECT_TRUE(hangViewWorthSending(running, sent, at(1100), at(1200), refresh)) << "no longer blocked";
+  sent = running;
+  running.quiet_since = at(1300);  // computing PEs: their records are not what node 0 looks at
+  EXPECT_FALSE(hangViewWorthSending(running, sent, at(1200), at(1300), refresh));
+  EXPECT_FALSE(hangViewWorthSending(running, sent, at(1200), at(5000), refresh));
+  running.running = 1;
+  EXPECT_TRUE(hangViewWorthSending(running, sent, at(1200), at(5000), refresh)) << "a PE ended";
+}
+
 }  // namespace
 }  // namespace tdist::launcher

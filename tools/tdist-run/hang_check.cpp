@@ -27,6 +27,14 @@ WaitBoard::~WaitBoard() {
   if (records_ != nullptr) ::munmap(records_, bytes_);
 }
 
+bool hangViewWorthSending(const NodeHangView &view, const std::optional<NodeHangView> &last,
+                          NodeHangView::Clock::time_point sent_at, NodeHangView::Clock::time_point now,
+                          NodeHangView::Clock::duration refresh) {
+  if (!last || view.running != last->running || view.blocked != last->blocked) return true;
+  if (!view.blocked) return false;
+  return view.quiet_since > last->quiet_since || now - sent_at >= refresh;
+}
+
 HangCheck::HangCheck(const WaitBoard &board, int first_pe, int job_pes, double stall_s)
     : board_(board), first_pe_(first_pe), job_pes_(static_cast<std::size_t>(job_pes)),
       stall_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(stall_s))),

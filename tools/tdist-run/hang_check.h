@@ -54,6 +54,14 @@ struct NodeHangView {
   std::vector<std::string> lines;  // when blocked: each PE's wait, "PE 2: ..."
 };
 
+// Whether another node sends node 0 `view`, after `last` (none yet: nullopt) at `sent_at`: when
+// its running PEs or its blocked flag changed, when the records of its blocked PEs moved (a later
+// quiet_since: node 0 must not take a node whose PEs pass from wait to wait for quiet), or, while
+// blocked, once `refresh` has passed.
+bool hangViewWorthSending(const NodeHangView &view, const std::optional<NodeHangView> &last,
+                          NodeHangView::Clock::time_point sent_at, NodeHangView::Clock::time_point now,
+                          NodeHangView::Clock::duration refresh);
+
 class HangCheck {
  public:
   using Clock = std::chrono::steady_clock;

@@ -772,10 +772,8 @@ std::string NodeLink::awaitedNodes() const {
 
 void NodeLink::sendHangView(const NodeHangView &view, Clock::time_point now) {
   if (node_ == 0 || local_done_ || ended_) return;
-  const bool changed = view.running != sent_running_ || view.blocked != sent_blocked_;
-  if (!changed && !(view.blocked && now - sent_at_ >= kViewRefresh)) return;
-  sent_running_ = view.running;
-  sent_blocked_ = view.blocked;
+  if (!hangViewWorthSending(view, sent_view_, sent_at_, now, kViewRefresh)) return;
+  sent_view_ = view;
   sent_at_ = now;
   const auto quiet = std::chrono::duration_cast<std::chrono::milliseconds>(now - view.quiet_since);
   Frame frame(Type::Waits);

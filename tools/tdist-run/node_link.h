@@ -44,6 +44,7 @@
 // a connection whose first frame is no hello without a word: it is not a tdist-run.
 #pragma once
 
+#include <optional>
 #include <poll.h>
 #include <chrono>
 #include <stdexcept>
@@ -157,9 +158,8 @@ class NodeLink {
   bool local_done_ = false;
   bool ended_ = false;
   bool finished_ = false;
-  // Another node's last view sent: running PEs and blocked, and when.
-  int sent_running_ = -1;
-  bool sent_blocked_ = false;
+  // Another node's last view sent, and when.
+  std::optional<NodeHangView> sent_view_;
   Clock::time_point sent_at_;
 };
 
