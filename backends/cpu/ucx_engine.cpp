@@ -372,6 +372,21 @@ inline void applyWord(std::uint32_t operation, std::byte *word, unsigned bytes, 
   }
 }
 
+// Appends a segment: its header, then `bytes` bytes from source.
+inline void append(runtime::Bytes &message, const Segment &header, const void *source, std::size_t bytes) {
+  const auto *h = reinterpret_cast<const std::byte *>(&header);
+  message.insert(message.end(), h, h + sizeof header);
+  const auto *b = static_cast<const std::byte *>(source);
+  message.insert(message.end(), b, b + bytes);
+}
+
+// The header of `operation` on `bytes` at `at`, a routed PE's copy of one of the engine's regions.
+inline Segment segmentAt(const UcxEngine::Impl &e, const UcxEngine::Remote &at, std::size_t bytes,
+                         std::uint32_t operation) {
+  return {at.address - e.regions[at.region].remote_base[at.pe], static_cast<std::uint32_t>(bytes),
+          inRegion(operation, at.region)};
+}
+
 }  // namespace channel_message
 
 class UcxChannelLink final : public runtime::ChannelLink {
@@ -383,7 +398,8 @@ class UcxChannelLink final : public runtime::ChannelLink {
   }
 
   void put(int pe, std::size_t offset, const void *source, std::size_t bytes) override {
-    append(pe, {offset, static_cast<std::uint32_t>(bytes), channel_message::kCopy}, source, bytes);
+    channel_message::append(building_[pe], {offset, static_cast<std::uint32_t>(bytes), channel_message::kCopy}, source,
+                            bytes);
   }
   void putMemory(int pe, void *dest, const void *source, std::size_t bytes) override {
     const UcxEngine::Remote to = e_.locate(dest, bytes);
@@ -391,12 +407,11 @@ class UcxChannelLink final : public runtime::ChannelLink {
       throw Error(ErrorCode::Internal, "the host channel: " + std::to_string(bytes) + " bytes for PE " +
                                            std::to_string(pe) + " that are not in its memory reached through UCX");
     }
-    const std::uint64_t offset = to.address - e_.regions[to.region].remote_base[pe];
-    append(pe, {offset, static_cast<std::uint32_t>(bytes), channel_message::inRegion(channel_message::kCopy, to.region)},
-           source, bytes);
+    channel_message::append(building_[pe], channel_message::segmentAt(e_, to, bytes, channel_message::kCopy), source,
+                            bytes);
   }
   void store(int pe, std::size_t offset, std::int64_t value) override {
-    append(pe, {offset, sizeof value, channel_message::kStore}, &value, sizeof value);
+    channel_message::append(building_[pe], {offset, sizeof value, channel_message::kStore}, &value, sizeof value);
     // The store ends what this push writes to pe: the message goes.
     Pending &message = pending_.emplace_back(Pending{nullptr, std::move(building_[pe]), pe});
     building_[pe] = spare();
@@ -468,14 +483,6 @@ class UcxChannelLink final : public runtime::ChannelLink {
     runtime::Bytes bytes;  // the message, until UCX has sent it
     int pe;
   };
-
-  void append(int pe, const channel_message::Segment &header, const void *source, std::size_t bytes) {
-    runtime::Bytes &message = building_[pe];
-    const auto *h = reinterpret_cast<const std::byte *>(&header);
-    message.insert(message.end(), h, h + sizeof header);
-    const auto *b = static_cast<const std::byte *>(source);
-    message.insert(message.end(), b, b + bytes);
-  }
 
   void settleWithin(std::chrono::nanoseconds limit) {
     while (!pending_.empty()) {
@@ -837,23 +844,15 @@ void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool bl
   if (transfer.signal != nullptr && transfer.bytes <= kSignalledMessageMost) {
     runtime::Bytes message;
     message.reserve(2 * sizeof(channel_message::Segment) + transfer.bytes + sizeof(std::uint64_t));
-    const auto appendSegment = [&](const channel_message::Segment &header, const void *bytes, std::size_t n) {
-      const auto *h = reinterpret_cast<const std::byte *>(&header);
-      message.insert(message.end(), h, h + sizeof header);
-      const auto *b = static_cast<const std::byte *>(bytes);
-      message.insert(message.end(), b, b + n);
-    };
     if (transfer.bytes != 0) {
-      appendSegment({to.address - e.regions[to.region].remote_base[pe], static_cast<std::uint32_t>(transfer.bytes),
-                     channel_message::inRegion(channel_message::kCopy, to.region)},
-                    transfer.source, transfer.bytes);
+      channel_message::append(message, channel_message::segmentAt(e, to, transfer.bytes, channel_message::kCopy),
+                              transfer.source, transfer.bytes);
     }
     const std::uint64_t value = transfer.signal_value;
     const std::uint32_t operation =
         transfer.signal_op == shmem::SignalOp::Add ? channel_message::kAdd : channel_message::kStore;
-    appendSegment({signal.address - e.regions[signal.region].remote_base[pe],
-                   static_cast<std::uint32_t>(transfer.signal_bytes), channel_message::inRegion(operation, signal.region)},
-                  &value, sizeof value);
+    channel_message::append(message, channel_message::segmentAt(e, signal, transfer.signal_bytes, operation), &value,
+                            sizeof value);
     e.sendMessage(pe, std::move(message), blocking, call);
     return;
   }
@@ -927,13 +926,12 @@ std::uint64_t UcxEngine::wordOp(const Remote &at, runtime::WordOp op, unsigned b
   // release store or add after what this PE sent it before, delivered by quiet as puts are
   // (docs/RUNTIME.md, "A point put as one message").
   if (op == runtime::WordOp::PutSet || op == runtime::WordOp::PutAdd) {
-    const channel_message::Segment header{
-        at.address - e.regions[at.region].remote_base[pe], bytes,
-        channel_message::inRegion(op == runtime::WordOp::PutAdd ? channel_message::kAdd : channel_message::kStore,
-                                  at.region)};
-    runtime::Bytes message(sizeof header + sizeof operand);
-    std::memcpy(message.data(), &header, sizeof header);
-    std::memcpy(message.data() + sizeof header, &operand, sizeof operand);
+    runtime::Bytes message;
+    channel_message::append(
+        message,
+        channel_message::segmentAt(e, at, bytes,
+                                   op == runtime::WordOp::PutAdd ? channel_message::kAdd : channel_message::kStore),
+        &operand, sizeof operand);
     e.sendMessage(pe, std::move(message), true, call);
     return 0;
   }
