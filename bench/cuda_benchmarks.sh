@@ -2,12 +2,13 @@
 # cuda_benchmarks.sh - the cuda backend's cases and their torch symmetric-memory peer, one GPU.
 #
 #   bench/cuda_benchmarks.sh BUILD_DIR [--out FILE] [--repeats R] [--max-size S] [--no-torch]
-#                            [--cases "pingpong barrier put allreduce-graph"]
+#                            [--cases "pingpong barrier put allreduce-graph"] [--pes "2 4"]
 #
 # On a machine with an NVIDIA GPU and a tree built with the cuda backend (BUILD_DIR/bin/tdist-run
 # and tdist-bench): tdist-bench's cuda cases at 2 PEs (cuda-barrier also at 4), then
 # bench/torch_symm_mem_peer.py with 2 processes, every table into one file (default
-# BUILD_DIR/bench/cuda-<time>.txt), printed again at the end. tdist-run starts a private MPS
+# BUILD_DIR/bench/cuda-<time>.txt), printed again at the end. --pes gives the PE counts of the
+# all_reduce graph case, tdist's and torch's alike (2). tdist-run starts a private MPS
 # daemon for a job whose PEs outnumber the GPUs; the torch run gets one of this script's own,
 # unless an MPS daemon is already reachable (CUDA_MPS_PIPE_DIRECTORY or the default pipe).
 set -euo pipefail
@@ -19,6 +20,7 @@ REPEATS=5
 MAX_SIZE=1G
 TORCH=1
 CASES="pingpong barrier put allreduce-graph"
+GRAPH_PES="2"
 JOB_TIMEOUT=240   # seconds per launch: a hung wait ends that launch, not the whole comparison
 
 usage() {
@@ -29,6 +31,7 @@ usage: bench/cuda_benchmarks.sh BUILD_DIR [flags]
   --max-size S     largest cuda-put-bw size ($MAX_SIZE); sizes 4K x 4^k up to it
   --no-torch       tdist's cases only
   --cases "LIST"   of pingpong barrier put allreduce-graph ($CASES)
+  --pes "LIST"     PE counts of the allreduce-graph case, tdist's and torch's ($GRAPH_PES)
   --timeout S      per-launch limit in seconds ($JOB_TIMEOUT)
 USAGE
 }
@@ -40,6 +43,7 @@ while (($#)); do
     --max-size) MAX_SIZE=$2; shift 2 ;;
     --no-torch) TORCH=0; shift ;;
     --cases) CASES=$2; shift 2 ;;
+    --pes) GRAPH_PES=$2; shift 2 ;;
     --timeout) JOB_TIMEOUT=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "cuda_benchmarks.sh: unknown flag $1" >&2; usage >&2; exit 2 ;;
@@ -53,6 +57,10 @@ for c in $CASES; do
 done
 wants() { [[ " $CASES " == *" $1 "* ]]; }
 [[ $REPEATS =~ ^[1-9][0-9]*$ ]] || { echo "cuda_benchmarks.sh: --repeats must be a positive integer" >&2; exit 2; }
+for p in $GRAPH_PES; do
+  [[ $p =~ ^[1-9][0-9]?$ ]] || { echo "cuda_benchmarks.sh: --pes takes PE counts (1-99), not '$p'" >&2; exit 2; }
+done
+[[ -n ${GRAPH_PES// /} ]] || { echo "cuda_benchmarks.sh: --pes needs at least one PE count" >&2; exit 2; }
 [[ $JOB_TIMEOUT =~ ^[1-9][0-9]*$ ]] || { echo "cuda_benchmarks.sh: --timeout must be a positive integer" >&2; exit 2; }
 BUILD=$(cd "$BUILD" && pwd)
 RUN=$BUILD/bin/tdist-run
@@ -97,7 +105,9 @@ if wants put; then
 fi
 # bf16, 8K .. 2M, 20 calls a graph: the setup of research/gpu_probe_2026-12-01.md's torch figures.
 if wants allreduce-graph; then
-  launch "$RUN" -n 2 -- "$BENCH" cuda-allreduce-graph --size-factor 4 "${COMMON[@]}"
+  for p in $GRAPH_PES; do
+    launch "$RUN" -n "$p" -- "$BENCH" cuda-allreduce-graph --size-factor 4 "${COMMON[@]}"
+  done
 fi
 
 if ((TORCH)); then
@@ -125,8 +135,10 @@ if ((TORCH)); then
       --min-size 4K --max-size "$MAX_SIZE" --size-factor 4 "${COMMON[@]}"
   fi
   if wants allreduce-graph; then
-    launch python3 "$ROOT/bench/torch_symm_mem_peer.py" --pes 2 --case cuda-allreduce-graph \
-      --size-factor 4 "${COMMON[@]}"
+    for p in $GRAPH_PES; do
+      launch python3 "$ROOT/bench/torch_symm_mem_peer.py" --pes "$p" --case cuda-allreduce-graph \
+        --size-factor 4 "${COMMON[@]}"
+    done
   fi
 fi
 
