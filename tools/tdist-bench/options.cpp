@@ -164,7 +164,8 @@ kernel library (tdist::kernels, on the job's backend; not in all; 'kernels' = th
                  algorithm); efficiency = whole / chunks (--iters per repeat, default 10)
   cuda-allreduce-graph  all_reduce (one-shot, two-shot, auto) of 8K .. 2M per PE, bf16 unless --dtype,
                  --graph-ops calls captured in one CUDA graph, replayed --iters times a repeat (10);
-                 GPU time per call (not in all or 'cuda')
+                 GPU time per call; with every algorithm also an empty one-block kernel's graph node
+                 at the first size (variant=empty-node: the floor of any call) (not in all or 'cuda')
   cuda-gemm-cutlass  PE 0 alone: a persistent warp-specialized bf16 CUTLASS GEMM (sm90a) against
                  cuBLASLt, M 4096 8192 x N 8192 14336 x K 8192, checked equal, then timed alternately
   cuda-gemm-rs-reduce  PE 0 alone: gemm_reduce_scatter's sum of 2, 4, 8 f32 partials of 1M .. 16M

@@ -5,6 +5,10 @@
 // barrier, and its sample is the GPU time per call. Variants alternate repeat by repeat. PE 0
 // reports the slowest PE's sample of each repeat.
 //
+// The floor: a graph of --graph-ops launches of an empty kernel of one 512-thread block (the grid of
+// a small call), timed the same way at the first size and reported as variant=empty-node: what any
+// one-kernel call costs as a graph node on this GPU before it does anything.
+//
 // Correctness: the output is checked exactly against a host reference after an eager call and
 // again after the timed replays (the epochs that the graph's kernels read on the device must have
 // moved on replay after replay, or the waits would pass early and the sums be wrong).
@@ -30,6 +34,8 @@ namespace {
 namespace kn = tdist::kernels;
 
 constexpr long kDefaultReplays = 10;
+
+__global__ void __launch_bounds__(512) emptyNode() {}
 
 // An instantiated graph of `ops` calls captured on `stream`.
 class CapturedGraph {
@@ -66,6 +72,7 @@ struct Variant {
   kn::AllReduceConfig config;
   std::unique_ptr<CapturedGraph> graph;
   std::vector<double> us;
+  bool checked = true;  // false for the empty node: no output to check
 };
 
 }  // namespace
@@ -109,9 +116,25 @@ void runCudaAllReduceGraph(const Options &options, Reporter &reporter) {
       v.name += std::string(" dtype=") + dtypeName(dtype) + " graph_ops=" + std::to_string(ops);
       variants.push_back(std::move(v));
     }
+    if (options.algorithm == "all" && size == graphSizes(options).front()) {
+      Variant floor;
+      floor.name = "variant=empty-node graph_ops=" + std::to_string(ops);
+      floor.checked = false;
+      variants.push_back(std::move(floor));
+    }
     if (variants.empty()) throw std::invalid_argument("cuda-allreduce-graph: no algorithm '" + options.algorithm + "' (one-shot, two-shot, auto)");
 
     for (Variant &v : variants) {
+      if (!v.checked) {
+        cudaStream_t raw = stream.get();
+        v.graph = std::make_unique<CapturedGraph>(raw, ops, [raw] {
+          emptyNode<<<1, 512, 0, raw>>>();
+          gpu::check(cudaGetLastError(), "emptyNode launch");
+        });
+        v.graph->launch(raw);  // warm-up replay
+        stream.synchronize();
+        continue;
+      }
       // Eager first, checked; then the capture (the library's host checks run once, here).
       upload(output, std::vector<float>(count, 0.0f));
       shmem::barrier_all();
@@ -137,7 +160,7 @@ void runCudaAllReduceGraph(const Options &options, Reporter &reporter) {
       shmem::barrier_all();
       v.graph->launch(stream.get());
       stream.synchronize();
-      requireEqual("cuda-allreduce-graph " + v.name + " " + formatBytes(size) + " (replayed)", download(output), expected);
+      if (v.checked) requireEqual("cuda-allreduce-graph " + v.name + " " + formatBytes(size) + " (replayed)", download(output), expected);
       const std::vector<double> slowest = slowestPe(v.us);
       if (me == 0) reporter.add(rowResult("cuda-allreduce-graph", v.name, size, replays * ops, slowest, 0, 0));
     }
