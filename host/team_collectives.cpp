@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <span>
@@ -379,25 +380,38 @@ T combine(ReduceOp op, T a, T b) {
   return a;  // not reached: reduce() refuses an operation its type does not have
 }
 
-// result[k] = combine(Op, result[k], values[k]) for k < n: the operation a constant, so that the
-// loop is a SIMD loop (host/CMakeLists.txt: -fopenmp-simd) rather than a switch per element.
+// result[k] = combine(Op, a[k], b[k]) for k < n (result may be a, element for element): the
+// operation a constant, so that the loop is a SIMD loop (host/CMakeLists.txt: -fopenmp-simd)
+// rather than a switch per element.
 template <ReduceOp Op, class T>
-void combineEach(T *result, const T *values, std::size_t n) {
+void combineEach(T *result, const T *a, const T *b, std::size_t n) {
 #pragma omp simd
-  for (std::size_t k = 0; k < n; ++k) result[k] = combine(Op, result[k], values[k]);
+  for (std::size_t k = 0; k < n; ++k) result[k] = combine(Op, a[k], b[k]);
 }
 
 template <class T>
-void combineInto(ReduceOp op, T *result, const T *values, std::size_t n) {
+void combineInto(ReduceOp op, T *result, const T *a, const T *b, std::size_t n) {
   switch (op) {
-    case ReduceOp::And: return combineEach<ReduceOp::And>(result, values, n);
-    case ReduceOp::Or: return combineEach<ReduceOp::Or>(result, values, n);
-    case ReduceOp::Xor: return combineEach<ReduceOp::Xor>(result, values, n);
-    case ReduceOp::Sum: return combineEach<ReduceOp::Sum>(result, values, n);
-    case ReduceOp::Prod: return combineEach<ReduceOp::Prod>(result, values, n);
-    case ReduceOp::Max: return combineEach<ReduceOp::Max>(result, values, n);
-    case ReduceOp::Min: return combineEach<ReduceOp::Min>(result, values, n);
+    case ReduceOp::And: return combineEach<ReduceOp::And>(result, a, b, n);
+    case ReduceOp::Or: return combineEach<ReduceOp::Or>(result, a, b, n);
+    case ReduceOp::Xor: return combineEach<ReduceOp::Xor>(result, a, b, n);
+    case ReduceOp::Sum: return combineEach<ReduceOp::Sum>(result, a, b, n);
+    case ReduceOp::Prod: return combineEach<ReduceOp::Prod>(result, a, b, n);
+    case ReduceOp::Max: return combineEach<ReduceOp::Max>(result, a, b, n);
+    case ReduceOp::Min: return combineEach<ReduceOp::Min>(result, a, b, n);
   }
+}
+
+// result[k] = combine(op, result[k], values[k]) for k < n.
+template <class T>
+void combineInto(ReduceOp op, T *result, const T *values, std::size_t n) {
+  combineInto(op, result, result, values, n);
+}
+
+// Whether [a, a + bytes) and [b, b + bytes) share a byte.
+bool overlap(const void *a, const void *b, std::size_t bytes) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return bytes != 0 && x < y + bytes && y < x + bytes;
 }
 
 template <class T>
@@ -589,21 +603,34 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
     // This PE's source, read in place (none where a local check failed: the agreement then fails
     // on every member, before anything is read or sent); so are those of this node's members.
     const std::byte *mine = collective.failedHere() ? nullptr : collective.local(source, bytes).data();
-    T *result = Scratch::take<T>(Scratch::Result, nreduce);
+    // Each step's part goes straight into dest where dest is apart from the source (nobody else
+    // reads this PE's dest; a broadcast's and an fcollect's steps write theirs alike); an in-place
+    // reduction combines into scratch, then puts the whole, since this PE's own part, and on its
+    // node the others' reads of it, come before its result may land there.
+    const bool into_dest = !overlap(dest, source, bytes);
+    T *result = into_dest ? static_cast<T *>(collective.state().backend->host_view(collective.state(), dest, bytes))
+                          : Scratch::take<T>(Scratch::Result, nreduce);
     collective.inboxSteps(mine, bytes, static_cast<std::uint64_t>(op), sizeof(T), [&](std::size_t first, std::size_t n) {
-      for (int member = 0; member < collective.size(); ++member) {  // in PE order, as every path
-        const T *values = reinterpret_cast<const T *>(collective.partOf(member, source, bytes, first, mine));
-        T *into = result + first / sizeof(T);
-        if (member == 0) std::memcpy(into, values, n);
-        else combineInto(op, into, values, n / sizeof(T));
-      }
+      auto part = [&](int member) {
+        return reinterpret_cast<const T *>(collective.partOf(member, source, bytes, first, mine));
+      };
+      T *into = result + first / sizeof(T);
+      combineInto(op, into, part(0), part(1), n / sizeof(T));  // in PE order, as every path
+      for (int member = 2; member < collective.size(); ++member) combineInto(op, into, part(member), n / sizeof(T));
     });
-    put(dest, result, bytes, collective.state().my_pe, true, call.call);
-    Scratch::trim();
+    if (!into_dest) {
+      put(dest, result, bytes, collective.state().my_pe, true, call.call);
+      Scratch::trim();
+    }
     return;
   }
   collective.agree(bytes, static_cast<std::uint64_t>(op), sizeof(T), true);
-  T *result = Scratch::take<T>(Scratch::Result, nreduce);
+  // The result straight into dest where the host has a view of it and it is apart from the source
+  // (as above); else into scratch, then put.
+  T *view = nreduce == 0 || overlap(dest, source, bytes)
+                ? nullptr
+                : static_cast<T *>(collective.state().backend->host_view(collective.state(), dest, bytes));
+  T *result = view != nullptr ? view : Scratch::take<T>(Scratch::Result, nreduce);
   // Across nodes, a call that fits the inboxes sends every member's source to the members of
   // other nodes with a step of its own (a one-way message) instead of their pulls (a round trip
   // each); a last step then only keeps this PE's source for the members of its node.
@@ -636,7 +663,7 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
       combineInto(op, result, values, nreduce);
     }
   }, !inboxes || collective.sharesANode());
-  if (nreduce != 0) put(dest, result, bytes, collective.state().my_pe, true, call.call);
+  if (nreduce != 0 && view == nullptr) put(dest, result, bytes, collective.state().my_pe, true, call.call);
   Scratch::trim();
 }
 

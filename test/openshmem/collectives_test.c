@@ -95,6 +95,18 @@ static void data_movement_of(shmem_team_t team, size_t count) {
     for (size_t i = 0; i < count; ++i)
       CHECK(dst[p * count + i] == datum(p, (int)(me * count + i)), "alltoall of %zu [%d][%zu]", count, p, i);
 
+  /* a sum into another dest (across nodes, each step's part lands there as it is combined),
+   * which writes nothing past its count */
+  for (size_t i = 0; i < count * n; ++i) dst[i] = -7;
+  CHECK(shmem_int_sum_reduce(team, dst, src, count) == 0, "sum_reduce into dest of %zu", count);
+  for (size_t i = 0; i < count; ++i) {
+    int expect = 0;
+    for (int p = 0; p < n; ++p) expect += datum(p, (int)i);
+    CHECK(dst[i] == expect, "sum_reduce into dest of %zu [%zu]: %d, expected %d", count, i, dst[i], expect);
+  }
+  for (size_t i = count; i < count * n; ++i) CHECK(dst[i] == -7, "sum_reduce of %zu wrote dest [%zu]", count, i);
+  for (size_t i = 0; i < count; ++i) CHECK(src[i] == datum(me, (int)i), "sum_reduce of %zu changed its source", count);
+
   /* a sum in place */
   CHECK(shmem_int_sum_reduce(team, src, src, count) == 0, "sum_reduce of %zu", count);
   for (size_t i = 0; i < count; ++i) {
