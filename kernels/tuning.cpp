@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "kernels/checks.h"
 #include "kernels/context_state.h"
 #include "tdist/runtime.h"
 
@@ -72,14 +73,37 @@ AllReduceAlgorithm algorithmNamed(const std::string &name) {
   return AllReduceAlgorithm::Auto;
 }
 
-// all_reduce's Auto without a tuning table: the two-shot on more than one PE, at every size
-// and on every backend, as measured. On cpu
-// it pulls its blocks straight from the peers' inputs (one signal step, as the one-shot, and 1/n
-// of the reduction work) and measured faster than the one-shot from 16 KiB on 2 and 4 PEs; on
-// cuda, graph-replayed bf16 8 KiB .. 2 MiB on one H200, 5.0-8.8 us against the one-shot's
-// 5.7-12.1 on 2 PEs and 10.5-14.6 against 11.7-27.3 on 4 (docs/BENCHMARKS.md).
-AllReduceAlgorithm builtInAllReduce() {
-  return nPes() == 1 ? AllReduceAlgorithm::OneShot : AllReduceAlgorithm::TwoShot;
+// What each PE receives in a one-shot all_reduce, (n - 1) x bytes, up to which Auto takes the
+// one-shot where peers are reached through the network: 2 PEs on 2 nodes, f32, the one-shot
+// 0.62-0.93x the two-shot's time up to 32 KiB, the same at 64 KiB, 1.4-1.7x at 128 KiB; 4 PEs on
+// 2 nodes 0.72-0.91x up to 16 KiB, 1.1x at 32 KiB (docs/RUNTIME.md, "all_reduce's Auto across
+// nodes").
+constexpr std::size_t kNetworkOneShotReceivedBytes = std::size_t{48} << 10;
+
+// Whether some peer of this PE is reached through the network: alike on every PE of a job (its
+// nodes have the same PE count; a forced network path is the whole job's).
+bool anyPeerThroughNetwork() {
+  const int n = nPes(), me = myPe();
+  for (int pe = 0; pe < n; ++pe) {
+    if (pe != me && detail::throughNetwork(pe)) return true;
+  }
+  return false;
+}
+
+// all_reduce's Auto without a tuning table: the two-shot on more than one PE, as measured, but
+// for small calls among peers of other nodes. On cpu it pulls its blocks straight from the
+// peers' inputs (one signal step, as the one-shot, and 1/n of the reduction work) and measured
+// faster than the one-shot from 16 KiB on 2 and 4 PEs of one node; on cuda, graph-replayed bf16
+// 8 KiB .. 2 MiB on one H200, 5.0-8.8 us against the one-shot's 5.7-12.1 on 2 PEs and 10.5-14.6
+// against 11.7-27.3 on 4 (docs/BENCHMARKS.md). Across nodes the two-shot pushes its blocks and
+// then the reduced blocks, two steps through the network where the one-shot takes one.
+AllReduceAlgorithm builtInAllReduce(std::size_t bytes) {
+  const int n = nPes();
+  if (n == 1) return AllReduceAlgorithm::OneShot;
+  if (bytes * static_cast<std::size_t>(n - 1) <= kNetworkOneShotReceivedBytes && anyPeerThroughNetwork()) {
+    return AllReduceAlgorithm::OneShot;
+  }
+  return AllReduceAlgorithm::TwoShot;
 }
 
 template <class Engine>
@@ -176,7 +200,7 @@ std::string tuningDigest(const TuningTable *table) {
 AllReduceAlgorithm chooseAllReduce(const Context &ctx, std::size_t bytes) {
   const std::string *v = fieldOf(collectiveEntry(ctx, "all_reduce", bytes), "algorithm");
   const AllReduceAlgorithm tuned = v ? algorithmNamed(*v) : AllReduceAlgorithm::Auto;
-  return tuned != AllReduceAlgorithm::Auto ? tuned : builtInAllReduce();
+  return tuned != AllReduceAlgorithm::Auto ? tuned : builtInAllReduce(bytes);
 }
 
 namespace {

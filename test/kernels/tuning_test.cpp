@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -361,10 +362,32 @@ TEST(TuningTable, EntriesAreForTheirNodeCount) {
   EXPECT_EQ(one_node->nodes, 1);
   TableFolder folder;
   Context ctx(reading(folder.write("table.txt", text)));
-  const AllReduceAlgorithm builtin = AllReduceAlgorithm::TwoShot;
+  // The library's own choice at 8 KiB: the one-shot among peers of other nodes (2 PEs: 8 KiB in).
+  const AllReduceAlgorithm builtin = nNodes() > 1 ? AllReduceAlgorithm::OneShot : AllReduceAlgorithm::TwoShot;
   EXPECT_EQ(chooseAllReduce(ctx, 8192), builtin) << "the other node count's entry is not this job's";
   EXPECT_EQ(chooseAllReduce(ctx, 16384), AllReduceAlgorithm::OneShot);
   expectAllReduceWorks(ctx, 1 << 12);
+}
+
+// all_reduce's Auto without a table: the two-shot on more than one PE, but the one-shot where
+// peers are reached through the network and each PE receives at most 48 KiB, (n - 1) x bytes.
+// Run on one node and across two (kernel_tuning_cpu_2nodes).
+TEST(TuningTable, AutoTakesTheOneShotForSmallCallsThroughTheNetwork) {
+  Context ctx(reading("none"));
+  const int n = nPes();
+  bool network = false;
+  for (int pe = 0; pe < n; ++pe) network = network || (pe != myPe() && (transportMask(pe) & kTransportRoce) != 0);
+  EXPECT_EQ(network, nNodes() > 1);
+  const std::size_t most = (std::size_t{48} << 10) / static_cast<std::size_t>(std::max(n - 1, 1));
+  for (std::size_t bytes : {std::size_t{8}, std::size_t{4096}, most, most + 4, std::size_t{1} << 20}) {
+    AllReduceAlgorithm expected = AllReduceAlgorithm::TwoShot;
+    if (n == 1 || (network && bytes <= most)) expected = AllReduceAlgorithm::OneShot;
+    EXPECT_EQ(chooseAllReduce(ctx, bytes), expected) << bytes << " bytes, " << n << " PEs on " << nNodes() << " nodes";
+  }
+  const AllReduceConfig small = resolved_config(ctx, shaped({1 << 10}), AllReduceConfig{});  // 4 KiB
+  EXPECT_EQ(small.algorithm, n == 1 || network ? AllReduceAlgorithm::OneShot : AllReduceAlgorithm::TwoShot);
+  expectAllReduceWorks(ctx, 1 << 10);
+  expectAllReduceWorks(ctx, 1 << 16);
 }
 
 TEST(TuningTable, ATableOfAnotherDeviceOrBackendIsIgnoredWithOneNote) {
