@@ -9,6 +9,8 @@
 // (cpu::nextEpoch); cuda, the device's (kernels/cuda/common.cuh).
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <string>
 
 #include "kernels/checks.h"
@@ -70,12 +72,14 @@ struct MoeCombineCall {
   const MoeConfig &config;
 };
 
-// A kernel of a backend: its body, and the slots it takes for a call (computed after the entry
-// point's checks passed, on n_pes PEs).
+// A kernel of a backend: its body, the slots it takes for a call (computed after the entry
+// point's checks passed, on n_pes PEs), and, where it has any, the bytes the call sends every
+// peer with its agreement (KernelBackend::agree's `carried`; null or empty: none).
 template <class Call>
 struct KernelBody {
   typename Call::Result (*run)(Context &ctx, const Call &call) = nullptr;
   detail::SlotNeed (*slots)(const Call &call, int n_pes) = nullptr;
+  std::span<const std::byte> (*carried)(Context &ctx, const Call &call) = nullptr;
 };
 
 // A backend of the kernel library. Every member is set: each backend fills the whole table.
@@ -96,7 +100,7 @@ struct KernelBackend {
   std::string (*device)() = nullptr;
   // The agreement of every PE on a call (kernels/checks.h): cpu in band, cuda on the host.
   void (*agree)(Context &ctx, const char *kernel, const detail::CallSignature &mine, int local_code,
-                const std::string &local_error) = nullptr;
+                const std::string &local_error, std::span<const std::byte> carried) = nullptr;
 
   KernelBody<AllGatherCall> all_gather;
   KernelBody<ReduceScatterCall> reduce_scatter;

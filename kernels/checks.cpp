@@ -279,38 +279,70 @@ void agree(const char *kernel, const CallSignature &mine, int local_code, const 
 }
 
 void agreeOnHost(Context & /*ctx: the runtime orders every PE's calls*/, const char *kernel,
-                 const CallSignature &mine, int local_code, const std::string &local_error) {
+                 const CallSignature &mine, int local_code, const std::string &local_error,
+                 std::span<const std::byte> carried) {
+  if (!carried.empty()) {
+    throw Error(ErrorCode::Internal, std::string(kernel) + ": an agreement on the host carries no data");
+  }
   agree(kernel, mine, local_code, local_error);
 }
 
 bool throughNetwork(int pe) { return (transportMask(pe) & kTransportRoce) != 0; }
 
+bool anyPeerThroughNetwork() {
+  const int n = nPes(), me = myPe();
+  for (int pe = 0; pe < n; ++pe) {
+    if (pe != me && throughNetwork(pe)) return true;
+  }
+  return false;
+}
+
 void agreeInBand(Context &ctx, const char *kernel, const CallSignature &mine, int local_code,
-                 const std::string &local_error) {
+                 const std::string &local_error, std::span<const std::byte> carried) {
   auto &state = ContextAccess::state(ctx);
   const int me = myPe(), n = nPes();
+  const std::size_t capacity = state.handshake_row_bytes - sizeof(HandshakeRow);
+  if (carried.size() > capacity) {
+    throw Error(ErrorCode::Internal, std::string(kernel) + ": " + std::to_string(carried.size()) +
+                                         " bytes to carry with the handshake, where its rows carry " +
+                                         std::to_string(capacity));
+  }
   const std::uint64_t h = ++state.handshakes;
-  HandshakeRow *rows = static_cast<HandshakeRow *>(state.handshake) + (h & 1) * static_cast<std::size_t>(n);
+  const int parity = static_cast<int>(h & 1);
   HandshakeRow row;
   row.kernel = kernelHash(kernel);
   row.status = local_code;
   row.digest = mine.digest();
-  // Everything from `kernel` to the end of `digest`, then `sequence` as the signal (SET h).
+  // Everything from `kernel` to the end of `digest` (and of the carried bytes after the row),
+  // then `sequence` as the signal (SET h). Blocking: to a peer through the network a row is one
+  // message, handed over at once (docs/RUNTIME.md, "A put with a signal as one message"), so the
+  // rows cross together.
   constexpr std::size_t kBody = offsetof(HandshakeRow, unused) - offsetof(HandshakeRow, kernel);
-  // Blocking: to a peer through the network a row is one message, handed over at once
-  // (docs/RUNTIME.md, "A put with a signal as one message"), so the rows cross together.
+  const std::byte *body = reinterpret_cast<const std::byte *>(&row.kernel);
+  std::size_t body_bytes = kBody;
+  if (!carried.empty()) {
+    constexpr std::size_t kToBytes = sizeof(HandshakeRow) - offsetof(HandshakeRow, kernel);
+    state.carried_staging.resize(kToBytes + carried.size());
+    std::memcpy(state.carried_staging.data(), &row.kernel, kToBytes);
+    std::memcpy(state.carried_staging.data() + kToBytes, carried.data(), carried.size());
+    body = state.carried_staging.data();
+    body_bytes = kToBytes + carried.size();
+  }
+  HandshakeRow *mine_row = handshakeRow(state.handshake, state.handshake_row_bytes, n, parity, me);
   for (int j = 0; j < n; ++j) {
     const int pe = (me + j) % n;
-    shmem::putmem_signal<std::uint64_t>(&rows[me].kernel, &row.kernel, kBody, &rows[me].sequence, h,
+    shmem::putmem_signal<std::uint64_t>(&mine_row->kernel, body, body_bytes, &mine_row->sequence, h,
                                         shmem::SignalOp::Set, pe);
   }
+  state.carried_at = carried.empty() ? 0 : h;
   std::vector<Said> all(static_cast<std::size_t>(n));
   for (int q = 0; q < n; ++q) {
     // Row [h & 1][q] carries h (not yet h + 2: q cannot be past handshake h + 1 before this PE
     // wrote its row h + 1).
-    shmem::signal_wait_until<std::uint64_t>(&rows[q].sequence, shmem::Cmp::GE, h);
+    HandshakeRow *row_of_q = handshakeRow(state.handshake, state.handshake_row_bytes, n, parity, q);
+    shmem::signal_wait_until<std::uint64_t>(&row_of_q->sequence, shmem::Cmp::GE, h);
     HandshakeRow seen;
-    shmem::getmem(&seen, &rows[q], sizeof seen, me);
+    shmem::getmem(&seen, row_of_q, sizeof seen, me);
     all[q].kernel = seen.kernel;
     all[q].status = seen.status;
     all[q].digest = seen.digest;

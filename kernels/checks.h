@@ -2,8 +2,10 @@
 // runs: its tensors, its config's limits, and the agreement of every PE on the call.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 
 #include "tdist/error.h"
@@ -82,10 +84,30 @@ void agree(const char *kernel, const CallSignature &mine, int local_code = 0,
 // no body needs a closing barrier for the sake of the next call. And a fast PE cannot overwrite
 // a row of parity h & 1 (at h + 2) before every PE has written its row h + 1, i.e. read all of
 // its rows h.
+//
+// `carried` (in band only; on the host it must be empty): bytes this PE sends every peer with its
+// row (CARRIED BYTES below), which a body that asked for them (KernelBody::carried) reads once
+// the verdict is through. Nothing is carried where a local check failed.
 void agreeOnHost(Context &ctx, const char *kernel, const CallSignature &mine, int local_code,
-                 const std::string &local_error);
+                 const std::string &local_error, std::span<const std::byte> carried = {});
 void agreeInBand(Context &ctx, const char *kernel, const CallSignature &mine, int local_code,
-                 const std::string &local_error);
+                 const std::string &local_error, std::span<const std::byte> carried = {});
+
+// Whether some peer of this PE is reached through the network: alike on every PE of a job (its
+// nodes have the same PE count; a forced network path is the whole job's).
+bool anyPeerThroughNetwork();
+
+// CARRIED BYTES (cpu, where the job has peers through the network): a small call's data sent
+// with its handshake row, one message each way through the network instead of the row's and then
+// the data's (the one-shot all_reduce: docs/RUNTIME.md, "A small all_reduce's data with its
+// handshake"). Each row of such a context's table is followed by carriedBytesPerSource(n) bytes
+// (handshakeRowBytes), which the row's put carries before its signal: once the verdict is
+// through, row [h & 1][q]'s bytes are q's, landed, and stay until q's handshake h + 2, which
+// comes after this PE's row h + 1, i.e. after it finished the call of h (the argument above).
+constexpr std::size_t kCarriedReceivedBytes = std::size_t{48} << 10;  // what a PE receives, from all peers
+constexpr std::size_t carriedBytesPerSource(int n_pes) {
+  return n_pes < 2 ? 0 : (kCarriedReceivedBytes / static_cast<std::size_t>(n_pes - 1)) & ~std::size_t{63};
+}
 
 // A row of the handshake table (one 64-byte slot). `sequence` is the signal, written last.
 struct HandshakeRow {
@@ -96,6 +118,17 @@ struct HandshakeRow {
   std::uint64_t unused[4] = {0, 0, 0, 0};
 };
 static_assert(sizeof(HandshakeRow) == 64);
+
+// A context's rows: 64 bytes each, or 64 and the bytes each carries (CARRIED BYTES above).
+constexpr std::size_t handshakeRowBytes(bool carries, int n_pes) {
+  return sizeof(HandshakeRow) + (carries ? carriedBytesPerSource(n_pes) : 0);
+}
+// Row [parity][q] of a handshake table of rows `row_bytes` apart (this PE's copy).
+inline HandshakeRow *handshakeRow(void *table, std::size_t row_bytes, int n_pes, int parity, int q) {
+  return reinterpret_cast<HandshakeRow *>(
+      static_cast<std::byte *>(table) +
+      (static_cast<std::size_t>(parity) * static_cast<std::size_t>(n_pes) + static_cast<std::size_t>(q)) * row_bytes);
+}
 
 // A dtype's name and size, for messages and sizes.
 const char *dtypeText(DType dtype);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tdist/kernels/collectives.h"
 #include "tdist/kernels/context.h"
@@ -49,6 +50,12 @@ struct Context::State {
   std::uint64_t epoch = 0;
   void *handshake = nullptr;
   std::uint64_t handshakes = 0;
+  // The rows' size: 64 bytes, or, where the job has peers through the network, 64 and the bytes
+  // a row carries (detail::handshakeRowBytes); the handshake whose rows last carried bytes (0:
+  // none yet), and where this PE stages its row and bytes for their put.
+  std::size_t handshake_row_bytes = 64;
+  std::uint64_t carried_at = 0;
+  std::vector<std::byte> carried_staging;
   // cpu: whether the call under way posted a non-blocking put to a peer of another node, which
   // its end must complete (cpu::settled).
   bool network_puts_posted = false;

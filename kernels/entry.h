@@ -2,6 +2,8 @@
 // gemm.cpp, moe.cpp): check, agree, run the context's backend's body (kernels/backend.h).
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <string>
 
 #include "kernels/backend.h"
@@ -23,14 +25,17 @@ typename Call::Result runEntry(Context &ctx, const char *kernel, KernelBody<Call
   const KernelBody<Call> &body = backend.*kernel_of;
   int code = 0;
   std::string error;
+  std::span<const std::byte> carried;  // what the body sends every peer with the agreement
   try {
     check();
     requireSignals(kernel, ctx, backend.name, body.slots(call, nPes()));
+    if (body.carried != nullptr) carried = body.carried(ctx, call);
   } catch (const Error &e) {
     code = static_cast<int>(e.code());
     error = e.what();
+    carried = {};
   }
-  backend.agree(ctx, kernel, signature, code, error);
+  backend.agree(ctx, kernel, signature, code, error, carried);
   return body.run(ctx, call);
 }
 

@@ -77,18 +77,8 @@ AllReduceAlgorithm algorithmNamed(const std::string &name) {
 // one-shot where peers are reached through the network: 2 PEs on 2 nodes, f32, the one-shot
 // 0.62-0.93x the two-shot's time up to 32 KiB, the same at 64 KiB, 1.4-1.7x at 128 KiB; 4 PEs on
 // 2 nodes 0.72-0.91x up to 16 KiB, 1.1x at 32 KiB (docs/RUNTIME.md, "all_reduce's Auto across
-// nodes").
-constexpr std::size_t kNetworkOneShotReceivedBytes = std::size_t{48} << 10;
-
-// Whether some peer of this PE is reached through the network: alike on every PE of a job (its
-// nodes have the same PE count; a forced network path is the whole job's).
-bool anyPeerThroughNetwork() {
-  const int n = nPes(), me = myPe();
-  for (int pe = 0; pe < n; ++pe) {
-    if (pe != me && detail::throughNetwork(pe)) return true;
-  }
-  return false;
-}
+// nodes"). The calls whose data the cpu backend carries with the handshake (checks.h).
+constexpr std::size_t kNetworkOneShotReceivedBytes = detail::kCarriedReceivedBytes;
 
 // all_reduce's Auto without a tuning table: the two-shot on more than one PE, as measured, but
 // for small calls among peers of other nodes. On cpu it pulls its blocks straight from the
@@ -100,7 +90,7 @@ bool anyPeerThroughNetwork() {
 AllReduceAlgorithm builtInAllReduce(std::size_t bytes) {
   const int n = nPes();
   if (n == 1) return AllReduceAlgorithm::OneShot;
-  if (bytes * static_cast<std::size_t>(n - 1) <= kNetworkOneShotReceivedBytes && anyPeerThroughNetwork()) {
+  if (bytes * static_cast<std::size_t>(n - 1) <= kNetworkOneShotReceivedBytes && detail::anyPeerThroughNetwork()) {
     return AllReduceAlgorithm::OneShot;
   }
   return AllReduceAlgorithm::TwoShot;

@@ -3,6 +3,8 @@
 // (kernels/checks.h), and the signal slots each body takes for a call.
 #include "kernels/cpu/bodies.h"
 
+#include <cstddef>
+#include <span>
 #include <string>
 
 #include "kernels/checks.h"
@@ -46,9 +48,25 @@ SlotNeed moeSlots(const Call &, int n_pes) {
   return {2ll * n_pes, "2 * n_pes"};
 }
 
+// The one-shot all_reduce of a small call among peers through the network sends its input with
+// its handshake row (checks.h, CARRIED BYTES): one message each way instead of two.
+std::span<const std::byte> allReduceCarried(Context &ctx, const AllReduceCall &call) {
+  const std::size_t bytes = call.input.nbytes();
+  const auto &state = detail::ContextAccess::state(ctx);
+  if (call.algorithm != AllReduceAlgorithm::OneShot || bytes == 0 ||
+      bytes > state.handshake_row_bytes - sizeof(detail::HandshakeRow)) {
+    return {};
+  }
+  return {static_cast<const std::byte *>(call.input.data), bytes};
+}
+
 void open(Context &ctx, const ContextOptions &) {
   auto &state = detail::ContextAccess::state(ctx);
-  state.handshake = allocateZeroed(2 * static_cast<std::size_t>(nPes()), sizeof(detail::HandshakeRow));
+  const int n = nPes();
+  // Rows that carry bytes where the job has peers through the network: alike on every PE, as the
+  // allocation, which is collective, must be.
+  state.handshake_row_bytes = detail::handshakeRowBytes(n > 1 && detail::anyPeerThroughNetwork(), n);
+  state.handshake = allocateZeroed(2 * static_cast<std::size_t>(n), state.handshake_row_bytes);
 }
 
 void close(Context &ctx) {
@@ -75,7 +93,7 @@ const KernelBackend kBackend = {
                    .slots = [](const AllGatherCall &, int n_pes) { return collectiveSlots(n_pes, "n_pes"); }},
     .reduce_scatter = {.run = reduceScatter,
                        .slots = [](const ReduceScatterCall &, int n_pes) { return collectiveSlots(n_pes, "n_pes"); }},
-    .all_reduce = {.run = allReduce, .slots = allReduceSlots},
+    .all_reduce = {.run = allReduce, .slots = allReduceSlots, .carried = allReduceCarried},
     .all_gather_gemm = {.run = allGatherGemm, .slots = allGatherGemmSlots},
     .gemm_reduce_scatter = {.run = gemmReduceScatter, .slots = gemmReduceScatterSlots},
     .moe_dispatch = {.run = moeDispatch, .slots = moeSlots<MoeDispatchCall>},

@@ -451,16 +451,37 @@ void reduceScatter(Context &ctx, const ReduceScatterCall &call) {
   settled(ctx);
 }
 
+// ---- The one-shot whose data came with the handshake ----------------------------------------
+
+// A small one-shot among peers through the network: every PE's input came with its row of the
+// call's handshake (kernels/checks.h, CARRIED BYTES), landed before the row's signal, so past
+// the verdict each PE sums them with its own input, in PE order, straight into its output (in
+// place too: a block is read whole before it is written). No signal slot, no scratch, no wait.
+template <class T>
+void carriedOneShot(Context &ctx, const T *in, T *out, std::int64_t numel) {
+  const auto &state = detail::ContextAccess::state(ctx);
+  const int me = shmem::my_pe(), n = shmem::n_pes();
+  const int parity = static_cast<int>(state.handshakes & 1);
+  sumInPeOrder<T>(n, numel, [&](int src) {
+    if (src == me) return in;
+    const auto *row = detail::handshakeRow(state.handshake, state.handshake_row_bytes, n, parity, src);
+    return reinterpret_cast<const T *>(row + 1);
+  }, out);
+}
+
 void allReduce(Context &ctx, const AllReduceCall &call) {
   const auto &[input, output, config, algorithm] = call;
   const std::uint64_t epoch = nextEpoch(ctx);
   trace::Span span(trace::Category::Call, "all_reduce");
+  const auto &state = detail::ContextAccess::state(ctx);
+  const bool carried = state.carried_at != 0 && state.carried_at == state.handshakes;
   byDtype(input.dtype, [&](auto type) {
     using T = decltype(type);
     const std::int64_t numel = input.numel();
     const T *in = input.as<const T>();
     T *out = output.as<T>();
     constexpr const char *kName = "tdist::kernels::all_reduce";
+    if (carried) return carriedOneShot<T>(ctx, in, out, numel);
     switch (algorithm) {
       case AllReduceAlgorithm::Auto:
       case AllReduceAlgorithm::OneShot:

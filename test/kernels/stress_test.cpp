@@ -218,6 +218,38 @@ TEST(KernelStress, TwoShotInRoundsOfFewSignals) {
   }
 }
 
+// Small one-shots back to back, of changing sizes, in place and not, with other kernels between:
+// among peers through the network each call's data travel with its handshake row, in the rows of
+// the call's parity, which the call after next writes again (kernels/checks.h, CARRIED BYTES).
+// Every sum must be this call's, never the last one's of that parity.
+TEST(KernelStress, SmallOneShotsBackToBackSumTheirOwnCall) {
+  const int n = nPes(), me = myPe();
+  Context ctx;
+  constexpr std::int64_t kMost = 3000;  // 12 KiB of f32: carried on 2 .. 4 PEs through the network
+  HeapTensor input({kMost}, DType::F32), output({kMost}, DType::F32), gathered({kMost * n}, DType::F32);
+  for (int it = 0; it < 24; ++it) {
+    const std::int64_t numel = 1 + (it * 977) % kMost;
+    const bool in_place = it % 3 == 1;
+    Tensor in = *input, out = in_place ? *input : *output;
+    in.shape = {numel};
+    out.shape = {numel};
+    std::vector<float> mine(numel), want(numel, 0.0f);
+    for (std::int64_t i = 0; i < numel; ++i) {
+      mine[i] = valueOf(me, i, it);
+      for (int pe = 0; pe < n; ++pe) want[i] += valueOf(pe, i, it);
+    }
+    writeTensor(in, mine);
+    randomDelay(it);
+    all_reduce(ctx, in, out, {AllReduceAlgorithm::OneShot, 0, 0});
+    expectEqual(readTensor<float>(ctx, out), want, "iteration " + std::to_string(it));
+    if (it % 5 == 4) {  // another kernel between: its handshake takes a parity too
+      Tensor part = *input;
+      part.shape = {kMost};
+      all_gather(ctx, part, *gathered);
+    }
+  }
+}
+
 // PEs that call different kernels on one context: a mismatch on every PE, naming each PE's
 // kernel (every backend's agreement carries it), and the context still works.
 TEST(KernelStress, DifferentKernelsAreAMismatchOnEveryPe) {
