@@ -224,7 +224,9 @@ TEST(KernelStress, TwoShotInRoundsOfFewSignals) {
 // Every sum must be this call's, never the last one's of that parity.
 TEST(KernelStress, SmallOneShotsBackToBackSumTheirOwnCall) {
   const int n = nPes(), me = myPe();
-  Context ctx;
+  ContextOptions small;
+  small.scratch_bytes = std::size_t{1} << 20;
+  Context ctx(small);
   constexpr std::int64_t kMost = 3000;  // 12 KiB of f32: carried on 2 .. 4 PEs through the network
   HeapTensor input({kMost}, DType::F32), output({kMost}, DType::F32), gathered({kMost * n}, DType::F32);
   for (int it = 0; it < 24; ++it) {
