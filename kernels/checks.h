@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "tdist/error.h"
 #include "tdist/kernels/context.h"
@@ -42,12 +43,12 @@ void requireSignals(const char *kernel, const Context &ctx, const char *backend,
 // a new argument or config field cannot be left out.
 class CallSignature {
  public:
-  void add(const std::string &name, long long value);
-  void add(const std::string &name, const std::string &text);  // no spaces
+  void add(std::string_view name, long long value);
+  void add(std::string_view name, std::string_view text);  // no spaces
   // "f32[128,64]@0x2000" (offset from the heap's base; "@-" for an empty tensor, "@off-heap");
   // "f32[*,64]" for a tensor whose dimension `varying` (-1: none) may differ between PEs: such a
   // tensor is each PE's own, and where it lies is not compared.
-  void tensor(const std::string &name, const Tensor &t, int varying = -1);
+  void tensor(std::string_view name, const Tensor &t, int varying = -1);
   void context(const Context &ctx);  // which context: the heap offset of its signals
   const std::string &text() const { return text_; }
   std::uint64_t digest() const;
