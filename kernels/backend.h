@@ -73,13 +73,17 @@ struct MoeCombineCall {
 };
 
 // A kernel of a backend: its body, the slots it takes for a call (computed after the entry
-// point's checks passed, on n_pes PEs), and, where it has any, the bytes the call sends every
-// peer with its agreement (KernelBackend::agree's `carried`; null or empty: none).
+// point's checks passed, on n_pes PEs), where it has any, the bytes the call sends every peer
+// with its agreement (KernelBackend::agree's `carried`; null or empty: none), and where the
+// agreement is part of the call's communication (cpu: in band, and it may carry the call's data),
+// the name of the call's trace span, which the entry point opens around the agreement and the
+// body (null: the body opens its own, if any).
 template <class Call>
 struct KernelBody {
   typename Call::Result (*run)(Context &ctx, const Call &call) = nullptr;
   detail::SlotNeed (*slots)(const Call &call, int n_pes) = nullptr;
   std::span<const std::byte> (*carried)(Context &ctx, const Call &call) = nullptr;
+  const char *trace_call = nullptr;
 };
 
 // A backend of the kernel library. Every member is set: each backend fills the whole table.

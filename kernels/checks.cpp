@@ -12,6 +12,7 @@
 
 #include "kernels/context_state.h"
 #include "tdist/shmem.h"
+#include "tdist/trace.h"
 
 namespace tdist::kernels::detail {
 namespace {
@@ -362,12 +363,16 @@ void agreeInBand(Context &ctx, const char *kernel, const CallSignature &mine, in
     body_bytes = kToBytes + carried.size();
   }
   HandshakeRow *mine_row = handshakeRow(state.handshake, state.handshake_row_bytes, n, parity, me);
-  for (int j = 0; j < n; ++j) {
-    const int pe = (me + j) % n;
-    shmem::putmem_signal<std::uint64_t>(&mine_row->kernel, body, body_bytes, &mine_row->sequence, h,
-                                        shmem::SignalOp::Set, pe);
+  {
+    trace::Span span(trace::Category::Move, "handshake");
+    for (int j = 0; j < n; ++j) {
+      const int pe = (me + j) % n;
+      shmem::putmem_signal<std::uint64_t>(&mine_row->kernel, body, body_bytes, &mine_row->sequence, h,
+                                          shmem::SignalOp::Set, pe);
+    }
   }
   state.carried_at = carried.empty() ? 0 : h;
+  trace::Span wait_span(trace::Category::Wait, "wait_handshake");
   std::vector<Said> all(static_cast<std::size_t>(n));
   for (int q = 0; q < n; ++q) {
     // Row [h & 1][q] carries h (not yet h + 2: q cannot be past handshake h + 1 before this PE

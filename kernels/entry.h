@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "kernels/context_state.h"
 #include "tdist/error.h"
 #include "tdist/runtime.h"
+#include "tdist/trace.h"
 
 namespace tdist::kernels::detail {
 
@@ -35,6 +37,8 @@ typename Call::Result runEntry(Context &ctx, const char *kernel, KernelBody<Call
     error = e.what();
     carried = {};
   }
+  std::optional<trace::Span> span;
+  if (body.trace_call != nullptr) span.emplace(trace::Category::Call, body.trace_call);
   backend.agree(ctx, kernel, signature, code, error, carried);
   return body.run(ctx, call);
 }

@@ -428,7 +428,6 @@ void ringAllReduce(Context &ctx, const T *in, T *out, std::int64_t numel, const 
 void allGather(Context &ctx, const AllGatherCall &call) {
   const auto &[input, output, config] = call;
   const std::uint64_t epoch = nextEpoch(ctx);
-  trace::Span span(trace::Category::Call, "all_gather");
   byDtype(input.dtype, [&](auto type) { allGatherTyped<decltype(type)>(ctx, input, output, config, epoch); });
   settled(ctx);
 }
@@ -436,7 +435,6 @@ void allGather(Context &ctx, const AllGatherCall &call) {
 void reduceScatter(Context &ctx, const ReduceScatterCall &call) {
   const auto &[input, output, config] = call;
   const std::uint64_t epoch = nextEpoch(ctx);
-  trace::Span span(trace::Category::Call, "reduce_scatter");
   byDtype(input.dtype, [&](auto type) {
     using T = decltype(type);
     const std::int64_t block = output.numel();
@@ -472,7 +470,6 @@ void carriedOneShot(Context &ctx, const T *in, T *out, std::int64_t numel) {
 void allReduce(Context &ctx, const AllReduceCall &call) {
   const auto &[input, output, config, algorithm] = call;
   const std::uint64_t epoch = nextEpoch(ctx);
-  trace::Span span(trace::Category::Call, "all_reduce");
   const auto &state = detail::ContextAccess::state(ctx);
   const bool carried = state.carried_at != 0 && state.carried_at == state.handshakes;
   byDtype(input.dtype, [&](auto type) {

@@ -204,7 +204,6 @@ void allGatherGemmTyped(Context &ctx, const Tensor &a, const Tensor &b, Tensor &
 void allGatherGemm(Context &ctx, const AllGatherGemmCall &call) {
   const auto &[a, b, c, gathered, config] = call;
   const std::uint64_t epoch = nextEpoch(ctx);
-  tdist::trace::Span span(tdist::trace::Category::Call, "all_gather_gemm");
   byGemmDtype(a.dtype, [&](auto type) {
     allGatherGemmTyped<decltype(type)>(ctx, a, b, c, gathered, config, epoch);
   });
@@ -350,7 +349,6 @@ void gemmReduceScatterTyped(Context &ctx, const Tensor &a, const Tensor &b, Tens
 void gemmReduceScatter(Context &ctx, const GemmReduceScatterCall &call) {
   const auto &[a, b, c, config] = call;
   const std::uint64_t epoch = nextEpoch(ctx);
-  tdist::trace::Span span(tdist::trace::Category::Call, "gemm_reduce_scatter");
   byGemmDtype(a.dtype, [&](auto type) { gemmReduceScatterTyped<decltype(type)>(ctx, a, b, c, config, epoch); });
 }
 
