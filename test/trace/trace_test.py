@@ -240,6 +240,27 @@ class Trace(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("dropped events: 0", result.stdout)
 
+    def test_a_kernel_calls_span_holds_its_handshake(self):
+        # The entry handshake is the call's first communication (across nodes a small one-shot's
+        # data travel with it), so it lies inside the call's span, on every PE.
+        bench = os.path.join(os.path.dirname(TDIST_TRACE), "tdist-bench")
+        if not os.path.exists(bench):
+            self.skipTest("no tdist-bench in this build")
+        result = run(["-n", "2", "--", bench, "allreduce", "--algo", "one-shot", "--min-size", "8", "--max-size",
+                      "8", "--repeats", "1", "--iters", "3", "--no-table"], trace=self.path)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        trace = self.load()
+        for pe in range(2):
+            calls = slices(trace, pid=pe, name="all_reduce", cat="call")
+            self.assertGreaterEqual(len(calls), 3)
+            for step, cat in (("handshake", "move"), ("wait_handshake", "wait")):
+                spans = slices(trace, pid=pe, name=step, cat=cat)
+                self.assertGreaterEqual(len(spans), len(calls), step)
+                for call in calls:
+                    inside = [e for e in spans if e["tid"] == call["tid"] and call["ts"] <= e["ts"]
+                              and e["ts"] + e["dur"] <= call["ts"] + call["dur"]]
+                    self.assertEqual(len(inside), 1, f"PE {pe}: {step} in the call at {call['ts']}")
+
     def test_unreadable_trace_is_a_clear_error(self):
         result = subprocess.run([sys.executable, TDIST_TRACE, "summary", self.path], capture_output=True, text=True)
         self.assertNotEqual(result.returncode, 0)
