@@ -246,28 +246,28 @@ void appendOffset(std::string &out, const void *address) {
 
 }  // namespace
 
+void CallSignature::field(std::string_view name) {
+  if (text_.empty()) {
+    text_.reserve(256);
+  } else {
+    text_ += ' ';
+  }
+  text_.append(name).append(1, '=');
+}
+
 void CallSignature::add(std::string_view name, long long value) {
-  char digits[24];
-  const auto [end, error] = std::to_chars(digits, digits + sizeof digits, value);
-  add(name, std::string_view(digits, static_cast<std::size_t>(end - digits)));
+  field(name);
+  appendNumber(text_, value);
 }
 
 void CallSignature::add(std::string_view name, std::string_view text) {
-  if (text_.empty()) {
-    text_.reserve(256);
-  } else {
-    text_ += ' ';
-  }
-  text_.append(name).append(1, '=').append(text);
+  field(name);
+  text_.append(text);
 }
 
 void CallSignature::tensor(std::string_view name, const Tensor &t, int varying) {
-  if (text_.empty()) {
-    text_.reserve(256);
-  } else {
-    text_ += ' ';
-  }
-  text_.append(name).append(1, '=').append(dtypeName(t.dtype)).append(1, '[');
+  field(name);
+  text_.append(dtypeName(t.dtype)).append(1, '[');
   for (std::size_t d = 0; d < t.shape.size(); ++d) {
     if (d) text_ += ',';
     if (static_cast<int>(d) == varying) {
@@ -290,9 +290,8 @@ void CallSignature::tensor(std::string_view name, const Tensor &t, int varying) 
 }
 
 void CallSignature::context(const Context &ctx) {
-  std::string offset;
-  appendOffset(offset, ctx.slot(0));
-  add("context", offset);
+  field("context");
+  appendOffset(text_, ctx.slot(0));
 }
 
 std::uint64_t CallSignature::digest() const { return fnv1a(text_); }

@@ -54,6 +54,7 @@ class CallSignature {
   std::uint64_t digest() const;
 
  private:
+  void field(std::string_view name);  // " name=" (no space before the first)
   std::string text_;
 };
 
