@@ -48,16 +48,22 @@ SlotNeed moeSlots(const Call &, int n_pes) {
   return {2ll * n_pes, "2 * n_pes"};
 }
 
-// The one-shot all_reduce of a small call among peers through the network sends its input with
-// its handshake row (checks.h, CARRIED BYTES): one message each way instead of two.
-std::span<const std::byte> allReduceCarried(Context &ctx, const AllReduceCall &call) {
-  const std::size_t bytes = call.input.nbytes();
+// A small call among peers through the network sends its input with its handshake row (checks.h,
+// CARRIED BYTES): one message each way instead of two. The one-shot all_reduce and the all_gather.
+std::span<const std::byte> carriedInput(const Context &ctx, const Tensor &input) {
+  const std::size_t bytes = input.nbytes();
   const auto &state = detail::ContextAccess::state(ctx);
-  if (call.algorithm != AllReduceAlgorithm::OneShot || bytes == 0 ||
-      bytes > state.handshake_row_bytes - sizeof(detail::HandshakeRow)) {
-    return {};
-  }
-  return {static_cast<const std::byte *>(call.input.data), bytes};
+  if (bytes == 0 || bytes > state.handshake_row_bytes - sizeof(detail::HandshakeRow)) return {};
+  return {static_cast<const std::byte *>(input.data), bytes};
+}
+
+std::span<const std::byte> allReduceCarried(Context &ctx, const AllReduceCall &call) {
+  if (call.algorithm != AllReduceAlgorithm::OneShot) return {};
+  return carriedInput(ctx, call.input);
+}
+
+std::span<const std::byte> allGatherCarried(Context &ctx, const AllGatherCall &call) {
+  return carriedInput(ctx, call.input);
 }
 
 void open(Context &ctx, const ContextOptions &) {
@@ -91,6 +97,7 @@ const KernelBackend kBackend = {
     .agree = detail::agreeInBand,
     .all_gather = {.run = allGather,
                    .slots = [](const AllGatherCall &, int n_pes) { return collectiveSlots(n_pes, "n_pes"); },
+                   .carried = allGatherCarried,
                    .trace_call = "all_gather"},
     .reduce_scatter = {.run = reduceScatter,
                        .slots = [](const ReduceScatterCall &, int n_pes) { return collectiveSlots(n_pes, "n_pes"); },

@@ -218,10 +218,10 @@ TEST(KernelStress, TwoShotInRoundsOfFewSignals) {
   }
 }
 
-// Small one-shots back to back, of changing sizes, in place and not, with other kernels between:
+// Small one-shots back to back, of changing sizes, in place and not, with all_gathers between:
 // among peers through the network each call's data travel with its handshake row, in the rows of
 // the call's parity, which the call after next writes again (kernels/checks.h, CARRIED BYTES).
-// Every sum must be this call's, never the last one's of that parity.
+// Every sum and every gathered block must be this call's, never the last one's of that parity.
 TEST(KernelStress, SmallOneShotsBackToBackSumTheirOwnCall) {
   const int n = nPes(), me = myPe();
   ContextOptions small;
@@ -244,10 +244,18 @@ TEST(KernelStress, SmallOneShotsBackToBackSumTheirOwnCall) {
     randomDelay(it);
     all_reduce(ctx, in, out, {AllReduceAlgorithm::OneShot, 0, 0});
     expectEqual(readTensor<float>(ctx, out), want, "iteration " + std::to_string(it));
-    if (it % 5 == 4) {  // another kernel between: its handshake takes a parity too
+    if (it % 5 == 4) {  // another kernel between (through the network its data travel with its row too)
+      std::vector<float> block(kMost), all;
+      for (int pe = 0; pe < n; ++pe) {
+        for (std::int64_t i = 0; i < kMost; ++i) block[i] = valueOf(pe, i, it + 100);
+        all.insert(all.end(), block.begin(), block.end());
+      }
+      for (std::int64_t i = 0; i < kMost; ++i) block[i] = valueOf(me, i, it + 100);
       Tensor part = *input;
       part.shape = {kMost};
+      writeTensor(part, block);
       all_gather(ctx, part, *gathered);
+      expectEqual(readTensor<float>(ctx, *gathered), all, "all_gather after iteration " + std::to_string(it));
     }
   }
 }
