@@ -408,10 +408,16 @@ void combineInto(ReduceOp op, T *result, const T *values, std::size_t n) {
   combineInto(op, result, result, values, n);
 }
 
-// Whether [a, a + bytes) and [b, b + bytes) share a byte.
-bool overlap(const void *a, const void *b, std::size_t bytes) {
-  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
-  return bytes != 0 && x < y + bytes && y < x + bytes;
+// Where a reduction may combine its result straight into dest: the host's view of dest, where it
+// has one and dest is apart from the source (OpenSHMEM allows the same array or apart). Nobody
+// else reads this PE's dest (a broadcast's and an fcollect's steps write theirs alike); an
+// in-place reduction (null) combines into scratch, then puts the whole, since this PE's own
+// part, and on its node the others' reads of it, come before its result may land there.
+template <class T>
+T *resultInPlace(RuntimeState &state, T *dest, const T *source, std::size_t bytes) {
+  const auto x = reinterpret_cast<std::uintptr_t>(dest), y = reinterpret_cast<std::uintptr_t>(source);
+  if (bytes == 0 || (x < y + bytes && y < x + bytes)) return nullptr;
+  return static_cast<T *>(state.backend->host_view(state, dest, bytes));
 }
 
 template <class T>
@@ -603,13 +609,9 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
     // This PE's source, read in place (none where a local check failed: the agreement then fails
     // on every member, before anything is read or sent); so are those of this node's members.
     const std::byte *mine = collective.failedHere() ? nullptr : collective.local(source, bytes).data();
-    // Each step's part goes straight into dest where dest is apart from the source (nobody else
-    // reads this PE's dest; a broadcast's and an fcollect's steps write theirs alike); an in-place
-    // reduction combines into scratch, then puts the whole, since this PE's own part, and on its
-    // node the others' reads of it, come before its result may land there.
-    const bool into_dest = !overlap(dest, source, bytes);
-    T *result = into_dest ? static_cast<T *>(collective.state().backend->host_view(collective.state(), dest, bytes))
-                          : Scratch::take<T>(Scratch::Result, nreduce);
+    // Each step's part straight into dest where it can go there (resultInPlace).
+    T *view = resultInPlace(collective.state(), dest, source, bytes);
+    T *result = view != nullptr ? view : Scratch::take<T>(Scratch::Result, nreduce);
     collective.inboxSteps(mine, bytes, static_cast<std::uint64_t>(op), sizeof(T), [&](std::size_t first, std::size_t n) {
       auto part = [&](int member) {
         return reinterpret_cast<const T *>(collective.partOf(member, source, bytes, first, mine));
@@ -618,18 +620,15 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
       combineInto(op, into, part(0), part(1), n / sizeof(T));  // in PE order, as every path
       for (int member = 2; member < collective.size(); ++member) combineInto(op, into, part(member), n / sizeof(T));
     });
-    if (!into_dest) {
+    if (view == nullptr) {
       put(dest, result, bytes, collective.state().my_pe, true, call.call);
       Scratch::trim();
     }
     return;
   }
   collective.agree(bytes, static_cast<std::uint64_t>(op), sizeof(T), true);
-  // The result straight into dest where the host has a view of it and it is apart from the source
-  // (as above); else into scratch, then put.
-  T *view = nreduce == 0 || overlap(dest, source, bytes)
-                ? nullptr
-                : static_cast<T *>(collective.state().backend->host_view(collective.state(), dest, bytes));
+  // The result straight into dest where it can go there (resultInPlace); else into scratch, then put.
+  T *view = resultInPlace(collective.state(), dest, source, bytes);
   T *result = view != nullptr ? view : Scratch::take<T>(Scratch::Result, nreduce);
   // Across nodes, a call that fits the inboxes sends every member's source to the members of
   // other nodes with a step of its own (a one-way message) instead of their pulls (a round trip

@@ -87,6 +87,7 @@ Context::Context(const ContextOptions &options) : state_(std::make_unique<State>
 
   state_->backend = &backend;
   state_->backend_name = backend.name;
+  state_->network_peers = detail::anyPeerThroughNetwork();
   state_->max_signals = options.max_signals;
   state_->signals = allocateFor("signal slots", static_cast<std::size_t>(options.max_signals) * kSlotBytes, true);
   try {

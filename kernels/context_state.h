@@ -38,6 +38,9 @@ struct Context::State {
   std::size_t scratch_bytes = 0;
   // The tuning table read at creation (kernels/tuning.h), null for none, and its path.
   std::shared_ptr<const TuningTable> tuning;
+  // Whether some peer of this PE is reached through the network (detail::anyPeerThroughNetwork,
+  // alike on every PE), found once at creation: Auto's rule and the cpu handshake's rows use it.
+  bool network_peers = false;
   std::string tuning_path;
   mutable ResolvedConfig<AllReduceConfig> resolved_all_reduce;
   mutable ResolvedConfig<AllGatherConfig> resolved_all_gather;

@@ -87,10 +87,11 @@ constexpr std::size_t kNetworkOneShotReceivedBytes = detail::kCarriedReceivedByt
 // 8 KiB .. 2 MiB on one H200, 5.0-8.8 us against the one-shot's 5.7-12.1 on 2 PEs and 10.5-14.6
 // against 11.7-27.3 on 4 (docs/BENCHMARKS.md). Across nodes the two-shot pushes its blocks and
 // then the reduced blocks, two steps through the network where the one-shot takes one.
-AllReduceAlgorithm builtInAllReduce(std::size_t bytes) {
+AllReduceAlgorithm builtInAllReduce(const Context &ctx, std::size_t bytes) {
   const int n = nPes();
   if (n == 1) return AllReduceAlgorithm::OneShot;
-  if (bytes * static_cast<std::size_t>(n - 1) <= kNetworkOneShotReceivedBytes && detail::anyPeerThroughNetwork()) {
+  if (bytes * static_cast<std::size_t>(n - 1) <= kNetworkOneShotReceivedBytes &&
+      detail::ContextAccess::state(ctx).network_peers) {
     return AllReduceAlgorithm::OneShot;
   }
   return AllReduceAlgorithm::TwoShot;
@@ -190,7 +191,7 @@ std::string tuningDigest(const TuningTable *table) {
 AllReduceAlgorithm chooseAllReduce(const Context &ctx, std::size_t bytes) {
   const std::string *v = fieldOf(collectiveEntry(ctx, "all_reduce", bytes), "algorithm");
   const AllReduceAlgorithm tuned = v ? algorithmNamed(*v) : AllReduceAlgorithm::Auto;
-  return tuned != AllReduceAlgorithm::Auto ? tuned : builtInAllReduce(bytes);
+  return tuned != AllReduceAlgorithm::Auto ? tuned : builtInAllReduce(ctx, bytes);
 }
 
 namespace {

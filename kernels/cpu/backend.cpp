@@ -71,7 +71,7 @@ void open(Context &ctx, const ContextOptions &) {
   const int n = nPes();
   // Rows that carry bytes where the job has peers through the network: alike on every PE, as the
   // allocation, which is collective, must be.
-  state.handshake_row_bytes = detail::handshakeRowBytes(n > 1 && detail::anyPeerThroughNetwork(), n);
+  state.handshake_row_bytes = detail::handshakeRowBytes(state.network_peers, n);
   state.handshake = allocateZeroed(2 * static_cast<std::size_t>(n), state.handshake_row_bytes);
 }
 

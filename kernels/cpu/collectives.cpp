@@ -426,21 +426,30 @@ void ringAllReduce(Context &ctx, const T *in, T *out, std::int64_t numel, const 
 
 }  // namespace
 
-// A small all_gather among peers through the network: every PE's input came with its row of the
-// call's handshake (as the carried one-shot's), so past the verdict each PE copies the rows' bytes,
-// and its own input, into its output's blocks.
-void carriedAllGather(Context &ctx, const Tensor &input, Tensor &output) {
+// ---- Calls whose data came with the handshake -------------------------------------------------
+
+// Whether this call's handshake carried every PE's input (kernels/checks.h, CARRIED BYTES).
+bool carriedThisCall(const Context &ctx) {
   const auto &state = detail::ContextAccess::state(ctx);
-  const int me = shmem::my_pe(), n = shmem::n_pes();
+  return state.carried_at != 0 && state.carried_at == state.handshakes;
+}
+
+// What PE src carried with its row of this call's handshake, landed before the row's signal.
+const void *carriedFrom(const Context &ctx, int src) {
+  const auto &state = detail::ContextAccess::state(ctx);
   const int parity = static_cast<int>(state.handshakes & 1);
+  return detail::handshakeRow(state.handshake, state.handshake_row_bytes, shmem::n_pes(), parity, src) + 1;
+}
+
+// A small all_gather among peers through the network: past the verdict each PE copies the bytes
+// its peers carried, and its own input, into its output's blocks.
+void carriedAllGather(Context &ctx, const Tensor &input, Tensor &output) {
+  const int me = shmem::my_pe(), n = shmem::n_pes();
   const std::size_t bytes = input.nbytes();
   auto *out = static_cast<std::byte *>(output.data);
   trace::Span span(trace::Category::Compute, "copy_blocks");
   for (int src = 0; src < n; ++src) {
-    const void *from = src == me ? input.data
-                                 : static_cast<const void *>(detail::handshakeRow(state.handshake,
-                                                                                  state.handshake_row_bytes, n,
-                                                                                  parity, src) + 1);
+    const void *from = src == me ? input.data : carriedFrom(ctx, src);
     std::memmove(out + static_cast<std::size_t>(src) * bytes, from, bytes);  // in place: the same block
   }
 }
@@ -448,8 +457,7 @@ void carriedAllGather(Context &ctx, const Tensor &input, Tensor &output) {
 void allGather(Context &ctx, const AllGatherCall &call) {
   const auto &[input, output, config] = call;
   const std::uint64_t epoch = nextEpoch(ctx);
-  const auto &state = detail::ContextAccess::state(ctx);
-  if (state.carried_at != 0 && state.carried_at == state.handshakes) return carriedAllGather(ctx, input, output);
+  if (carriedThisCall(ctx)) return carriedAllGather(ctx, input, output);
   byDtype(input.dtype, [&](auto type) { allGatherTyped<decltype(type)>(ctx, input, output, config, epoch); });
   settled(ctx);
 }
@@ -471,29 +479,21 @@ void reduceScatter(Context &ctx, const ReduceScatterCall &call) {
   settled(ctx);
 }
 
-// ---- The one-shot whose data came with the handshake ----------------------------------------
-
-// A small one-shot among peers through the network: every PE's input came with its row of the
-// call's handshake (kernels/checks.h, CARRIED BYTES), landed before the row's signal, so past
-// the verdict each PE sums them with its own input, in PE order, straight into its output (in
-// place too: a block is read whole before it is written). No signal slot, no scratch, no wait.
+// A small one-shot among peers through the network: past the verdict each PE sums the inputs
+// its peers carried with its own, in PE order, straight into its output (in place too: a block
+// is read whole before it is written). No signal slot, no scratch, no wait.
 template <class T>
 void carriedOneShot(Context &ctx, const T *in, T *out, std::int64_t numel) {
-  const auto &state = detail::ContextAccess::state(ctx);
-  const int me = shmem::my_pe(), n = shmem::n_pes();
-  const int parity = static_cast<int>(state.handshakes & 1);
-  sumInPeOrder<T>(n, numel, [&](int src) {
-    if (src == me) return in;
-    const auto *row = detail::handshakeRow(state.handshake, state.handshake_row_bytes, n, parity, src);
-    return reinterpret_cast<const T *>(row + 1);
+  const int me = shmem::my_pe();
+  sumInPeOrder<T>(shmem::n_pes(), numel, [&](int src) {
+    return src == me ? in : static_cast<const T *>(carriedFrom(ctx, src));
   }, out);
 }
 
 void allReduce(Context &ctx, const AllReduceCall &call) {
   const auto &[input, output, config, algorithm] = call;
   const std::uint64_t epoch = nextEpoch(ctx);
-  const auto &state = detail::ContextAccess::state(ctx);
-  const bool carried = state.carried_at != 0 && state.carried_at == state.handshakes;
+  const bool carried = carriedThisCall(ctx);
   byDtype(input.dtype, [&](auto type) {
     using T = decltype(type);
     const std::int64_t numel = input.numel();
