@@ -226,10 +226,9 @@ class TeamCollective {
   }
   // Whether a call of `bytes` a member, more than a one-step call carries (a reduction, a
   // broadcast, an fcollect), goes through the inboxes in steps of one inbox each (inboxSteps; one
-  // step up to an inbox): the first step is the agreement, each later one a step of its own; each
-  // member takes what a step delivered before it takes the next, so that a sender, which writes a
-  // half again only two steps later, past a step of this PE's, never overwrites what is still to
-  // be read. Where every member is alone on its node; with `shared_nodes`, also where members
+  // step up to an inbox): the first step is the agreement, each later one a step of its own, sent
+  // before this PE reads what the one before brought (a sender writes an inbox's part again only
+  // three steps later: HostChannel::takeInbox). Where every member is alone on its node; with `shared_nodes`, also where members
   // share a node: they read each other's sources in place (partOf), and a last step keeps the
   // sources until all have (measured for reductions only: a broadcast or an fcollect among
   // members that share nodes still pulls). Alike on every member (agreed bytes, the job's nodes).
@@ -247,55 +246,75 @@ class TeamCollective {
   bool mirrored(int member) const { return state_.channel.mirrored(team_->worldPe(member)); }
   // Such a call: `mine` (this PE's `bytes`, in its memory; null where it sends nothing or a local
   // check failed) goes to every member of another node an inbox a step, the first step agreeing on
-  // (bytes, arg1, arg2); after each step, take(offset, length) of that step's part, before the
-  // next step; then, where members share a node, the last step.
+  // (bytes, arg1, arg2); take(offset, length) reads each step's part (partOf) while the next step
+  // travels: posted before, awaited after (takeInbox says why the inbox's parts allow it); then,
+  // where members share a node, the last step.
   template <class Take>
   void inboxSteps(const std::byte *mine, std::size_t bytes, std::uint64_t arg1, std::uint64_t arg2, Take &&take) {
-    for (std::size_t first = 0; first < bytes; first += runtime::kInboxBytes) {
-      const std::size_t n = std::min(runtime::kInboxBytes, bytes - first);
-      if (first == 0) {
-        for (int member = 0; mine != nullptr && member < size(); ++member) {
-          if (mirrored(member)) deliverWithAgreement(member, mine, n);
-        }
-        agree(bytes, arg1, arg2, true);
-      } else {
-        stepThroughInboxes(mine != nullptr ? mine + first : nullptr, n);
-      }
-      take(first, n);
+    std::size_t first = 0, n = std::min(runtime::kInboxBytes, bytes);
+    for (int member = 0; mine != nullptr && member < size(); ++member) {
+      if (mirrored(member)) deliverWithAgreement(member, mine, n);
     }
+    agree(bytes, arg1, arg2, true);
+    while (first + n < bytes) {
+      const std::size_t next = first + n, next_n = std::min(runtime::kInboxBytes, bytes - next);
+      const std::uint64_t reading = team_->sequence;
+      const std::uint64_t sequence = postThroughInboxes(mine != nullptr ? mine + next : nullptr, next_n);
+      std::optional<Error> failed;
+      try {
+        reading_ = reading;
+        take(first, n);
+      } catch (const Error &error) {
+        failed = error;
+      }
+      runtime::awaitSync(state_, *team_, sequence, CollectiveOp::Sync, call_.call);
+      if (failed) throw *failed;
+      first = next;
+      n = next_n;
+    }
+    reading_ = team_->sequence;
+    take(first, n);
     if (sharesANode()) runtime::teamSync(state_, *team_, CollectiveOp::Sync, call_.api, call_.call);
   }
-  // In such a call, after the step that carried [first, first + n): member's part of source
+  // In such a call, reading the step that carried [first, first + n): member's part of source
   // (`mine`: this PE's, in its memory), from its inbox here for a member of another node, in place
   // for a member of this node.
   const std::byte *partOf(int member, const void *source, std::size_t bytes, std::size_t first,
                           const std::byte *mine) const {
     if (member == me()) return mine + first;
-    if (mirrored(member)) return takeInbox(member);
+    if (mirrored(member)) return takeInbox(member, reading_);
     const std::byte *copy = runtime::peerAddress(state_, source, bytes, team_->worldPe(member), call_.call, "source");
     return static_cast<const std::byte *>(state_.backend->host_view(state_, copy, bytes)) + first;
   }
   // One later step of such a call, delivering `bytes` at source (none where source is null) to
   // the inbox of this PE of every member of another node.
   void stepThroughInboxes(const void *source, std::size_t bytes) {
+    runtime::awaitSync(state_, *team_, postThroughInboxes(source, bytes), CollectiveOp::Sync, call_.call);
+  }
+  // Its first half: the step published, with its deliveries; returns its sequence.
+  std::uint64_t postThroughInboxes(const void *source, std::size_t bytes) {
     for (int member = 0; source != nullptr && member < size(); ++member) {
       if (mirrored(member)) deliveries_.push_back({team_->worldPe(member), nullptr, source, bytes});
     }
+    std::uint64_t sequence = 0;
     try {
-      runtime::teamSync(state_, *team_, CollectiveOp::Sync, call_.api, deliveries_, call_.call);
+      sequence = runtime::postSync(state_, *team_, CollectiveOp::Sync, call_.api, deliveries_);
     } catch (...) {
       deliveries_.clear();
       throw;
     }
     deliveries_.clear();
+    return sequence;
   }
   bool failedHere() const { return local_error_.has_value(); }
   // What member delivered here with this PE's last step on the team.
-  const std::byte *takeInbox(int member) const {
-    const std::byte *inbox = state_.channel.takeInbox(team_->worldPe(member), index_, team_->sequence);
+  const std::byte *takeInbox(int member) const { return takeInbox(member, team_->sequence); }
+  // What member delivered here with its step `sequence` on the team.
+  const std::byte *takeInbox(int member, std::uint64_t sequence) const {
+    const std::byte *inbox = state_.channel.takeInbox(team_->worldPe(member), index_, sequence);
     if (inbox == nullptr) {
       throw Error(ErrorCode::Internal, std::string(call_.call) + ": PE " + std::to_string(team_->worldPe(member)) +
-                                           "'s delivery of collective call #" + std::to_string(team_->sequence) +
+                                           "'s delivery of collective step #" + std::to_string(sequence) +
                                            " is not in its inbox");
     }
     return inbox;
@@ -335,6 +354,7 @@ class TeamCollective {
   int index_ = 0;
   std::optional<Error> local_error_;
   std::vector<runtime::HostChannel::Delivery> deliveries_;
+  std::uint64_t reading_ = 0;  // the step whose deliveries partOf reads
 };
 
 void checkRoot(TeamCollective &collective, int root) {

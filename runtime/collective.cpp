@@ -46,20 +46,28 @@ void pushToOtherNodes(RuntimeState &state, const TeamInfo &team, int index, std:
   state.channel.pushStep(remote, index, sequence, carried_bytes, deliveries);
 }
 
-// Publishes this PE's step and pulls every member's line until it reached the step. A mismatch
-// is reported only once every member reached the step: so no member can be more than one step
-// ahead of another (the records' double buffer relies on it), and every member sees the same
-// calls and decides alike.
-std::uint64_t step(RuntimeState &state, TeamInfo &team, CollectiveRecord record, const char *call,
-                   std::size_t carried_bytes = 0, std::span<const HostChannel::Delivery> deliveries = {}) {
+// Publishes this PE's step (its sequence set here): its record and line, pushed with the
+// deliveries to the members of other nodes. Returns the step's sequence.
+std::uint64_t publish(RuntimeState &state, TeamInfo &team, const CollectiveRecord &step_record,
+                      std::size_t carried_bytes, std::span<const HostChannel::Delivery> deliveries) {
   const int index = teamIndex(state, team);
   ControlBlock &mine = state.channel.local();
+  CollectiveRecord record = step_record;
   record.sequence = ++team.sequence;
   mine.records[index][record.sequence & 1] = record;
   mine.team_line[index].value.store(lineValue(record.sequence, record.op, team.last_op),
                                     std::memory_order_release);
   team.last_op = record.op;
   if (state.channel.anyMirrored()) pushToOtherNodes(state, team, index, record.sequence, carried_bytes, deliveries);
+  return record.sequence;
+}
+
+// Pulls every member's line until it reached this PE's published step `sequence` of `op`. A
+// mismatch is reported only once every member reached the step: so no member can be more than
+// one step ahead of another (the records' double buffer relies on it), and every member sees the
+// same calls and decides alike.
+void awaitMembers(RuntimeState &state, TeamInfo &team, std::uint64_t sequence, CollectiveOp op, const char *call) {
+  const int index = teamIndex(state, team);
   bool same = true;
   for (int member = 0; member < team.size; ++member) {
     const int pe = team.worldPe(member);
@@ -67,27 +75,33 @@ std::uint64_t step(RuntimeState &state, TeamInfo &team, CollectiveRecord record,
     const ControlBlock &peer = state.channel.peer(pe);
     auto &line = peer.team_line[index].value;
     std::int64_t seen = line.load(std::memory_order_acquire);
-    if (!lineReached(seen, record.sequence)) {
+    if (!lineReached(seen, sequence)) {
       WaitSite site;
       site.call = call;
       site.address = &line;
       site.owner_pe = pe;
       site.predicate = "collective step (sequence << 16 | operations) of the team GE";
-      site.expected = lineValue(record.sequence, CollectiveOp::None, CollectiveOp::None);
+      site.expected = lineValue(sequence, CollectiveOp::None, CollectiveOp::None);
       site.read = readLine;
       waitUntil(site, [&] {
         seen = line.load(std::memory_order_acquire);
-        return lineReached(seen, record.sequence);
+        return lineReached(seen, sequence);
       });
     }
-    same = same && lineOpAt(seen, record.sequence) == record.op;
+    same = same && lineOpAt(seen, sequence) == op;
   }
   if (!same) [[unlikely]] {
-    throw Error(ErrorCode::CollectiveMismatch,
-                callsDiffer(state, team, membersRecords(state, team, record.sequence), call) +
-                    "; nothing was allocated, freed or created");
+    throw Error(ErrorCode::CollectiveMismatch, callsDiffer(state, team, membersRecords(state, team, sequence), call) +
+                                                   "; nothing was allocated, freed or created");
   }
-  return record.sequence;
+}
+
+// One step: published, then awaited.
+std::uint64_t step(RuntimeState &state, TeamInfo &team, const CollectiveRecord &record, const char *call,
+                   std::size_t carried_bytes = 0, std::span<const HostChannel::Delivery> deliveries = {}) {
+  const std::uint64_t sequence = publish(state, team, record, carried_bytes, deliveries);
+  awaitMembers(state, team, sequence, record.op, call);
+  return sequence;
 }
 
 }  // namespace
@@ -224,10 +238,19 @@ void teamSync(RuntimeState &state, TeamInfo &team, CollectiveOp op, CollectiveAp
 
 void teamSync(RuntimeState &state, TeamInfo &team, CollectiveOp op, CollectiveApi api,
               std::span<const HostChannel::Delivery> deliveries, const char *call) {
+  awaitSync(state, team, postSync(state, team, op, api, deliveries), op, call);
+}
+
+std::uint64_t postSync(RuntimeState &state, TeamInfo &team, CollectiveOp op, CollectiveApi api,
+                       std::span<const HostChannel::Delivery> deliveries) {
   CollectiveRecord record{};
   record.op = op;
   record.api = api;
-  step(state, team, record, call, 0, deliveries);
+  return publish(state, team, record, 0, deliveries);
+}
+
+void awaitSync(RuntimeState &state, TeamInfo &team, std::uint64_t sequence, CollectiveOp op, const char *call) {
+  awaitMembers(state, team, sequence, op, call);
 }
 
 void requireHostThread(const RuntimeState &state, const char *call) {

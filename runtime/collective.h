@@ -56,6 +56,12 @@ const std::byte *carriedBy(const RuntimeState &state, const TeamInfo &team, int 
 // of another node: HostChannel::mirrored).
 void teamSync(RuntimeState &state, TeamInfo &team, CollectiveOp op, CollectiveApi api,
               std::span<const HostChannel::Delivery> deliveries, const char *call);
+// The same step in two halves, so that this PE works while its step travels: postSync publishes
+// it (with its deliveries) and returns its sequence; awaitSync waits until every member reached
+// it, with teamSync's checks. Nothing else on the team between the two.
+std::uint64_t postSync(RuntimeState &state, TeamInfo &team, CollectiveOp op, CollectiveApi api,
+                       std::span<const HostChannel::Delivery> deliveries);
+void awaitSync(RuntimeState &state, TeamInfo &team, std::uint64_t sequence, CollectiveOp op, const char *call);
 
 // "<call>: collective call #<sequence> on <team> differs between PEs: PE 0 called ..., PE 1
 // called ...", from every member's record of one step (index = team PE).

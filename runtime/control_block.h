@@ -100,19 +100,22 @@ constexpr std::size_t kControlBytes = (sizeof(ControlBlock) + 4095) / 4096 * 409
 
 // A PE's slot of a channel segment: its ControlBlock (or the mirror of a PE of another node),
 // then that PE's inbox: what a PE of another node delivers to this one with a collective's step
-// (a reduction's contribution), at most kInboxBytes a step, in two halves used in turn
+// (a reduction's contribution), at most kInboxBytes a step, in kInboxParts parts used in turn
 // (HostChannel::takeInbox). Pages of an inbox that nothing delivers to are never touched. 128
 // KiB: a one-step call through the inboxes took 0.43-0.72x a pulled one's time at 128 KiB across
 // 2 nodes, and 0.73-1.25x at 256 KiB, where its copies outweigh the step it saves.
 constexpr std::size_t kInboxBytes = std::size_t{128} << 10;
-// A half: a 64-byte header (the step that delivered it: its team and sequence; zeros, none yet),
+// Three parts: a call of several inbox steps sends step k+1 before it reads what step k brought
+// (HostChannel::takeInbox says why three are enough).
+constexpr int kInboxParts = 3;
+// A part: a 64-byte header (the step that delivered it: its team and sequence; zeros, none yet),
 // then its bytes.
 struct InboxHeader {
   std::uint64_t sequence;
   std::uint64_t team;
 };
 constexpr std::size_t kInboxHeaderBytes = 64;
-constexpr std::size_t kInboxHalfBytes = kInboxHeaderBytes + kInboxBytes;
-constexpr std::size_t kSlotBytes = kControlBytes + (2 * kInboxHalfBytes + 4095) / 4096 * 4096;
+constexpr std::size_t kInboxPartBytes = kInboxHeaderBytes + kInboxBytes;
+constexpr std::size_t kSlotBytes = kControlBytes + (kInboxParts * kInboxPartBytes + 4095) / 4096 * 4096;
 
 }  // namespace tdist::runtime

@@ -99,12 +99,12 @@ void HostChannel::pushTo(std::span<const int> to, int team, std::uint64_t sequen
     if (delivery.dest != nullptr) {
       link_->putMemory(delivery.pe, delivery.dest, delivery.source, delivery.bytes);
     } else if (delivery.bytes <= kInboxBytes) {
-      // The step's name (the header) and the bytes, in one message before the line: a half is
+      // The step's name (the header) and the bytes, in one message before the line: a part is
       // taken whole or not at all.
       const InboxHeader header{sequence, static_cast<std::uint64_t>(team)};
-      const std::size_t half = base + kControlBytes + (sent_[delivery.pe]++ & 1) * kInboxHalfBytes;
-      link_->put(delivery.pe, half, &header, sizeof header);
-      link_->put(delivery.pe, half + kInboxHeaderBytes, delivery.source, delivery.bytes);
+      const std::size_t part = base + kControlBytes + (sent_[delivery.pe]++ % kInboxParts) * kInboxPartBytes;
+      link_->put(delivery.pe, part, &header, sizeof header);
+      link_->put(delivery.pe, part + kInboxHeaderBytes, delivery.source, delivery.bytes);
     } else {
       throw Error(ErrorCode::Internal, "host channel: " + std::to_string(delivery.bytes) + " bytes for PE " +
                                            std::to_string(delivery.pe) + "'s inbox of " +

@@ -27,10 +27,12 @@ namespace tdist::runtime {
 class ChannelLink {
  public:
   virtual ~ChannelLink() = default;
-  // Bytes into PE pe's segment, landing before the next store to pe.
+  // Bytes into PE pe's segment, landing before the next store to pe. The link may read source
+  // until settle() returns (a large put's bytes are sent from where they are).
   virtual void put(int pe, std::size_t offset, const void *source, std::size_t bytes) = 0;
   // Bytes into PE pe's copy of symmetric memory at dest (the address host calls give for that
-  // copy, as peerAddress returns it), landing before the next store to pe like put's.
+  // copy, as peerAddress returns it), landing before the next store to pe like put's; source as
+  // put's.
   virtual void putMemory(int pe, void *dest, const void *source, std::size_t bytes) = 0;
   // An atomic store of an 8-byte word of PE pe's segment (a line, an exit request), with release
   // order: after the puts to pe before it.
@@ -67,19 +69,20 @@ class HostChannel {
   std::span<std::byte> segment() const { return {reinterpret_cast<std::byte *>(segment_), segment_bytes_}; }
   bool mirrored(int pe) const { return pe != my_pe_ && peers_[pe] == slot(pe); }
   // What mirrored PE pe delivered to this PE's inbox of it with its step `sequence` of team
-  // `team` (each half's header names the step), or null where neither half holds it. The two
-  // halves alternate from one delivery of pe to the next: pe may already have sent the next
-  // call's to the other half while this PE reads this one, and sends the one after next only past
-  // a step of a later call of both, which this PE reaches once done with this one. No count of
-  // this PE's own is kept, so a call that failed before it took what pe sent leaves nothing
-  // behind.
+  // `team` (each part's header names the step), or null where no part holds it. pe's deliveries
+  // to this PE go to the kInboxParts parts in turn, at most one a step. This PE reads what pe's
+  // step s delivered before it posts its step s + 2 (a call of several inbox steps posts s + 1
+  // first, then reads s's, so that the next part travels while it reads), and pe posts a step
+  // only once every member posted the one before it: pe's next delivery to the same part, with
+  // its step s + 3 or later, lands after this PE is done with the part. No count of this PE's own is
+  // kept, so a call that failed before it took what pe sent leaves nothing behind.
   const std::byte *takeInbox(int pe, int team, std::uint64_t sequence) const {
-    for (int h = 0; h < 2; ++h) {
-      const std::byte *half = reinterpret_cast<const std::byte *>(slot(pe)) + kControlBytes + h * kInboxHalfBytes;
+    for (int p = 0; p < kInboxParts; ++p) {
+      const std::byte *part = reinterpret_cast<const std::byte *>(slot(pe)) + kControlBytes + p * kInboxPartBytes;
       InboxHeader header;
-      std::memcpy(&header, half, sizeof header);
+      std::memcpy(&header, part, sizeof header);
       if (header.sequence == sequence && header.team == static_cast<std::uint64_t>(team)) {
-        return half + kInboxHeaderBytes;
+        return part + kInboxHeaderBytes;
       }
     }
     return nullptr;

@@ -398,8 +398,7 @@ class UcxChannelLink final : public runtime::ChannelLink {
   }
 
   void put(int pe, std::size_t offset, const void *source, std::size_t bytes) override {
-    channel_message::append(building_[pe], {offset, static_cast<std::uint32_t>(bytes), channel_message::kCopy}, source,
-                            bytes);
+    building_[pe].append({offset, static_cast<std::uint32_t>(bytes), channel_message::kCopy}, source, bytes);
   }
   void putMemory(int pe, void *dest, const void *source, std::size_t bytes) override {
     const UcxEngine::Remote to = e_.locate(dest, bytes);
@@ -407,20 +406,21 @@ class UcxChannelLink final : public runtime::ChannelLink {
       throw Error(ErrorCode::Internal, "the host channel: " + std::to_string(bytes) + " bytes for PE " +
                                            std::to_string(pe) + " that are not in its memory reached through UCX");
     }
-    channel_message::append(building_[pe], channel_message::segmentAt(e_, to, bytes, channel_message::kCopy), source,
-                            bytes);
+    building_[pe].append(channel_message::segmentAt(e_, to, bytes, channel_message::kCopy), source, bytes);
   }
   void store(int pe, std::size_t offset, std::int64_t value) override {
-    channel_message::append(building_[pe], {offset, sizeof value, channel_message::kStore}, &value, sizeof value);
+    building_[pe].append({offset, sizeof value, channel_message::kStore}, &value, sizeof value);
     // The store ends what this push writes to pe: the message goes.
-    Pending &message = pending_.emplace_back(Pending{nullptr, std::move(building_[pe]), pe});
+    Pending &message = pending_.emplace_back(Pending{nullptr, std::move(building_[pe]), {}, pe});
     building_[pe] = spare();
+    message.bytes.vector(message.iov);
     ucp_request_param_t param{};
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_DATATYPE;
     param.flags = UCP_AM_SEND_FLAG_EAGER;
+    param.datatype = ucp_dt_make_iov();
     ucs_status_ptr_t request = e_.post([&] {
-      return ucp_am_send_nbx(e_.endpoints[pe], channel_message::kId, nullptr, 0, message.bytes.data(),
-                             message.bytes.size(), &param);
+      return ucp_am_send_nbx(e_.endpoints[pe], channel_message::kId, nullptr, 0, message.iov.data(),
+                             message.iov.size(), &param);
     });
     if (request == nullptr || UCS_PTR_IS_ERR(request)) release(pending_.back()), pending_.pop_back();
     if (UCS_PTR_IS_ERR(request)) fail("the host channel: a message", UCS_PTR_STATUS(request));
@@ -428,7 +428,7 @@ class UcxChannelLink final : public runtime::ChannelLink {
   }
   void settle() override { settleWithin(e_.deadline); }
   void discard() override {
-    for (runtime::Bytes &message : building_) message.clear();
+    for (Message &message : building_) message.clear();
   }
   bool flush(long deadline_ms) override {
     const std::chrono::milliseconds limit(deadline_ms);
@@ -478,9 +478,56 @@ class UcxChannelLink final : public runtime::ChannelLink {
   }
 
  private:
+  // A message under construction: its segments' headers and small bytes in one buffer, and the
+  // bytes of a large put where they are, the caller's (a collective's source: unchanged until
+  // the push's settle); sent as an I/O vector of both, so that a step's data are not copied
+  // into the message first (a reduction of 1 MiB across 2 nodes spent a tenth of its samples
+  // there).
+  class Message {
+   public:
+    static constexpr std::size_t kReferencedBytes = 4096;  // from here, a put's bytes are referenced
+    void append(const channel_message::Segment &header, const void *source, std::size_t bytes) {
+      if (bytes < kReferencedBytes) {
+        channel_message::append(inline_, header, source, bytes);
+        return;
+      }
+      channel_message::append(inline_, header, nullptr, 0);
+      pieces_.push_back({nullptr, inline_.size()});  // the inline bytes up to here
+      pieces_.push_back({static_cast<const std::byte *>(source), bytes});
+    }
+    void clear() {
+      inline_.clear();
+      pieces_.clear();
+    }
+    // The message as UCX's I/O vector (valid while this message is unchanged).
+    void vector(std::vector<ucp_dt_iov_t> &iov) {
+      iov.clear();
+      std::size_t from = 0;
+      for (const Piece &piece : pieces_) {
+        if (piece.source == nullptr) {
+          if (piece.bytes > from) iov.push_back({inline_.data() + from, piece.bytes - from});
+          from = piece.bytes;
+        } else {
+          iov.push_back({const_cast<std::byte *>(piece.source), piece.bytes});
+        }
+      }
+      if (inline_.size() > from) iov.push_back({inline_.data() + from, inline_.size() - from});
+    }
+    std::size_t capacity() const { return inline_.capacity(); }
+
+   private:
+    struct Piece {
+      const std::byte *source;  // null: the inline bytes up to offset `bytes`
+      std::size_t bytes;
+    };
+    runtime::Bytes inline_;
+    std::vector<Piece> pieces_;
+  };
+
   struct Pending {
     ucs_status_ptr_t request;
-    runtime::Bytes bytes;  // the message, until UCX has sent it
+    Message bytes;                   // the message, until UCX has sent it
+    std::vector<ucp_dt_iov_t> iov;   // its I/O vector, which UCX reads until then
     int pe;
   };
 
@@ -498,11 +545,11 @@ class UcxChannelLink final : public runtime::ChannelLink {
     }
   }
 
-  // Messages' buffers are kept for the next ones: a message that delivers a collective's data
-  // is up to a MiB, and a buffer allocated anew for each faulted its pages in every time.
-  runtime::Bytes spare() {
+  // Messages' buffers are kept for the next ones: a buffer allocated anew for each faulted its
+  // pages in every time.
+  Message spare() {
     if (spare_.empty()) return {};
-    runtime::Bytes buffer = std::move(spare_.back());
+    Message buffer = std::move(spare_.back());
     spare_.pop_back();
     return buffer;
   }
@@ -514,9 +561,9 @@ class UcxChannelLink final : public runtime::ChannelLink {
   static constexpr std::size_t kKeptCapacity = std::size_t{4} << 20;
 
   UcxEngine::Impl &e_;
-  std::vector<runtime::Bytes> building_;  // per PE: the message of the push under way
-  std::list<Pending> pending_;            // messages not yet known to have been sent
-  std::vector<runtime::Bytes> spare_;     // buffers of sent messages, emptied, for the next ones
+  std::vector<Message> building_;  // per PE: the message of the push under way
+  std::list<Pending> pending_;     // messages not yet known to have been sent
+  std::vector<Message> spare_;     // buffers of sent messages, emptied, for the next ones
 };
 
 namespace {

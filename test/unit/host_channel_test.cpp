@@ -1,7 +1,9 @@
 // The host channel's pushes to PEs of another node, through a link that records them: a push that
-// fails half way leaves none of its writes to go with the next push.
+// fails half way leaves none of its writes to go with the next push; and through a link that
+// writes into the other PE's segment: what three steps in a row deliver to an inbox is all there.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -71,6 +73,58 @@ TEST(HostChannel, APushThatFailsLeavesNothingToTheNextPush) {
   ASSERT_EQ(link.messages.size(), 2u);
   EXPECT_EQ(link.messages.back().size(), clean.size());
   channel.link(nullptr);
+}
+
+// Writes straight into the segment of the one other PE, as the network's link lands there.
+class SegmentLink final : public ChannelLink {
+ public:
+  explicit SegmentLink(std::span<std::byte> segment) : segment_(segment) {}
+  void put(int, std::size_t offset, const void *source, std::size_t bytes) override {
+    ASSERT_LE(offset + bytes, segment_.size());
+    std::memcpy(segment_.data() + offset, source, bytes);
+  }
+  void putMemory(int, void *, const void *, std::size_t) override { FAIL() << "no memory deliveries here"; }
+  void store(int, std::size_t offset, std::int64_t value) override { put(0, offset, &value, sizeof value); }
+  void settle() override {}
+  bool flush(long) override { return true; }
+  void discard() override {}
+
+ private:
+  std::span<std::byte> segment_;
+};
+
+// A call of several inbox steps posts step s + 1 before it reads what step s brought, so a peer
+// may deliver with s + 1 and s + 2 before this PE is done with s (HostChannel::takeInbox): all
+// three deliveries must be there at once, each under its own step.
+TEST(HostChannel, ThreeStepsDeliveriesAreInTheInboxAtOnce) {
+  // Two PEs, each alone on its node: PE 0's pushes land in PE 1's segment.
+  HostChannel sender, receiver;
+  std::vector<UniqueFd> fds0(2), fds1(2);
+  fds0[0] = sender.create(2, 0);
+  fds1[1] = receiver.create(2, 1);
+  sender.map(fds0);
+  receiver.map(fds1);
+  ASSERT_TRUE(sender.mirrored(1));
+  ASSERT_TRUE(receiver.mirrored(0));
+  SegmentLink link(receiver.segment());
+  sender.link(&link);
+
+  const int to[] = {1}, team = 0;
+  std::vector<std::vector<int>> parts;
+  for (std::uint64_t step = 1; step <= 3; ++step) {
+    parts.emplace_back(kInboxBytes / sizeof(int));
+    for (std::size_t i = 0; i < parts.back().size(); ++i) parts.back()[i] = static_cast<int>(step * 1000000 + i);
+    const HostChannel::Delivery delivery[] = {{1, nullptr, parts.back().data(), kInboxBytes}};
+    sender.pushStep(to, team, step, 0, delivery);
+  }
+  for (std::uint64_t step = 1; step <= 3; ++step) {
+    const std::byte *inbox = receiver.takeInbox(0, team, step);
+    ASSERT_NE(inbox, nullptr) << "step " << step << "'s delivery is gone";
+    EXPECT_EQ(std::memcmp(inbox, parts[step - 1].data(), kInboxBytes), 0) << "step " << step;
+  }
+  EXPECT_EQ(receiver.takeInbox(0, team, 4), nullptr);
+  EXPECT_EQ(receiver.takeInbox(0, team + 1, 1), nullptr);
+  sender.link(nullptr);
 }
 
 }  // namespace
