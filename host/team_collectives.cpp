@@ -17,8 +17,10 @@
 // what a member of another node needs travels with a step instead. Where every member is alone
 // on its node, a call of up to kInboxBytes a member is ONE step: each member's bytes go to the
 // others' inboxes with the agreement (HostChannel::takeInbox says why they are not overwritten
-// too soon); a larger reduction, broadcast or fcollect goes an inbox a step, the first with the
-// agreement (a reduction also where members share a node, with a last step). Where
+// too soon); a larger broadcast or fcollect goes an inbox a step, the first with the agreement,
+// each step sent before the last one is read; a larger reduction as a reduce-scatter then an
+// all-gather in such steps (reduceScatterGather), or, where members share a node, an inbox of
+// every source a step, with a last step. Where
 // members share a node: broadcast, collect, fcollect and alltoall deliver up to kDeliveredBytes a
 // member into its dest with the last step; a reduction of up to kInboxBytes sends every source to
 // the other nodes' members' inboxes with a step of its own, then a last step keeps the sources for
@@ -251,30 +253,57 @@ class TeamCollective {
   // where members share a node, the last step.
   template <class Take>
   void inboxSteps(const std::byte *mine, std::size_t bytes, std::uint64_t arg1, std::uint64_t arg2, Take &&take) {
-    std::size_t first = 0, n = std::min(runtime::kInboxBytes, bytes);
-    for (int member = 0; mine != nullptr && member < size(); ++member) {
-      if (mirrored(member)) deliverWithAgreement(member, mine, n);
-    }
+    const auto length = [&](std::size_t k) { return std::min(runtime::kInboxBytes, bytes - k * runtime::kInboxBytes); };
+    sendAheadSteps((bytes + runtime::kInboxBytes - 1) / runtime::kInboxBytes, bytes, arg1, arg2, [&](std::size_t k) {
+      for (int member = 0; mine != nullptr && member < size(); ++member) {
+        if (mirrored(member)) toInbox(member, mine + k * runtime::kInboxBytes, length(k));
+      }
+    }, [&](std::size_t k) { take(k * runtime::kInboxBytes, length(k)); });
+    if (sharesANode()) runtime::teamSync(state_, *team_, CollectiveOp::Sync, call_.api, call_.call);
+  }
+  // Whether a reduction of `bytes` a member goes as a reduce-scatter then an all-gather through
+  // the inboxes (reduceScatterGather): more than an inbox, every member alone on its node (so
+  // that nothing is read in place), and dest the source or apart from it. Each member then
+  // sends (n - 1)/n of its bytes twice instead of all of them to every other member, and
+  // combines 1/n of the result. Alike on every member (agreed bytes, the job's nodes; dest and
+  // source are symmetric).
+  bool scatterGather(std::size_t bytes, const void *dest, const void *source) const {
+    const auto x = reinterpret_cast<std::uintptr_t>(dest), y = reinterpret_cast<std::uintptr_t>(source);
+    const bool apart = x + bytes <= y || y + bytes <= x;
+    return bytes > runtime::kInboxBytes && (dest == source || apart) && byInboxSteps(bytes) && !sharesANode();
+  }
+  // `steps` steps through the inboxes, the first agreeing on (bytes, arg1, arg2): send(k) queues
+  // what step k delivers (toInbox, deliver; nothing where a local check failed); read(k) takes
+  // what step k brought, while step k + 1 travels: posted before, awaited after (takeInbox says
+  // why the inbox's parts allow it). So what read(k) makes can go with step k + 2 at the
+  // earliest. Where every member is alone on its node: nothing is read in place, so nothing is
+  // left to protect after the last step.
+  template <class Send, class Read>
+  void sendAheadSteps(std::size_t steps, std::size_t bytes, std::uint64_t arg1, std::uint64_t arg2, Send &&send,
+                      Read &&read) {
+    if (!failedHere()) send(0);
     agree(bytes, arg1, arg2, true);
-    while (first + n < bytes) {
-      const std::size_t next = first + n, next_n = std::min(runtime::kInboxBytes, bytes - next);
+    for (std::size_t k = 1; k < steps; ++k) {
+      if (!failedHere()) send(k);
       const std::uint64_t reading = team_->sequence;
-      const std::uint64_t sequence = postThroughInboxes(mine != nullptr ? mine + next : nullptr, next_n);
+      const std::uint64_t sequence = postThroughInboxes(nullptr, 0);
       std::optional<Error> failed;
       try {
         reading_ = reading;
-        take(first, n);
+        read(k - 1);
       } catch (const Error &error) {
         failed = error;
       }
       runtime::awaitSync(state_, *team_, sequence, CollectiveOp::Sync, call_.call);
       if (failed) throw *failed;
-      first = next;
-      n = next_n;
     }
     reading_ = team_->sequence;
-    take(first, n);
-    if (sharesANode()) runtime::teamSync(state_, *team_, CollectiveOp::Sync, call_.api, call_.call);
+    read(steps - 1);
+  }
+  // bytes at source (this PE's memory, unchanged until the step) for member's inbox of this PE,
+  // with the next step.
+  void toInbox(int member, const void *source, std::size_t bytes) {
+    deliveries_.push_back({team_->worldPe(member), nullptr, source, bytes});
   }
   // In such a call, reading the step that carried [first, first + n): member's part of source
   // (`mine`: this PE's, in its memory), from its inbox here for a member of another node, in place
@@ -287,7 +316,7 @@ class TeamCollective {
     return static_cast<const std::byte *>(state_.backend->host_view(state_, copy, bytes)) + first;
   }
   // One later step of such a call, delivering `bytes` at source (none where source is null) to
-  // the inbox of this PE of every member of another node.
+  // the inbox of this PE of every member of another node, and what was queued.
   void stepThroughInboxes(const void *source, std::size_t bytes) {
     runtime::awaitSync(state_, *team_, postThroughInboxes(source, bytes), CollectiveOp::Sync, call_.call);
   }
@@ -309,6 +338,8 @@ class TeamCollective {
   bool failedHere() const { return local_error_.has_value(); }
   // What member delivered here with this PE's last step on the team.
   const std::byte *takeInbox(int member) const { return takeInbox(member, team_->sequence); }
+  // What member delivered here with the step that read() of sendAheadSteps reads.
+  const std::byte *takeRead(int member) const { return takeInbox(member, reading_); }
   // What member delivered here with its step `sequence` on the team.
   const std::byte *takeInbox(int member, std::uint64_t sequence) const {
     const std::byte *inbox = state_.channel.takeInbox(team_->worldPe(member), index_, sequence);
@@ -320,9 +351,7 @@ class TeamCollective {
     return inbox;
   }
   // bytes at source (this PE's memory) for member's inbox of this PE, with the agreement.
-  void deliverWithAgreement(int member, const void *source, std::size_t bytes) {
-    deliveries_.push_back({team_->worldPe(member), nullptr, source, bytes});
-  }
+  void deliverWithAgreement(int member, const void *source, std::size_t bytes) { toInbox(member, source, bytes); }
   // After a one-step call through the inboxes that agreed (so every other member delivered):
   // what each delivered here; this PE's own entry is its source, in place.
   std::vector<const std::byte *> takeDelivered(const void *source, std::size_t bytes) const {
@@ -600,6 +629,66 @@ void alltoalls(int team, void *dest, const void *source, std::ptrdiff_t dst, std
   });
 }
 
+// A reduction as a reduce-scatter then an all-gather (TeamCollective::scatterGather says where):
+// member b owns block b of the elements. Step k carries, to each other member, part k of that
+// member's block of this PE's source (to its inbox, an inbox a part), and part k - 1 of this
+// PE's block of the result (straight into its dest); after step k, this PE combines part k of
+// its block from every member's, in PE order as every path, into dest. After the last step
+// every member's block has landed in dest. In place (dest == source) too: a member reads of its
+// source only what it sends and its own block, and the others' results land in a block only
+// after it sent that part (their step k + 1 follows its step k).
+template <class T>
+void reduceScatterGather(TeamCollective &collective, T *dest, const T *source, std::size_t nreduce, ReduceOp op) {
+  static_assert(runtime::kInboxBytes % sizeof(T) == 0, "a part holds whole elements");
+  const int n = collective.size(), me = collective.me();
+  const std::size_t bytes = nreduce * sizeof(T), per_part = runtime::kInboxBytes / sizeof(T);
+  // Block b: elements [start(b), start(b + 1)); the first nreduce % n blocks one element longer.
+  const auto start = [&](int b) {
+    return nreduce / n * b + std::min<std::size_t>(static_cast<std::size_t>(b), nreduce % n);
+  };
+  struct Part {
+    std::size_t first, count;
+  };
+  const auto part = [&](int b, std::size_t k) {
+    const std::size_t first = std::min(start(b) + k * per_part, start(b + 1));
+    return Part{first, std::min(per_part, start(b + 1) - first)};
+  };
+  const std::size_t parts = (start(1) - start(0) + per_part - 1) / per_part;  // the first block is the longest
+  RuntimeState &state = collective.state();
+  const T *mine = collective.failedHere()
+                      ? nullptr
+                      : reinterpret_cast<const T *>(collective.local(source, bytes).data());
+  T *out = collective.failedHere() ? nullptr : static_cast<T *>(state.backend->host_view(state, dest, bytes));
+  collective.sendAheadSteps(parts + 2, bytes, static_cast<std::uint64_t>(op), sizeof(T), [&](std::size_t k) {
+    for (int member = 0; member < n; ++member) {
+      if (member == me) continue;
+      if (k < parts) {
+        const Part p = part(member, k);
+        if (p.count != 0) collective.toInbox(member, mine + p.first, p.count * sizeof(T));
+      }
+      if (k >= 2) {
+        const Part p = part(me, k - 2);
+        if (p.count != 0) collective.deliver(member, dest, p.first * sizeof(T), out + p.first, p.count * sizeof(T));
+      }
+    }
+  }, [&](std::size_t k) {
+    const Part p = part(me, k);
+    if (k >= parts || p.count == 0) return;
+    const T *own = mine + p.first;
+    if (out == mine && me >= 2) {  // in place: the first members' sum lands on this PE's part before it is read
+      T *copy = Scratch::take<T>(Scratch::Incoming, p.count);
+      std::memcpy(copy, own, p.count * sizeof(T));
+      own = copy;
+    }
+    const auto from = [&](int member) {
+      return member == me ? own : reinterpret_cast<const T *>(collective.takeRead(member));
+    };
+    combineInto(op, out + p.first, from(0), from(1), p.count);
+    for (int member = 2; member < n; ++member) combineInto(op, out + p.first, from(member), p.count);
+  });
+  Scratch::trim();
+}
+
 template <class T>
 void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op, const CollectiveCall &call) {
   TeamCollective collective(team, call);
@@ -622,6 +711,10 @@ void reduce(int team, T *dest, const T *source, std::size_t nreduce, ReduceOp op
       combineInto(op, result.data(), values.data(), nreduce);
     }
     std::memcpy(dest, result.data(), bytes);
+    return;
+  }
+  if (collective.scatterGather(bytes, dest, source)) {
+    reduceScatterGather(collective, dest, source, nreduce, op);
     return;
   }
   if (collective.byInboxSteps(bytes, true)) {  // an inbox of every source a step, the first with the agreement

@@ -289,6 +289,34 @@ static void back_to_back(shmem_team_t team) {
   shmem_free(src);
 }
 
+/* Large reductions back to back (more than an inbox: across nodes, in steps; where every member
+ * is alone on its node, a reduce-scatter then an all-gather), in place and into another dest in
+ * turn, each source overwritten as soon as its call returns: no member may still read a source,
+ * or write a dest, of a call another has returned from. */
+static void large_back_to_back(shmem_team_t team) {
+  const int me = shmem_team_my_pe(team), n = shmem_team_n_pes(team);
+  enum { kRounds = 12, kCount = 40001 }; /* 320 KiB of longs, not a multiple of any team's size */
+  long *src = shmem_malloc(kCount * sizeof(long));
+  long *dst = shmem_malloc(kCount * sizeof(long));
+  CHECK(src != NULL && dst != NULL, "large_back_to_back");
+  for (int round = 0; round < kRounds; ++round) {
+    long *into = round % 2 == 0 ? dst : src;
+    for (int i = 0; i < kCount; ++i) src[i] = 1000L * me + round * 7L + i;
+    CHECK(shmem_long_sum_reduce(team, into, src, kCount) == 0, "round %d: large sum_reduce", round);
+    long *result = into;
+    if (into == dst) for (int i = 0; i < kCount; ++i) src[i] = -5; /* the source changes at once */
+    for (int i = 0; i < kCount; ++i) {
+      const long expect = 1000L * n * (n - 1) / 2 + (long)n * (round * 7L + i);
+      CHECK(result[i] == expect, "round %d: large sum_reduce %s [%d] = %ld, expected %ld", round,
+            into == src ? "in place" : "into dest", i, result[i], expect);
+    }
+    for (int i = 0; i < kCount; ++i) dst[i] = -6; /* and so does dest */
+  }
+  CHECK(shmem_team_sync(team) == 0, "sync after the large rounds");
+  shmem_free(dst);
+  shmem_free(src);
+}
+
 static void on_team(shmem_team_t team) {
   CHECK(shmem_team_sync(team) == 0, "team_sync");
   data_movement(team);
@@ -297,6 +325,7 @@ static void on_team(shmem_team_t team) {
   data_movement_of(team, 100000);
   after_a_mismatch(team);
   back_to_back(team);
+  large_back_to_back(team);
 #define RUN_REDUCE(NAME, TYPE) reduce_##NAME(team);
 #define RUN_BITWISE(NAME, TYPE) bitwise_##NAME(team);
   MINMAX_TYPES(RUN_REDUCE)
