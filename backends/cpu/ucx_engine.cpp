@@ -64,6 +64,100 @@ T take(const runtime::Bytes &in, std::size_t *at) {
 
 }  // namespace
 
+// The host channel's writes (runtime/host_channel.h): what a push puts and stores into one peer's
+// segment travels as one active message, which the peer's worker applies in order (the bytes,
+// then each store with release order): the record and the carried bytes land before the line
+// with no fence, and a step waits for no reply of its own, only for its peers' pushes. A message
+// is kept until UCX has sent it; settle waits for that, flush for delivery too.
+namespace channel_message {
+
+constexpr unsigned kId = 1;  // the active message's id
+// Quiet's confirmation (Impl::confirmMessages): a request and its reply, each an Impl::SyncWord.
+constexpr unsigned kSyncRequestId = 2, kSyncReplyId = 3;
+// A segment of a message: its header, then `bytes` bytes (kCopy) or the word's value in 8 bytes
+// (kStore, kAdd: a word of 4 or 8 bytes, with release order).
+struct Segment {
+  std::uint64_t offset;  // in the receiving PE's channel segment, or in its region r
+  std::uint32_t bytes;
+  std::uint32_t kind;  // the operation, | (r + 1) << kRegionShift for region r
+};
+constexpr std::uint32_t kCopy = 0, kStore = 1, kAdd = 2, kOperation = 0xff;
+constexpr unsigned kRegionShift = 8;
+constexpr std::uint32_t inRegion(std::uint32_t operation, int region) {
+  return operation | static_cast<std::uint32_t>(region + 1) << kRegionShift;
+}
+
+// A word's operation as the receiver applies it, with release order: after the bytes before it.
+inline void applyWord(std::uint32_t operation, std::byte *word, unsigned bytes, std::uint64_t value) {
+  if (bytes == 4) {
+    auto *w = reinterpret_cast<std::uint32_t *>(word);
+    if (operation == kAdd) __atomic_fetch_add(w, static_cast<std::uint32_t>(value), __ATOMIC_RELEASE);
+    else __atomic_store_n(w, static_cast<std::uint32_t>(value), __ATOMIC_RELEASE);
+  } else {
+    auto *w = reinterpret_cast<std::uint64_t *>(word);
+    if (operation == kAdd) __atomic_fetch_add(w, value, __ATOMIC_RELEASE);
+    else __atomic_store_n(w, value, __ATOMIC_RELEASE);
+  }
+}
+
+// Appends a segment: its header, then `bytes` bytes from source.
+inline void append(runtime::Bytes &message, const Segment &header, const void *source, std::size_t bytes) {
+  const auto *h = reinterpret_cast<const std::byte *>(&header);
+  message.insert(message.end(), h, h + sizeof header);
+  const auto *b = static_cast<const std::byte *>(source);
+  message.insert(message.end(), b, b + bytes);
+}
+
+// A message under construction: its segments' headers and small bytes in one buffer, and the
+// bytes of a large put where they are, the caller's (unchanged until UCX has sent the message:
+// a step's push settles before it returns, a blocking put waits, a non-blocking one's source is
+// the caller's until quiet); sent as an I/O vector of both, so that a step's data are not copied
+// into the message first (a reduction of 1 MiB across 2 nodes spent a tenth of its samples
+// there).
+class Message {
+ public:
+  static constexpr std::size_t kReferencedBytes = 4096;  // from here, a put's bytes are referenced
+  void append(const Segment &header, const void *source, std::size_t bytes) {
+    if (bytes < kReferencedBytes) {
+      channel_message::append(inline_, header, source, bytes);
+      return;
+    }
+    channel_message::append(inline_, header, nullptr, 0);
+    pieces_.push_back({nullptr, inline_.size()});  // the inline bytes up to here
+    pieces_.push_back({static_cast<const std::byte *>(source), bytes});
+  }
+  void clear() {
+    inline_.clear();
+    pieces_.clear();
+  }
+  // The message as UCX's I/O vector (valid while this message is unchanged).
+  void vector(std::vector<ucp_dt_iov_t> &iov) {
+    iov.clear();
+    std::size_t from = 0;
+    for (const Piece &piece : pieces_) {
+      if (piece.source == nullptr) {
+        if (piece.bytes > from) iov.push_back({inline_.data() + from, piece.bytes - from});
+        from = piece.bytes;
+      } else {
+        iov.push_back({const_cast<std::byte *>(piece.source), piece.bytes});
+      }
+    }
+    if (inline_.size() > from) iov.push_back({inline_.data() + from, inline_.size() - from});
+  }
+  std::size_t capacity() const { return inline_.capacity(); }
+  std::size_t inlineBytes() const { return inline_.size(); }
+
+ private:
+  struct Piece {
+    const std::byte *source;  // null: the inline bytes up to offset `bytes`
+    std::size_t bytes;
+  };
+  runtime::Bytes inline_;
+  std::vector<Piece> pieces_;
+};
+
+}  // namespace channel_message
+
 struct UcxEngine::Impl {
   // A region peers reach: this PE's copy registered; each routed peer's base and key.
   struct Region {
@@ -113,7 +207,8 @@ struct UcxEngine::Impl {
     int pe = -1;
     std::uint64_t operand = 0, reply = 0;
     std::uint32_t narrow_operand = 0, narrow_reply = 0;
-    runtime::Bytes message;  // a message's bytes (sendMessage), until sent
+    channel_message::Message message;  // a message (sendMessage), until sent
+    std::vector<ucp_dt_iov_t> iov;     // its I/O vector, which UCX reads until then
   };
   std::deque<Outstanding> outstanding;
   // Where non-blocking puts run far ahead of quiet, all are waited for (the list's bounds: its
@@ -145,7 +240,7 @@ struct UcxEngine::Impl {
                                   const ucp_am_recv_param_t *);
   // Sends a message (channel_message segments) to pe, which its worker applies in order; blocking:
   // returns once UCX has sent it, else keeps it for quiet. Delivered by quiet (confirmMessages).
-  void sendMessage(int pe, runtime::Bytes message, bool blocking, const char *call);
+  void sendMessage(int pe, channel_message::Message message, bool blocking, const char *call);
   // only: one PE, or -1 for every PE.
   void confirmMessages(const char *call, int only = -1);
 
@@ -265,7 +360,7 @@ struct UcxEngine::Impl {
   void reapCompleted() {
     while (!outstanding.empty() && ucp_request_check_status(outstanding.front().request) == UCS_OK) {
       ucp_request_free(outstanding.front().request);
-      outstanding_message_bytes -= outstanding.front().message.size();
+      outstanding_message_bytes -= outstanding.front().message.inlineBytes();
       outstanding.pop_front();
     }
   }
@@ -336,49 +431,7 @@ struct UcxEngine::Impl {
   }
 };
 
-// The host channel's writes (runtime/host_channel.h): what a push puts and stores into one peer's
-// segment travels as one active message, which the peer's worker applies in order (the bytes,
-// then each store with release order): the record and the carried bytes land before the line
-// with no fence, and a step waits for no reply of its own, only for its peers' pushes. A message
-// is kept until UCX has sent it; settle waits for that, flush for delivery too.
 namespace channel_message {
-
-constexpr unsigned kId = 1;  // the active message's id
-// Quiet's confirmation (Impl::confirmMessages): a request and its reply, each an Impl::SyncWord.
-constexpr unsigned kSyncRequestId = 2, kSyncReplyId = 3;
-// A segment of a message: its header, then `bytes` bytes (kCopy) or the word's value in 8 bytes
-// (kStore, kAdd: a word of 4 or 8 bytes, with release order).
-struct Segment {
-  std::uint64_t offset;  // in the receiving PE's channel segment, or in its region r
-  std::uint32_t bytes;
-  std::uint32_t kind;  // the operation, | (r + 1) << kRegionShift for region r
-};
-constexpr std::uint32_t kCopy = 0, kStore = 1, kAdd = 2, kOperation = 0xff;
-constexpr unsigned kRegionShift = 8;
-constexpr std::uint32_t inRegion(std::uint32_t operation, int region) {
-  return operation | static_cast<std::uint32_t>(region + 1) << kRegionShift;
-}
-
-// A word's operation as the receiver applies it, with release order: after the bytes before it.
-inline void applyWord(std::uint32_t operation, std::byte *word, unsigned bytes, std::uint64_t value) {
-  if (bytes == 4) {
-    auto *w = reinterpret_cast<std::uint32_t *>(word);
-    if (operation == kAdd) __atomic_fetch_add(w, static_cast<std::uint32_t>(value), __ATOMIC_RELEASE);
-    else __atomic_store_n(w, static_cast<std::uint32_t>(value), __ATOMIC_RELEASE);
-  } else {
-    auto *w = reinterpret_cast<std::uint64_t *>(word);
-    if (operation == kAdd) __atomic_fetch_add(w, value, __ATOMIC_RELEASE);
-    else __atomic_store_n(w, value, __ATOMIC_RELEASE);
-  }
-}
-
-// Appends a segment: its header, then `bytes` bytes from source.
-inline void append(runtime::Bytes &message, const Segment &header, const void *source, std::size_t bytes) {
-  const auto *h = reinterpret_cast<const std::byte *>(&header);
-  message.insert(message.end(), h, h + sizeof header);
-  const auto *b = static_cast<const std::byte *>(source);
-  message.insert(message.end(), b, b + bytes);
-}
 
 // The header of `operation` on `bytes` at `at`, a routed PE's copy of one of the engine's regions.
 inline Segment segmentAt(const UcxEngine::Impl &e, const UcxEngine::Remote &at, std::size_t bytes,
@@ -428,7 +481,7 @@ class UcxChannelLink final : public runtime::ChannelLink {
   }
   void settle() override { settleWithin(e_.deadline); }
   void discard() override {
-    for (Message &message : building_) message.clear();
+    for (channel_message::Message &message : building_) message.clear();
   }
   bool flush(long deadline_ms) override {
     const std::chrono::milliseconds limit(deadline_ms);
@@ -478,55 +531,9 @@ class UcxChannelLink final : public runtime::ChannelLink {
   }
 
  private:
-  // A message under construction: its segments' headers and small bytes in one buffer, and the
-  // bytes of a large put where they are, the caller's (a collective's source: unchanged until
-  // the push's settle); sent as an I/O vector of both, so that a step's data are not copied
-  // into the message first (a reduction of 1 MiB across 2 nodes spent a tenth of its samples
-  // there).
-  class Message {
-   public:
-    static constexpr std::size_t kReferencedBytes = 4096;  // from here, a put's bytes are referenced
-    void append(const channel_message::Segment &header, const void *source, std::size_t bytes) {
-      if (bytes < kReferencedBytes) {
-        channel_message::append(inline_, header, source, bytes);
-        return;
-      }
-      channel_message::append(inline_, header, nullptr, 0);
-      pieces_.push_back({nullptr, inline_.size()});  // the inline bytes up to here
-      pieces_.push_back({static_cast<const std::byte *>(source), bytes});
-    }
-    void clear() {
-      inline_.clear();
-      pieces_.clear();
-    }
-    // The message as UCX's I/O vector (valid while this message is unchanged).
-    void vector(std::vector<ucp_dt_iov_t> &iov) {
-      iov.clear();
-      std::size_t from = 0;
-      for (const Piece &piece : pieces_) {
-        if (piece.source == nullptr) {
-          if (piece.bytes > from) iov.push_back({inline_.data() + from, piece.bytes - from});
-          from = piece.bytes;
-        } else {
-          iov.push_back({const_cast<std::byte *>(piece.source), piece.bytes});
-        }
-      }
-      if (inline_.size() > from) iov.push_back({inline_.data() + from, inline_.size() - from});
-    }
-    std::size_t capacity() const { return inline_.capacity(); }
-
-   private:
-    struct Piece {
-      const std::byte *source;  // null: the inline bytes up to offset `bytes`
-      std::size_t bytes;
-    };
-    runtime::Bytes inline_;
-    std::vector<Piece> pieces_;
-  };
-
   struct Pending {
     ucs_status_ptr_t request;
-    Message bytes;                   // the message, until UCX has sent it
+    channel_message::Message bytes;  // the message, until UCX has sent it
     std::vector<ucp_dt_iov_t> iov;   // its I/O vector, which UCX reads until then
     int pe;
   };
@@ -547,9 +554,9 @@ class UcxChannelLink final : public runtime::ChannelLink {
 
   // Messages' buffers are kept for the next ones: a buffer allocated anew for each faulted its
   // pages in every time.
-  Message spare() {
+  channel_message::Message spare() {
     if (spare_.empty()) return {};
-    Message buffer = std::move(spare_.back());
+    channel_message::Message buffer = std::move(spare_.back());
     spare_.pop_back();
     return buffer;
   }
@@ -561,9 +568,9 @@ class UcxChannelLink final : public runtime::ChannelLink {
   static constexpr std::size_t kKeptCapacity = std::size_t{4} << 20;
 
   UcxEngine::Impl &e_;
-  std::vector<Message> building_;  // per PE: the message of the push under way
-  std::list<Pending> pending_;     // messages not yet known to have been sent
-  std::vector<Message> spare_;     // buffers of sent messages, emptied, for the next ones
+  std::vector<channel_message::Message> building_;  // per PE: the message of the push under way
+  std::list<Pending> pending_;                      // messages not yet known to have been sent
+  std::vector<channel_message::Message> spare_;     // buffers of sent messages, emptied, for the next ones
 };
 
 namespace {
@@ -648,19 +655,24 @@ void UcxEngine::Impl::confirmMessages(const char *call, int only) {
       });
 }
 
-void UcxEngine::Impl::sendMessage(int pe, runtime::Bytes message, bool blocking, const char *call) {
-  const ucp_request_param_t param = eagerMessage();
+void UcxEngine::Impl::sendMessage(int pe, channel_message::Message message, bool blocking, const char *call) {
+  ucp_request_param_t param = eagerMessage();
+  param.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+  param.datatype = ucp_dt_make_iov();
+  std::vector<ucp_dt_iov_t> iov;
+  message.vector(iov);
   ucs_status_ptr_t request;
   bool over = false;
   {
     std::lock_guard<std::mutex> held(lock);
     sent_messages[pe] = 1;
-    request = ucp_am_send_nbx(endpoints[pe], channel_message::kId, nullptr, 0, message.data(), message.size(), &param);
+    request = ucp_am_send_nbx(endpoints[pe], channel_message::kId, nullptr, 0, iov.data(), iov.size(), &param);
     if (!blocking && request != nullptr && !UCS_PTR_IS_ERR(request)) {  // kept, with its bytes, for quiet
       reapCompleted();
       Outstanding &o = outstanding.emplace_back();
       o.request = request, o.call = call, o.what = "a message", o.pe = pe, o.message = std::move(message);
-      outstanding_message_bytes += o.message.size();
+      o.iov = std::move(iov);  // the vector's buffer moves with it: what UCX reads stays in place
+      outstanding_message_bytes += o.message.inlineBytes();
       request = nullptr;
       over = overOutstandingBounds();
     }
@@ -856,10 +868,12 @@ ucp_request_param_t wordParam(unsigned bytes, void *reply) {
 
 }  // namespace
 
-// The largest put with a signal sent as one message (kernels/cpu/collectives.cpp's
-// kOneMessageBytes is the same): larger ones copied into messages cost more CPU than their round
-// trip where PEs share cores (docs/RUNTIME.md, "A put with a signal as one message").
-constexpr std::size_t kSignalledMessageMost = 64 << 10;
+// The largest put with a signal sent as one message, its bytes from where they are (a
+// channel_message::Message): the kernel library's all_reduce of 256 KiB and 1 MiB across 2 nodes
+// took 0.70-0.90x the time of UCX's put, fence and atomic (docs/RUNTIME.md, "A put with a
+// signal of any size as one message"). Larger ones go by UCX's put: the receiver assembles a
+// message whole before it applies it, so this bounds that buffer.
+constexpr std::size_t kSignalledMessageMost = std::size_t{4} << 20;
 
 void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool blocking, const char *call) {
   Impl &e = *impl_;
@@ -889,17 +903,15 @@ void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool bl
   // signal as one message"). It returns once UCX has sent it (at once where UCX copied it) and is
   // known to be applied after quiet, which asks the peer (confirmMessages).
   if (transfer.signal != nullptr && transfer.bytes <= kSignalledMessageMost) {
-    runtime::Bytes message;
-    message.reserve(2 * sizeof(channel_message::Segment) + transfer.bytes + sizeof(std::uint64_t));
+    channel_message::Message message;
     if (transfer.bytes != 0) {
-      channel_message::append(message, channel_message::segmentAt(e, to, transfer.bytes, channel_message::kCopy),
-                              transfer.source, transfer.bytes);
+      message.append(channel_message::segmentAt(e, to, transfer.bytes, channel_message::kCopy), transfer.source,
+                     transfer.bytes);
     }
     const std::uint64_t value = transfer.signal_value;
     const std::uint32_t operation =
         transfer.signal_op == shmem::SignalOp::Add ? channel_message::kAdd : channel_message::kStore;
-    channel_message::append(message, channel_message::segmentAt(e, signal, transfer.signal_bytes, operation), &value,
-                            sizeof value);
+    message.append(channel_message::segmentAt(e, signal, transfer.signal_bytes, operation), &value, sizeof value);
     e.sendMessage(pe, std::move(message), blocking, call);
     return;
   }
@@ -973,12 +985,11 @@ std::uint64_t UcxEngine::wordOp(const Remote &at, runtime::WordOp op, unsigned b
   // release store or add after what this PE sent it before, delivered by quiet as puts are
   // (docs/RUNTIME.md, "A point put as one message").
   if (op == runtime::WordOp::PutSet || op == runtime::WordOp::PutAdd) {
-    runtime::Bytes message;
-    channel_message::append(
-        message,
-        channel_message::segmentAt(e, at, bytes,
-                                   op == runtime::WordOp::PutAdd ? channel_message::kAdd : channel_message::kStore),
-        &operand, sizeof operand);
+    channel_message::Message message;
+    message.append(channel_message::segmentAt(e, at, bytes,
+                                              op == runtime::WordOp::PutAdd ? channel_message::kAdd
+                                                                            : channel_message::kStore),
+                   &operand, sizeof operand);
     e.sendMessage(pe, std::move(message), true, call);
     return 0;
   }

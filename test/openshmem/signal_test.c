@@ -1,5 +1,6 @@
 /* Put-with-signal (typed, sized, bytes; blocking and _nbi; SET and ADD; contexts), signal_fetch
  * and signal_wait_until on uint64_t signals. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -36,6 +37,29 @@ int main(void) {
     CHECK(shmem_signal_fetch(sig + 1) == total, "signal_fetch");
   }
   shmem_barrier_all();
+
+  /* Large puts with signals (across nodes one message each, the bytes sent from where they are):
+   * the data are there when the signal is, and a blocking put's source may change as soon as it
+   * returns, a non-blocking one's after quiet. */
+  enum { kBig = 300000 }; /* 1.2 MB of ints */
+  int *big = shmem_malloc(kBig * sizeof(int));
+  int *source = malloc(kBig * sizeof(int));
+  CHECK(big != NULL && source != NULL, "large put_signal buffers");
+  for (int i = 0; i < kBig; ++i) source[i] = me * 7 + i;
+  shmem_int_put_signal(big, source, kBig, sig + 3, 1, SHMEM_SIGNAL_SET, to);
+  for (int i = 0; i < kBig; ++i) source[i] = -1;
+  CHECK(shmem_signal_wait_until(sig + 3, SHMEM_CMP_EQ, 1) == 1, "large put_signal's signal");
+  for (int i = 0; i < kBig; ++i) CHECK(big[i] == from * 7 + i, "large put_signal [%d] = %d", i, big[i]);
+  shmem_barrier_all(); /* every PE has read its copy before the next put lands there */
+  for (int i = 0; i < kBig; ++i) source[i] = me * 11 + i;
+  shmem_int_put_signal_nbi(big, source, kBig, sig + 4, 2, SHMEM_SIGNAL_SET, to);
+  shmem_quiet();
+  for (int i = 0; i < kBig; ++i) source[i] = -2;
+  CHECK(shmem_signal_wait_until(sig + 4, SHMEM_CMP_EQ, 2) == 2, "large put_signal_nbi's signal");
+  for (int i = 0; i < kBig; ++i) CHECK(big[i] == from * 11 + i, "large put_signal_nbi [%d] = %d", i, big[i]);
+  shmem_barrier_all();
+  free(source);
+  shmem_free(big);
 
   /* a context on the odd PEs: PE numbers are the team's */
   shmem_team_t odd = SHMEM_TEAM_INVALID;
