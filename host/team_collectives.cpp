@@ -17,8 +17,9 @@
 // what a member of another node needs travels with a step instead. Where every member is alone
 // on its node, a call of up to kInboxBytes a member is ONE step: each member's bytes go to the
 // others' inboxes with the agreement (HostChannel::takeInbox says why they are not overwritten
-// too soon); a larger broadcast or fcollect goes an inbox a step, the first with the agreement,
-// each step sent before the last one is read; a larger reduction as a reduce-scatter then an
+// too soon); a larger broadcast or fcollect goes an inbox a step, the first part with the
+// agreement to the inboxes, the later ones straight into the receivers' dest, each step sent
+// before the last one is read (stepsIntoDests); a larger reduction as a reduce-scatter then an
 // all-gather in such steps (reduceScatterGather), or, where members share a node, an inbox of
 // every source a step, with a last step. Where
 // members share a node: broadcast, collect, fcollect and alltoall deliver up to kDeliveredBytes a
@@ -227,11 +228,11 @@ class TeamCollective {
            hostViewsHeap(state_) && state_.channel.anyMirrored() && !sharesANode();
   }
   // Whether a call of `bytes` a member, more than a one-step call carries (a reduction, a
-  // broadcast, an fcollect), goes through the inboxes in steps of one inbox each (inboxSteps; one
-  // step up to an inbox): the first step is the agreement, each later one a step of its own, sent
-  // before this PE reads what the one before brought (a sender writes an inbox's part again only
-  // three steps later: HostChannel::takeInbox). Where every member is alone on its node; with `shared_nodes`, also where members
-  // share a node: they read each other's sources in place (partOf), and a last step keeps the
+  // broadcast, an fcollect), goes in steps of an inbox each (inboxSteps, stepsIntoDests,
+  // reduceScatterGather; one step up to an inbox): the first step is the agreement, each later
+  // one a step of its own, sent before this PE reads what the one before brought (a sender
+  // writes an inbox's part again only three steps later: HostChannel::takeInbox). Where every
+  // member is alone on its node; with `shared_nodes`, also where members share a node: they read each other's sources in place (partOf), and a last step keeps the
   // sources until all have (measured for reductions only: a broadcast or an fcollect among
   // members that share nodes still pulls). Alike on every member (agreed bytes, the job's nodes).
   bool byInboxSteps(std::size_t bytes, bool shared_nodes = false) const {
@@ -260,6 +261,27 @@ class TeamCollective {
       }
     }, [&](std::size_t k) { take(k * runtime::kInboxBytes, length(k)); });
     if (sharesANode()) runtime::teamSync(state_, *team_, CollectiveOp::Sync, call_.api, call_.call);
+  }
+  // Such a call where every member is alone on its node and what it sends lands in the others'
+  // dest (a broadcast, an fcollect): `mine` (this PE's `bytes`; null where it sends nothing or
+  // a local check failed) goes to every other member an inbox a step, the first with the
+  // agreement into its inbox (a member may not have entered the call yet, and its dest is not
+  // the call's until it has), the later ones straight into its dest at `at` (every member is
+  // in the call by then: a step follows every member's previous one), so that the receiver
+  // copies only the first part. readFirst(length) takes the first part from the inboxes.
+  template <class ReadFirst>
+  void stepsIntoDests(const std::byte *mine, std::size_t bytes, std::uint64_t arg1, std::uint64_t arg2, void *dest,
+                      std::size_t at, ReadFirst &&readFirst) {
+    const auto length = [&](std::size_t k) { return std::min(runtime::kInboxBytes, bytes - k * runtime::kInboxBytes); };
+    sendAheadSteps((bytes + runtime::kInboxBytes - 1) / runtime::kInboxBytes, bytes, arg1, arg2, [&](std::size_t k) {
+      for (int member = 0; mine != nullptr && member < size(); ++member) {
+        if (!mirrored(member)) continue;
+        if (k == 0) toInbox(member, mine, length(0));
+        else deliver(member, dest, at + k * runtime::kInboxBytes, mine + k * runtime::kInboxBytes, length(k));
+      }
+    }, [&](std::size_t k) {
+      if (k == 0) readFirst(length(0));
+    });
   }
   // Whether a reduction of `bytes` a member goes as a reduce-scatter then an all-gather through
   // the inboxes (reduceScatterGather): more than an inbox, every member alone on its node (so
@@ -498,11 +520,11 @@ void broadcast(int team, void *dest, const void *source, std::size_t bytes, int 
     if (bytes != 0 && !(carrier && (skip_root || dest == source))) std::memcpy(dest, collective.carried(root), bytes);
     return;
   }
-  if (collective.byInboxSteps(bytes)) {  // the root's bytes an inbox a step, the first with the agreement
+  if (collective.byInboxSteps(bytes)) {  // the root's bytes a step a part, the first with the agreement
     const bool carrier = collective.me() == root;
     const std::byte *from_root = carrier && !collective.failedHere() ? collective.local(source, bytes).data() : nullptr;
-    collective.inboxSteps(from_root, bytes, static_cast<std::uint64_t>(root), 0, [&](std::size_t first, std::size_t n) {
-      if (!carrier) std::memcpy(static_cast<std::byte *>(dest) + first, collective.partOf(root, source, bytes, first, nullptr), n);
+    collective.stepsIntoDests(from_root, bytes, static_cast<std::uint64_t>(root), 0, dest, 0, [&](std::size_t n) {
+      if (!carrier) std::memcpy(dest, collective.takeRead(root), n);
     });
     if (carrier && !skip_root && dest != source) std::memcpy(dest, source, bytes);
     return;
@@ -531,13 +553,14 @@ void collect(int team, void *dest, const void *source, std::size_t bytes, bool f
       std::memcpy(static_cast<std::byte *>(dest) + member * bytes, collective.carried(member), bytes);
     return;
   }
-  if (fixed && collective.byInboxSteps(bytes)) {  // every member's block an inbox a step
+  if (fixed && collective.byInboxSteps(bytes)) {  // every member's block a step a part
     const std::byte *mine = collective.failedHere() ? nullptr : collective.local(source, bytes).data();
-    collective.inboxSteps(mine, bytes, 0, 0, [&](std::size_t first, std::size_t n) {
+    const std::size_t at = collective.me() * bytes;
+    collective.stepsIntoDests(mine, bytes, 0, 0, dest, at, [&](std::size_t n) {
       for (int member = 0; member < collective.size(); ++member) {
-        std::memcpy(static_cast<std::byte *>(dest) + member * bytes + first,
-                    collective.partOf(member, source, bytes, first, mine), n);
+        if (member != collective.me()) std::memcpy(static_cast<std::byte *>(dest) + member * bytes, collective.takeRead(member), n);
       }
+      std::memcpy(static_cast<std::byte *>(dest) + at, mine, bytes);
     });
     return;
   }

@@ -291,8 +291,8 @@ static void back_to_back(shmem_team_t team) {
 
 /* Large reductions back to back (more than an inbox: across nodes, in steps; where every member
  * is alone on its node, a reduce-scatter then an all-gather), in place and into another dest in
- * turn, each source overwritten as soon as its call returns: no member may still read a source,
- * or write a dest, of a call another has returned from. */
+ * turn, then broadcasts and fcollects, each source overwritten as soon as its call returns: no
+ * member may still read a source, or write a dest, of a call another has returned from. */
 static void large_back_to_back(shmem_team_t team) {
   const int me = shmem_team_my_pe(team), n = shmem_team_n_pes(team);
   enum { kRounds = 12, kCount = 40001 }; /* 320 KiB of longs, not a multiple of any team's size */
@@ -311,7 +311,30 @@ static void large_back_to_back(shmem_team_t team) {
             into == src ? "in place" : "into dest", i, result[i], expect);
     }
     for (int i = 0; i < kCount; ++i) dst[i] = -6; /* and so does dest */
+
+    /* a broadcast and an fcollect the same way: their later parts land in the others' dest,
+     * which must not happen before a member has entered the call (it still reads the last) */
+    const int root = round % n;
+    for (int i = 0; i < kCount; ++i) src[i] = 1000L * me + round * 3L + i;
+    CHECK(shmem_long_broadcast(team, dst, src, kCount, root) == 0, "round %d: large broadcast", round);
+    for (int i = 0; i < kCount; ++i) src[i] = -7;
+    if (me != root) {
+      for (int i = 0; i < kCount; ++i)
+        CHECK(dst[i] == 1000L * root + round * 3L + i, "round %d: large broadcast [%d] = %ld", round, i, dst[i]);
+    }
   }
+  long *all = shmem_malloc((size_t)shmem_n_pes() * kCount * sizeof(long)); /* the same on every PE of the world */
+  CHECK(all != NULL, "large fcollect dest");
+  for (int round = 0; round < kRounds / 2; ++round) {
+    for (int i = 0; i < kCount; ++i) src[i] = 1000L * me + round * 5L + i;
+    CHECK(shmem_long_fcollect(team, all, src, kCount) == 0, "round %d: large fcollect", round);
+    for (int i = 0; i < kCount; ++i) src[i] = -8;
+    for (int p = 0; p < n; ++p)
+      for (int i = 0; i < kCount; ++i)
+        CHECK(all[(size_t)p * kCount + i] == 1000L * p + round * 5L + i, "round %d: large fcollect [%d][%d] = %ld",
+              round, p, i, all[(size_t)p * kCount + i]);
+  }
+  shmem_free(all);
   CHECK(shmem_team_sync(team) == 0, "sync after the large rounds");
   shmem_free(dst);
   shmem_free(src);
