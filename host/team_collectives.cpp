@@ -284,15 +284,18 @@ class TeamCollective {
     });
   }
   // Whether a reduction of `bytes` a member goes as a reduce-scatter then an all-gather through
-  // the inboxes (reduceScatterGather): more than an inbox, every member alone on its node (so
-  // that nothing is read in place), and dest the source or apart from it. Each member then
-  // sends (n - 1)/n of its bytes twice instead of all of them to every other member, and
-  // combines 1/n of the result. Alike on every member (agreed bytes, the job's nodes; dest and
-  // source are symmetric).
+  // the inboxes (reduceScatterGather): more than an inbox, three members or more, every member
+  // alone on its node (so that nothing is read in place), and dest the source or apart from it.
+  // Each member then sends (n - 1)/n of its bytes twice instead of all of them to every other
+  // member, and combines 1/n of the result. At two members the bytes sent are the same, and it
+  // measured no faster (docs/RUNTIME.md, "A large reduction as a reduce-scatter and an
+  // all-gather"). Alike on every member (agreed bytes, the job's nodes; dest and source are
+  // symmetric).
   bool scatterGather(std::size_t bytes, const void *dest, const void *source) const {
     const auto x = reinterpret_cast<std::uintptr_t>(dest), y = reinterpret_cast<std::uintptr_t>(source);
     const bool apart = x + bytes <= y || y + bytes <= x;
-    return bytes > runtime::kInboxBytes && (dest == source || apart) && byInboxSteps(bytes) && !sharesANode();
+    return size() > 2 && bytes > runtime::kInboxBytes && (dest == source || apart) && byInboxSteps(bytes) &&
+           !sharesANode();
   }
   // `steps` steps through the inboxes, the first agreeing on (bytes, arg1, arg2): send(k) queues
   // what step k delivers (toInbox, deliver; nothing where a local check failed); read(k) takes

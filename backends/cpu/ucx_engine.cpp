@@ -869,11 +869,13 @@ ucp_request_param_t wordParam(unsigned bytes, void *reply) {
 }  // namespace
 
 // The largest put with a signal sent as one message, its bytes from where they are (a
-// channel_message::Message): the kernel library's all_reduce of 256 KiB and 1 MiB across 2 nodes
-// took 0.70-0.90x the time of UCX's put, fence and atomic (docs/RUNTIME.md, "A put with a
-// signal of any size as one message"). Larger ones go by UCX's put: the receiver assembles a
-// message whole before it applies it, so this bounds that buffer.
-constexpr std::size_t kSignalledMessageMost = std::size_t{4} << 20;
+// channel_message::Message; kernels/cpu/collectives.cpp's kOneMessageBytes is the same); a
+// larger one goes by UCX's put, fence and atomic. Messages of up to 4 MiB were tried: on two
+// nodes of this 2-core host the kernel library's all_reduce of 256 KiB and 1 MiB took 0.70-0.90x
+// the time, but between simulated hosts of one core each, 256 KiB took 1.2-1.5x (the receiver
+// copies a message out of UCX's buffer, where UCX's put lands in place; docs/RUNTIME.md, "A put
+// with a signal of any size as one message").
+constexpr std::size_t kSignalledMessageMost = std::size_t{64} << 10;
 
 void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool blocking, const char *call) {
   Impl &e = *impl_;

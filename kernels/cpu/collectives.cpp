@@ -151,11 +151,9 @@ void signalWait(Context &ctx, int slot, std::uint64_t epoch) {
   shmem::signal_wait_until<std::uint64_t>(ctx.slot(slot), shmem::Cmp::GE, epoch);
 }
 
-// The cpu backend's network engine sends a put with a signal as one message (docs/RUNTIME.md,
-// "A put with a signal as one message"), which a blocking put hands over once UCX has sent it:
-// at once up to about this size; a larger one waits while its bytes go out. Larger chunks are put
-// non-blocking, so that their sends to several peers overlap (blocking, all_reduce took
-// 0.91-1.15x the time at 4 PEs on 2 nodes and 0.70-1.12x at 2, 64 KiB to 4 MiB: no clear gain).
+// The cpu backend's network engine sends a put with a signal of up to this many bytes as one
+// message, which a blocking put hands over at once (docs/RUNTIME.md, "A put with a signal as one
+// message"); a larger one waits for its atomic's reply. The two limits are the same.
 constexpr std::size_t kOneMessageBytes = std::size_t{64} << 10;
 
 // A chunk to a peer with its signal. To a peer through the network (another node) a chunk larger

@@ -38,9 +38,9 @@ int main(void) {
   }
   shmem_barrier_all();
 
-  /* Large puts with signals (across nodes one message each, the bytes sent from where they are):
-   * the data are there when the signal is, and a blocking put's source may change as soon as it
-   * returns, a non-blocking one's after quiet. */
+  /* Large puts with signals (across nodes UCX's put, fence and atomic): the data are there when
+   * the signal is, and a blocking put's source may change as soon as it returns, a non-blocking
+   * one's after quiet. */
   enum { kBig = 300000 }; /* 1.2 MB of ints */
   int *big = shmem_malloc(kBig * sizeof(int));
   int *source = malloc(kBig * sizeof(int));
