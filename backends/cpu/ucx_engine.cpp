@@ -130,9 +130,11 @@ class Message {
     inline_.clear();
     pieces_.clear();
   }
-  // The message as UCX's I/O vector (valid while this message is unchanged).
+  // The message as UCX's I/O vector (valid while this message is unchanged); none where the
+  // message is all inline (send inlineBytes() from inlineData()).
   void vector(std::vector<ucp_dt_iov_t> &iov) {
     iov.clear();
+    if (pieces_.empty()) return;
     std::size_t from = 0;
     for (const Piece &piece : pieces_) {
       if (piece.source == nullptr) {
@@ -146,6 +148,7 @@ class Message {
   }
   std::size_t capacity() const { return inline_.capacity(); }
   std::size_t inlineBytes() const { return inline_.size(); }
+  const std::byte *inlineData() const { return inline_.data(); }
 
  private:
   struct Piece {
@@ -155,6 +158,17 @@ class Message {
   runtime::Bytes inline_;
   std::vector<Piece> pieces_;
 };
+
+// Sends a message as active message `id`: a message all inline (the small ones) as plain bytes,
+// UCX's cheaper path, with no vector to build; else its I/O vector `iov` (Message::vector), which
+// UCX reads until the send completes.
+inline ucs_status_ptr_t sendMessage(ucp_ep_h endpoint, unsigned id, const Message &message,
+                                    const std::vector<ucp_dt_iov_t> &iov, ucp_request_param_t param) {
+  if (iov.empty()) return ucp_am_send_nbx(endpoint, id, nullptr, 0, message.inlineData(), message.inlineBytes(), &param);
+  param.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+  param.datatype = ucp_dt_make_iov();
+  return ucp_am_send_nbx(endpoint, id, nullptr, 0, iov.data(), iov.size(), &param);
+}
 
 }  // namespace channel_message
 
@@ -468,12 +482,10 @@ class UcxChannelLink final : public runtime::ChannelLink {
     building_[pe] = spare();
     message.bytes.vector(message.iov);
     ucp_request_param_t param{};
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_DATATYPE;
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     param.flags = UCP_AM_SEND_FLAG_EAGER;
-    param.datatype = ucp_dt_make_iov();
     ucs_status_ptr_t request = e_.post([&] {
-      return ucp_am_send_nbx(e_.endpoints[pe], channel_message::kId, nullptr, 0, message.iov.data(),
-                             message.iov.size(), &param);
+      return channel_message::sendMessage(e_.endpoints[pe], channel_message::kId, message.bytes, message.iov, param);
     });
     if (request == nullptr || UCS_PTR_IS_ERR(request)) release(pending_.back()), pending_.pop_back();
     if (UCS_PTR_IS_ERR(request)) fail("the host channel: a message", UCS_PTR_STATUS(request));
@@ -656,9 +668,7 @@ void UcxEngine::Impl::confirmMessages(const char *call, int only) {
 }
 
 void UcxEngine::Impl::sendMessage(int pe, channel_message::Message message, bool blocking, const char *call) {
-  ucp_request_param_t param = eagerMessage();
-  param.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
-  param.datatype = ucp_dt_make_iov();
+  const ucp_request_param_t param = eagerMessage();
   std::vector<ucp_dt_iov_t> iov;
   message.vector(iov);
   ucs_status_ptr_t request;
@@ -666,7 +676,7 @@ void UcxEngine::Impl::sendMessage(int pe, channel_message::Message message, bool
   {
     std::lock_guard<std::mutex> held(lock);
     sent_messages[pe] = 1;
-    request = ucp_am_send_nbx(endpoints[pe], channel_message::kId, nullptr, 0, iov.data(), iov.size(), &param);
+    request = channel_message::sendMessage(endpoints[pe], channel_message::kId, message, iov, param);
     if (!blocking && request != nullptr && !UCS_PTR_IS_ERR(request)) {  // kept, with its bytes, for quiet
       reapCompleted();
       Outstanding &o = outstanding.emplace_back();
