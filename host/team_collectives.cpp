@@ -82,6 +82,12 @@ class Scratch {
 };
 thread_local std::vector<std::max_align_t> Scratch::t_buffers[Scratch::kSlots];
 
+// Whether [a, a + bytes) and [b, b + bytes) share a byte.
+inline bool overlap(const void *a, const void *b, std::size_t bytes) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return x < y + bytes && y < x + bytes;
+}
+
 // One collective call of this PE on a team, from its arguments' checks to its last step.
 class TeamCollective {
  public:
@@ -114,7 +120,7 @@ class TeamCollective {
 
   // The first step: every member's record (index = team PE). `compare_bytes`: arg0 must match.
   // `carried`: this PE's bytes for the others, beside its record (a one-step collective); what
-  // deliverWithAgreement queued goes to the others' inboxes with it.
+  // toInbox queued goes to the others' inboxes with it.
   runtime::MemberRecords agree(std::uint64_t bytes, std::uint64_t arg1, std::uint64_t arg2, bool compare_bytes,
                                       std::span<const std::byte> carried = {}) {
     CollectiveRecord mine{};
@@ -209,7 +215,10 @@ class TeamCollective {
   // One step that puts this PE's bytes at source into the inbox of it of every member of
   // another node; returns, per member, what it delivered here (null: a member of this node).
   std::vector<const std::byte *> deliverToInboxes(const void *source, std::size_t bytes) {
-    stepThroughInboxes(source, bytes);
+    for (int member = 0; member < size(); ++member) {
+      if (mirrored(member)) toInbox(member, source, bytes);
+    }
+    runtime::awaitSync(state_, *team_, postQueued(), CollectiveOp::Sync, call_.call);
     std::vector<const std::byte *> inboxes(size(), nullptr);
     for (int member = 0; member < size(); ++member) {
       if (mirrored(member)) inboxes[member] = takeInbox(member);
@@ -247,6 +256,11 @@ class TeamCollective {
     return false;
   }
   bool mirrored(int member) const { return state_.channel.mirrored(team_->worldPe(member)); }
+  // A call of `bytes` a member in parts of an inbox: how many, and part k's length.
+  static std::size_t inboxParts(std::size_t bytes) { return (bytes + runtime::kInboxBytes - 1) / runtime::kInboxBytes; }
+  static std::size_t partBytes(std::size_t bytes, std::size_t k) {
+    return std::min(runtime::kInboxBytes, bytes - k * runtime::kInboxBytes);
+  }
   // Such a call: `mine` (this PE's `bytes`, in its memory; null where it sends nothing or a local
   // check failed) goes to every member of another node an inbox a step, the first step agreeing on
   // (bytes, arg1, arg2); take(offset, length) reads each step's part (partOf) while the next step
@@ -254,12 +268,11 @@ class TeamCollective {
   // where members share a node, the last step.
   template <class Take>
   void inboxSteps(const std::byte *mine, std::size_t bytes, std::uint64_t arg1, std::uint64_t arg2, Take &&take) {
-    const auto length = [&](std::size_t k) { return std::min(runtime::kInboxBytes, bytes - k * runtime::kInboxBytes); };
-    sendAheadSteps((bytes + runtime::kInboxBytes - 1) / runtime::kInboxBytes, bytes, arg1, arg2, [&](std::size_t k) {
+    sendAheadSteps(inboxParts(bytes), bytes, arg1, arg2, [&](std::size_t k) {
       for (int member = 0; mine != nullptr && member < size(); ++member) {
-        if (mirrored(member)) toInbox(member, mine + k * runtime::kInboxBytes, length(k));
+        if (mirrored(member)) toInbox(member, mine + k * runtime::kInboxBytes, partBytes(bytes, k));
       }
-    }, [&](std::size_t k) { take(k * runtime::kInboxBytes, length(k)); });
+    }, [&](std::size_t k) { take(k * runtime::kInboxBytes, partBytes(bytes, k)); });
     if (sharesANode()) runtime::teamSync(state_, *team_, CollectiveOp::Sync, call_.api, call_.call);
   }
   // Such a call where every member is alone on its node and what it sends lands in the others'
@@ -272,15 +285,14 @@ class TeamCollective {
   template <class ReadFirst>
   void stepsIntoDests(const std::byte *mine, std::size_t bytes, std::uint64_t arg1, std::uint64_t arg2, void *dest,
                       std::size_t at, ReadFirst &&readFirst) {
-    const auto length = [&](std::size_t k) { return std::min(runtime::kInboxBytes, bytes - k * runtime::kInboxBytes); };
-    sendAheadSteps((bytes + runtime::kInboxBytes - 1) / runtime::kInboxBytes, bytes, arg1, arg2, [&](std::size_t k) {
+    sendAheadSteps(inboxParts(bytes), bytes, arg1, arg2, [&](std::size_t k) {
       for (int member = 0; mine != nullptr && member < size(); ++member) {
         if (!mirrored(member)) continue;
-        if (k == 0) toInbox(member, mine, length(0));
-        else deliver(member, dest, at + k * runtime::kInboxBytes, mine + k * runtime::kInboxBytes, length(k));
+        if (k == 0) toInbox(member, mine, partBytes(bytes, 0));
+        else deliver(member, dest, at + k * runtime::kInboxBytes, mine + k * runtime::kInboxBytes, partBytes(bytes, k));
       }
     }, [&](std::size_t k) {
-      if (k == 0) readFirst(length(0));
+      if (k == 0) readFirst(partBytes(bytes, 0));
     });
   }
   // Whether a reduction of `bytes` a member goes as a reduce-scatter then an all-gather through
@@ -292,17 +304,14 @@ class TeamCollective {
   // all-gather"). Alike on every member (agreed bytes, the job's nodes; dest and source are
   // symmetric).
   bool scatterGather(std::size_t bytes, const void *dest, const void *source) const {
-    const auto x = reinterpret_cast<std::uintptr_t>(dest), y = reinterpret_cast<std::uintptr_t>(source);
-    const bool apart = x + bytes <= y || y + bytes <= x;
-    return size() > 2 && bytes > runtime::kInboxBytes && (dest == source || apart) && byInboxSteps(bytes) &&
-           !sharesANode();
+    return size() > 2 && bytes > runtime::kInboxBytes && (dest == source || !overlap(dest, source, bytes)) &&
+           byInboxSteps(bytes) && !sharesANode();
   }
   // `steps` steps through the inboxes, the first agreeing on (bytes, arg1, arg2): send(k) queues
   // what step k delivers (toInbox, deliver; nothing where a local check failed); read(k) takes
   // what step k brought, while step k + 1 travels: posted before, awaited after (takeInbox says
   // why the inbox's parts allow it). So what read(k) makes can go with step k + 2 at the
-  // earliest. Where every member is alone on its node: nothing is read in place, so nothing is
-  // left to protect after the last step.
+  // earliest. Where members share a node, the caller's last step keeps their sources.
   template <class Send, class Read>
   void sendAheadSteps(std::size_t steps, std::size_t bytes, std::uint64_t arg1, std::uint64_t arg2, Send &&send,
                       Read &&read) {
@@ -310,11 +319,10 @@ class TeamCollective {
     agree(bytes, arg1, arg2, true);
     for (std::size_t k = 1; k < steps; ++k) {
       if (!failedHere()) send(k);
-      const std::uint64_t reading = team_->sequence;
-      const std::uint64_t sequence = postThroughInboxes(nullptr, 0);
+      reading_ = team_->sequence;  // step k - 1's
+      const std::uint64_t sequence = postQueued();
       std::optional<Error> failed;
       try {
-        reading_ = reading;
         read(k - 1);
       } catch (const Error &error) {
         failed = error;
@@ -340,16 +348,9 @@ class TeamCollective {
     const std::byte *copy = runtime::peerAddress(state_, source, bytes, team_->worldPe(member), call_.call, "source");
     return static_cast<const std::byte *>(state_.backend->host_view(state_, copy, bytes)) + first;
   }
-  // One later step of such a call, delivering `bytes` at source (none where source is null) to
-  // the inbox of this PE of every member of another node, and what was queued.
-  void stepThroughInboxes(const void *source, std::size_t bytes) {
-    runtime::awaitSync(state_, *team_, postThroughInboxes(source, bytes), CollectiveOp::Sync, call_.call);
-  }
-  // Its first half: the step published, with its deliveries; returns its sequence.
-  std::uint64_t postThroughInboxes(const void *source, std::size_t bytes) {
-    for (int member = 0; source != nullptr && member < size(); ++member) {
-      if (mirrored(member)) deliveries_.push_back({team_->worldPe(member), nullptr, source, bytes});
-    }
+  // A later step's first half: published with what was queued (toInbox, deliver); returns its
+  // sequence, for awaitSync.
+  std::uint64_t postQueued() {
     std::uint64_t sequence = 0;
     try {
       sequence = runtime::postSync(state_, *team_, CollectiveOp::Sync, call_.api, deliveries_);
@@ -375,8 +376,6 @@ class TeamCollective {
     }
     return inbox;
   }
-  // bytes at source (this PE's memory) for member's inbox of this PE, with the agreement.
-  void deliverWithAgreement(int member, const void *source, std::size_t bytes) { toInbox(member, source, bytes); }
   // After a one-step call through the inboxes that agreed (so every other member delivered):
   // what each delivered here; this PE's own entry is its source, in place.
   std::vector<const std::byte *> takeDelivered(const void *source, std::size_t bytes) const {
@@ -489,8 +488,7 @@ void combineInto(ReduceOp op, T *result, const T *values, std::size_t n) {
 // part, and on its node the others' reads of it, come before its result may land there.
 template <class T>
 T *resultInPlace(RuntimeState &state, T *dest, const T *source, std::size_t bytes) {
-  const auto x = reinterpret_cast<std::uintptr_t>(dest), y = reinterpret_cast<std::uintptr_t>(source);
-  if (bytes == 0 || (x < y + bytes && y < x + bytes)) return nullptr;
+  if (bytes == 0 || overlap(dest, source, bytes)) return nullptr;
   return static_cast<T *>(state.backend->host_view(state, dest, bytes));
 }
 
@@ -605,7 +603,7 @@ void alltoall(int team, void *dest, const void *source, std::size_t bytes, const
     const int me = collective.me();
     for (int member = 0; !collective.failedHere() && member < collective.size(); ++member) {
       if (member != me) {
-        collective.deliverWithAgreement(member, collective.local(source, bytes * collective.size()).data() + member * bytes,
+        collective.toInbox(member, collective.local(source, bytes * collective.size()).data() + member * bytes,
                                         bytes);
       }
     }
@@ -657,9 +655,9 @@ void alltoalls(int team, void *dest, const void *source, std::ptrdiff_t dst, std
 
 // A reduction as a reduce-scatter then an all-gather (TeamCollective::scatterGather says where):
 // member b owns block b of the elements. Step k carries, to each other member, part k of that
-// member's block of this PE's source (to its inbox, an inbox a part), and part k - 1 of this
-// PE's block of the result (straight into its dest); after step k, this PE combines part k of
-// its block from every member's, in PE order as every path, into dest. After the last step
+// member's block of this PE's source (to its inbox, an inbox a part), and part k - 2 of this
+// PE's block of the result (straight into its dest); while step k + 1 travels, this PE combines
+// part k of its block from every member's, in PE order as every path, into dest. After the last step
 // every member's block has landed in dest. In place (dest == source) too: a member reads of its
 // source only what it sends and its own block, and the others' results land in a block only
 // after it sent that part (their step k + 1 follows its step k).

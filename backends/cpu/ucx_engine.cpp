@@ -108,12 +108,11 @@ inline void append(runtime::Bytes &message, const Segment &header, const void *s
   message.insert(message.end(), b, b + bytes);
 }
 
-// A message under construction: its segments' headers and small bytes in one buffer, and the
-// bytes of a large put where they are, the caller's (unchanged until UCX has sent the message:
-// a step's push settles before it returns, a blocking put waits, a non-blocking one's source is
-// the caller's until quiet); sent as an I/O vector of both, so that a step's data are not copied
-// into the message first (a reduction of 1 MiB across 2 nodes spent a tenth of its samples
-// there).
+// A host channel message under construction (UcxChannelLink): its segments' headers and small
+// bytes in one buffer, and the bytes of a large put where they are, the caller's (unchanged
+// until the push settles, which waits until UCX has sent the message); sent as an I/O vector of
+// both, so that a step's data are not copied into the message first (a reduction of 1 MiB across
+// 2 nodes spent a tenth of its samples there).
 class Message {
  public:
   // From here, a put's bytes are referenced: a step's parts (up to an inbox, 128 KiB). Smaller
@@ -165,7 +164,7 @@ class Message {
 // Sends a message as active message `id`: a message all inline (the small ones) as plain bytes,
 // UCX's cheaper path, with no vector to build; else its I/O vector `iov` (Message::vector), which
 // UCX reads until the send completes.
-inline ucs_status_ptr_t sendMessage(ucp_ep_h endpoint, unsigned id, const Message &message,
+inline ucs_status_ptr_t send(ucp_ep_h endpoint, unsigned id, const Message &message,
                                     const std::vector<ucp_dt_iov_t> &iov, ucp_request_param_t param) {
   if (iov.empty()) return ucp_am_send_nbx(endpoint, id, nullptr, 0, message.inlineData(), message.inlineBytes(), &param);
   param.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
@@ -224,8 +223,7 @@ struct UcxEngine::Impl {
     int pe = -1;
     std::uint64_t operand = 0, reply = 0;
     std::uint32_t narrow_operand = 0, narrow_reply = 0;
-    channel_message::Message message;  // a message (sendMessage), until sent
-    std::vector<ucp_dt_iov_t> iov;     // its I/O vector, which UCX reads until then
+    runtime::Bytes message;  // a message's bytes (sendMessage), until sent
   };
   std::deque<Outstanding> outstanding;
   // Where non-blocking puts run far ahead of quiet, all are waited for (the list's bounds: its
@@ -257,7 +255,7 @@ struct UcxEngine::Impl {
                                   const ucp_am_recv_param_t *);
   // Sends a message (channel_message segments) to pe, which its worker applies in order; blocking:
   // returns once UCX has sent it, else keeps it for quiet. Delivered by quiet (confirmMessages).
-  void sendMessage(int pe, channel_message::Message message, bool blocking, const char *call);
+  void sendMessage(int pe, runtime::Bytes message, bool blocking, const char *call);
   // only: one PE, or -1 for every PE.
   void confirmMessages(const char *call, int only = -1);
 
@@ -377,7 +375,7 @@ struct UcxEngine::Impl {
   void reapCompleted() {
     while (!outstanding.empty() && ucp_request_check_status(outstanding.front().request) == UCS_OK) {
       ucp_request_free(outstanding.front().request);
-      outstanding_message_bytes -= outstanding.front().message.inlineBytes();
+      outstanding_message_bytes -= outstanding.front().message.size();
       outstanding.pop_front();
     }
   }
@@ -488,7 +486,7 @@ class UcxChannelLink final : public runtime::ChannelLink {
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     param.flags = UCP_AM_SEND_FLAG_EAGER;
     ucs_status_ptr_t request = e_.post([&] {
-      return channel_message::sendMessage(e_.endpoints[pe], channel_message::kId, message.bytes, message.iov, param);
+      return channel_message::send(e_.endpoints[pe], channel_message::kId, message.bytes, message.iov, param);
     });
     if (request == nullptr || UCS_PTR_IS_ERR(request)) release(pending_.back()), pending_.pop_back();
     if (UCS_PTR_IS_ERR(request)) fail("the host channel: a message", UCS_PTR_STATUS(request));
@@ -670,22 +668,19 @@ void UcxEngine::Impl::confirmMessages(const char *call, int only) {
       });
 }
 
-void UcxEngine::Impl::sendMessage(int pe, channel_message::Message message, bool blocking, const char *call) {
+void UcxEngine::Impl::sendMessage(int pe, runtime::Bytes message, bool blocking, const char *call) {
   const ucp_request_param_t param = eagerMessage();
-  std::vector<ucp_dt_iov_t> iov;
-  message.vector(iov);
   ucs_status_ptr_t request;
   bool over = false;
   {
     std::lock_guard<std::mutex> held(lock);
     sent_messages[pe] = 1;
-    request = channel_message::sendMessage(endpoints[pe], channel_message::kId, message, iov, param);
+    request = ucp_am_send_nbx(endpoints[pe], channel_message::kId, nullptr, 0, message.data(), message.size(), &param);
     if (!blocking && request != nullptr && !UCS_PTR_IS_ERR(request)) {  // kept, with its bytes, for quiet
       reapCompleted();
       Outstanding &o = outstanding.emplace_back();
       o.request = request, o.call = call, o.what = "a message", o.pe = pe, o.message = std::move(message);
-      o.iov = std::move(iov);  // the vector's buffer moves with it: what UCX reads stays in place
-      outstanding_message_bytes += o.message.inlineBytes();
+      outstanding_message_bytes += o.message.size();
       request = nullptr;
       over = overOutstandingBounds();
     }
@@ -881,9 +876,9 @@ ucp_request_param_t wordParam(unsigned bytes, void *reply) {
 
 }  // namespace
 
-// The largest put with a signal sent as one message, its bytes from where they are (a
-// channel_message::Message; kernels/cpu/collectives.cpp's kOneMessageBytes is the same); a
-// larger one goes by UCX's put, fence and atomic. Messages of up to 4 MiB were tried: on two
+// The largest put with a signal sent as one message (kernels/cpu/collectives.cpp's
+// kOneMessageBytes is the same); a larger one goes by UCX's put, fence and atomic. Messages of
+// up to 4 MiB, their bytes sent from where they are, were tried: on two
 // nodes of this 2-core host the kernel library's all_reduce of 256 KiB and 1 MiB took 0.70-0.90x
 // the time, but between simulated hosts of one core each, 256 KiB took 1.2-1.5x (the receiver
 // copies a message out of UCX's buffer, where UCX's put lands in place; docs/RUNTIME.md, "A put
@@ -918,15 +913,17 @@ void UcxEngine::put(const Remote &to, const runtime::Transfer &transfer, bool bl
   // signal as one message"). It returns once UCX has sent it (at once where UCX copied it) and is
   // known to be applied after quiet, which asks the peer (confirmMessages).
   if (transfer.signal != nullptr && transfer.bytes <= kSignalledMessageMost) {
-    channel_message::Message message;
+    runtime::Bytes message;
+    message.reserve(2 * sizeof(channel_message::Segment) + transfer.bytes + sizeof(std::uint64_t));
     if (transfer.bytes != 0) {
-      message.append(channel_message::segmentAt(e, to, transfer.bytes, channel_message::kCopy), transfer.source,
-                     transfer.bytes);
+      channel_message::append(message, channel_message::segmentAt(e, to, transfer.bytes, channel_message::kCopy),
+                              transfer.source, transfer.bytes);
     }
     const std::uint64_t value = transfer.signal_value;
     const std::uint32_t operation =
         transfer.signal_op == shmem::SignalOp::Add ? channel_message::kAdd : channel_message::kStore;
-    message.append(channel_message::segmentAt(e, signal, transfer.signal_bytes, operation), &value, sizeof value);
+    channel_message::append(message, channel_message::segmentAt(e, signal, transfer.signal_bytes, operation), &value,
+                            sizeof value);
     e.sendMessage(pe, std::move(message), blocking, call);
     return;
   }
@@ -1000,11 +997,12 @@ std::uint64_t UcxEngine::wordOp(const Remote &at, runtime::WordOp op, unsigned b
   // release store or add after what this PE sent it before, delivered by quiet as puts are
   // (docs/RUNTIME.md, "A point put as one message").
   if (op == runtime::WordOp::PutSet || op == runtime::WordOp::PutAdd) {
-    channel_message::Message message;
-    message.append(channel_message::segmentAt(e, at, bytes,
-                                              op == runtime::WordOp::PutAdd ? channel_message::kAdd
-                                                                            : channel_message::kStore),
-                   &operand, sizeof operand);
+    runtime::Bytes message;
+    channel_message::append(
+        message,
+        channel_message::segmentAt(e, at, bytes,
+                                   op == runtime::WordOp::PutAdd ? channel_message::kAdd : channel_message::kStore),
+        &operand, sizeof operand);
     e.sendMessage(pe, std::move(message), true, call);
     return 0;
   }

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Runs the ```sh blocks of a Markdown page as printed, each by bash in a fresh folder where
-build/ is the build tree, bench/ the project's benchmark scripts and examples/ its examples (so
-that files the commands make stay out of the checkout). The first
-that fails ends the test with its output.
+build/ is the build tree, bench/ the project's benchmark scripts, examples/ its examples and test/
+its test tools (so that files the commands make stay out of the checkout). The first
+that fails ends the test with its output; one that exits 77 (a tool that cannot run here, as
+test/network/netns_job.py without root) ends it skipped.
 
 Usage: sh_blocks.py PAGE.md BUILD_DIR [TEXT]   (with TEXT: only the blocks that contain it; with
 !TEXT: only those that do not)
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 
+SKIPPED = 77  # ctest's skip code, as the project's tests use it
 SOURCE = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
@@ -29,11 +31,14 @@ def run_blocks(page, build, cwd=None, containing=""):
         with tempfile.TemporaryDirectory() as folder:
             if cwd is None:
                 os.symlink(os.path.realpath(build), os.path.join(folder, "build"))
-                for shared in ("bench", "examples"):
+                for shared in ("bench", "examples", "test"):
                     os.symlink(os.path.join(SOURCE, shared), os.path.join(folder, shared))
             run = subprocess.run(["bash", "-e", "-c", block], cwd=cwd or folder, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True, timeout=240)
         print(f"sh block {index} of {os.path.basename(page)}: status {run.returncode}")
+        if run.returncode == SKIPPED:
+            print(run.stdout)
+            sys.exit(SKIPPED)
         if run.returncode != 0:
             print(block)
             print(run.stdout)
