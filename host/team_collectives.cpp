@@ -824,3 +824,37 @@ TDIST_INSTANTIATE_REDUCE(std::complex<double>)
 #undef TDIST_INSTANTIATE_REDUCE
 
 }  // namespace tdist::host
+
+namespace tdist::shmem {
+
+static_assert(static_cast<int>(ReduceOp::And) == static_cast<int>(runtime::ReduceOp::And) &&
+                  static_cast<int>(ReduceOp::Or) == static_cast<int>(runtime::ReduceOp::Or) &&
+                  static_cast<int>(ReduceOp::Xor) == static_cast<int>(runtime::ReduceOp::Xor) &&
+                  static_cast<int>(ReduceOp::Max) == static_cast<int>(runtime::ReduceOp::Max) &&
+                  static_cast<int>(ReduceOp::Min) == static_cast<int>(runtime::ReduceOp::Min) &&
+                  static_cast<int>(ReduceOp::Sum) == static_cast<int>(runtime::ReduceOp::Sum) &&
+                  static_cast<int>(ReduceOp::Prod) == static_cast<int>(runtime::ReduceOp::Prod),
+              "tdist::shmem::ReduceOp names the runtime's operations");
+
+template <class T>
+void reduce(Team team, T *dest, const T *source, std::size_t nreduce, ReduceOp op) {
+  constexpr const char *kCall = "tdist::shmem::reduce";
+  if (static_cast<int>(op) < static_cast<int>(ReduceOp::And) || static_cast<int>(op) > static_cast<int>(ReduceOp::Prod)) {
+    throw Error(ErrorCode::InvalidParam, std::string(kCall) + ": operation " + std::to_string(static_cast<int>(op)) +
+                                             " is none of ReduceOp's");
+  }
+  host::reduce(team, dest, source, nreduce, static_cast<runtime::ReduceOp>(op),
+               host::CollectiveCall{kCall, runtime::CollectiveApi::Reduce});
+}
+
+#define TDIST_INSTANTIATE_SHMEM_REDUCE(T) \
+  template TDIST_EXPORT void reduce<T>(Team, T *, const T *, std::size_t, ReduceOp);
+TDIST_INSTANTIATE_SHMEM_REDUCE(std::int32_t)
+TDIST_INSTANTIATE_SHMEM_REDUCE(std::int64_t)
+TDIST_INSTANTIATE_SHMEM_REDUCE(std::uint32_t)
+TDIST_INSTANTIATE_SHMEM_REDUCE(std::uint64_t)
+TDIST_INSTANTIATE_SHMEM_REDUCE(float)
+TDIST_INSTANTIATE_SHMEM_REDUCE(double)
+#undef TDIST_INSTANTIATE_SHMEM_REDUCE
+
+}  // namespace tdist::shmem

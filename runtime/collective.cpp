@@ -143,6 +143,7 @@ const char *apiName(CollectiveApi api) {
     case CollectiveApi::ShmemAlltoall: return "shmem_alltoall";
     case CollectiveApi::ShmemAlltoalls: return "shmem_alltoalls";
     case CollectiveApi::ShmemReduce: return "shmem_reduce";
+    case CollectiveApi::Reduce: return "tdist::shmem::reduce";
   }
   return "a collective call";
 }

@@ -53,6 +53,7 @@ enum class CollectiveApi : std::uint8_t {
   ShmemBarrierAll, ShmemSyncAll, ShmemBarrier, ShmemSync, ShmemTeamSync,
   ShmemTeamSplitStrided, ShmemTeamSplit2d, ShmemTeamDestroy,
   ShmemBroadcast, ShmemCollect, ShmemFcollect, ShmemAlltoall, ShmemAlltoalls, ShmemReduce,
+  Reduce,  // tdist::shmem::reduce
 };
 
 // A team line: the sequence of the PE's last step, its operation, and the operation of the step

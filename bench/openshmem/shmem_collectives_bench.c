@@ -5,6 +5,7 @@
  *
  *   oshcc -O2 -o shmem_collectives_bench shmem_collectives_bench.c
  *   oshrun -np 4 ./shmem_collectives_bench [--repeats R] [--max-size BYTES | --sizes BYTES,...]
+ *          [--cases reduce,broadcast,fcollect,alltoall]
  *
  * Only the routines both OpenSHMEM 1.4 and 1.5 have, on the world's active set (Debian's Open MPI
  * 4.1 implements 1.4, which has no teams): shmem_double_sum_to_all, shmem_broadcast64,
@@ -115,14 +116,29 @@ int main(int argc, char **argv) {
   size_t max_bytes = 1u << 20;
   size_t sizes[16];
   int n_sizes = 0; /* 0: 8 B to --max-size, x32 a step */
+  const char *cases[] = {"reduce", "broadcast", "fcollect", "alltoall"};
+  int wanted[4] = {1, 1, 1, 1};
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) repeats = atoi(argv[++i]);
     else if (strcmp(argv[i], "--max-size") == 0 && i + 1 < argc) max_bytes = strtoull(argv[++i], NULL, 0);
     else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
       for (char *item = strtok(argv[++i], ","); item != NULL && n_sizes < 16; item = strtok(NULL, ","))
         sizes[n_sizes++] = strtoull(item, NULL, 0);
+    } else if (strcmp(argv[i], "--cases") == 0 && i + 1 < argc) {
+      memset(wanted, 0, sizeof wanted);
+      for (char *item = strtok(argv[++i], ","); item != NULL; item = strtok(NULL, ",")) {
+        int known = 0;
+        for (int c = 0; c < 4; ++c) {
+          if (strcmp(item, cases[c]) == 0) wanted[c] = known = 1;
+        }
+        if (!known) {
+          fprintf(stderr, "%s: --cases takes reduce, broadcast, fcollect and alltoall, got %s\n", argv[0], item);
+          return 2;
+        }
+      }
     } else {
-      fprintf(stderr, "usage: %s [--repeats R] [--max-size BYTES | --sizes BYTES,BYTES...]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--repeats R] [--max-size BYTES | --sizes BYTES,BYTES...] [--cases NAME,...]\n",
+              argv[0]);
       return 2;
     }
   }
@@ -157,8 +173,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "PE %d: the symmetric heap cannot hold 2 x %zu bytes\n", me, max_bytes * npes);
     shmem_global_exit(1);
   }
-  const char *cases[] = {"reduce", "broadcast", "fcollect", "alltoall"};
   for (int c = 0; c < 4; ++c) {
+    if (!wanted[c]) continue;
     if (n_sizes > 0) {
       for (int i = 0; i < n_sizes; ++i) measure(cases[c], &b, sizes[i], repeats);
     } else {

@@ -77,6 +77,15 @@ int team_my_pe(Team team);
 int team_n_pes(Team team);
 void team_destroy(Team team);
 
+// Reductions on a team, host calls (OpenSHMEM 1.5's shmem_TYPE_OP_reduce): on every member,
+// dest[k] = source[k] of team PE 0 op source[k] of team PE 1 op ..., in team order; dest and
+// source symmetric, the same array or apart. And, Or and Xor on the integer types only. Every
+// member must make the same call: one whose type, count or operation differs fails every member.
+// T: int32_t, int64_t, uint32_t, uint64_t, float, double.
+enum class ReduceOp : int { And, Or, Xor, Max, Min, Sum, Prod };
+template <class T>
+TDIST_EXPORT void reduce(Team team, T *dest, const T *source, std::size_t nreduce, ReduceOp op);
+
 // Ends the whole job with status: every PE's next wait, and tdist-run, see it.
 [[noreturn]] void global_exit(int status);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Jobs under tdist-run --trace, and what their merged trace says.
 
-  trace_test.py TDIST_RUN TRACE_SCENARIO TDIST_TRACE
+  trace_test.py TDIST_RUN TRACE_SCENARIO TDIST_TRACE [TDIST_BENCH WITH_UCX]
 """
 import json
 import os
@@ -11,6 +11,8 @@ import tempfile
 import unittest
 
 TDIST_RUN, SCENARIO, TDIST_TRACE = sys.argv[1:4]
+TDIST_BENCH = sys.argv[4] if len(sys.argv) > 4 else None
+WITH_UCX = len(sys.argv) > 5 and sys.argv[5].upper() in ("ON", "1", "TRUE", "YES")
 
 
 def run(args, env=None, trace=None):
@@ -123,6 +125,32 @@ class Trace(unittest.TestCase):
         pe0 = [s for s in spans if s["pid"] == 0]
         self.assertEqual(len(pe0), 1)
         self.assertTrue(pe0[0]["args"].get("unfinished"))
+
+    def all_reduce_spans(self, pes, nodes, size):
+        """The names of the slices on each PE of a job of tdist-bench's f32 all_reduce (Auto)."""
+        result = run(["-n", str(pes), "--nodes", str(nodes), "--", TDIST_BENCH, "allreduce", "--algo", "auto",
+                      "--min-size", size, "--max-size", size, "--repeats", "1", "--iters", "2", "--no-table"],
+                     trace=self.path)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        names = {}
+        for e in slices(self.load()):
+            names.setdefault(e["pid"], set()).add(e["name"])
+        self.assertEqual(sorted(names), list(range(pes)))
+        return names
+
+    def test_large_all_reduce_across_nodes_takes_the_team_reduction(self):
+        # Every PE alone on its node and more than 128 KiB: the two-shot runs on the runtime's team
+        # reduction (kernels/cpu/collectives.cpp); smaller, or where PEs share a node, the puts.
+        if TDIST_BENCH is None or not WITH_UCX:
+            self.skipTest("needs tdist-bench and UCX (PEs on several nodes)")
+        for pe, names in self.all_reduce_spans(2, 2, "256K").items():
+            self.assertIn("team_reduction", names, f"PE {pe}")
+            self.assertNotIn("push_chunk", names, f"PE {pe}")
+        for pe, names in self.all_reduce_spans(2, 2, "64K").items():
+            self.assertNotIn("team_reduction", names, f"PE {pe}")
+            self.assertIn("push_chunk", names, f"PE {pe}")
+        for pe, names in self.all_reduce_spans(4, 2, "256K").items():
+            self.assertNotIn("team_reduction", names, f"PE {pe}")
 
     def test_summary_of_a_kernel_call(self):
         # A synthetic trace with known numbers: PE 0 computes 0-10 while its copy engine moves
