@@ -11,12 +11,14 @@ side by side, round after round:
                      layer on UCX (spml ucx, UCX_TLS=tcp), its collectives through MPI's ob1
                      and TCP transport
   Open MPI, UCX      the same with MPI's layer on UCX too (pml ucx)
-  UCX floor          bench/ucx/allreduce_floor.cpp: the two arrays exchanged by UCX's rendezvous
-                     straight into place, then summed, busy polling: what UCX allows at best
+  UCX floor          bench/ucx/allreduce_floor.cpp: the two arrays exchanged as one active message
+                     each way, eager and by rendezvous (the faster), then summed, busy polling,
+                     no runtime around it: what UCX allows at best
 
 Each run reports the median of R repeats; the table gives, per size, each way's range over the
 rounds (µs) and tdist's ratios to Open MPI's round by round. A way whose tools are missing
-(Open MPI, the UCX headers) is left out with a note. Sizes are bytes per PE.
+(Open MPI, the UCX headers), or a peer's way that fails, is left out with a note. Sizes are bytes
+per PE.
 """
 
 import argparse
@@ -44,12 +46,16 @@ def note(text):
 
 
 def run(command, env=None):
-    """The command's RESULT lines as {size: median µs}; raises with its output if it fails."""
+    """The command's RESULT lines as {size: median µs} (the fastest of a size's lines); raises with
+    its output if it fails."""
     result = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             timeout=600)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed ({result.returncode}):\n{result.stdout}")
-    return {int(size): float(median) for size, median in RESULT.findall(result.stdout)}
+    found = {}
+    for size, median in RESULT.findall(result.stdout):  # several lines of one size: the fastest
+        found[int(size)] = min(float(median), found.get(int(size), float("inf")))
+    return found
 
 
 def open_mpi_tools():
@@ -120,8 +126,14 @@ def main():
         figures = {name: [] for name in ways}
         for round_index in range(args.rounds):
             note(f"round {round_index + 1} of {args.rounds}")
-            for name, way in ways.items():
-                figures[name].append(way())
+            for name, way in list(ways.items()):
+                try:
+                    figures[name].append(way())
+                except RuntimeError as failure:
+                    if name.startswith("tdist"):
+                        raise
+                    note(f"{name} failed, left out:\n{failure}")  # the peers' setups vary
+                    del ways[name], figures[name]
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
