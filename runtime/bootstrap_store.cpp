@@ -247,6 +247,9 @@ class TcpBootstrapStore final : public BootstrapStore {
   bool connection_lost_ = false;
 };
 
+// How long one connection attempt waits for the store's answer before the next one starts.
+constexpr std::chrono::seconds kConnectAttempt{2};
+
 void TcpBootstrapStore::connect(const Endpoint &endpoint, const BootstrapOptions &options) {
   const auto start = Clock::now();
   const auto deadline = start + options.connect_timeout;
@@ -280,7 +283,11 @@ bool TcpBootstrapStore::tryConnect(const Endpoint &endpoint, const BootstrapOpti
     }
     int err = ::connect(fd.get(), ai->ai_addr, ai->ai_addrlen) == 0 ? 0 : errno;
     if (err == EINPROGRESS || err == EINTR) {
-      if (!waitReady(fd.get(), POLLOUT, deadline)) {
+      // An attempt lasts kConnectAttempt at most, then connect() retries with a new socket: a
+      // store whose listen queue is full drops the SYN, and the kernel's own retries back off
+      // (1, 3, 7, 15, 31 s after the first), so a PE would otherwise get in up to 16 s after the
+      // store made room (a PE of a loaded job missed a deadline of 30 s so).
+      if (!waitReady(fd.get(), POLLOUT, std::min(deadline, Clock::now() + kConnectAttempt))) {
         *transient_error = "connect: timed out";
         continue;
       }
