@@ -857,4 +857,9 @@ TDIST_INSTANTIATE_SHMEM_REDUCE(float)
 TDIST_INSTANTIATE_SHMEM_REDUCE(double)
 #undef TDIST_INSTANTIATE_SHMEM_REDUCE
 
+void fcollectmem(Team team, void *dest, const void *source, std::size_t nbytes) {
+  host::collect(team, dest, source, nbytes, true,
+                host::CollectiveCall{"tdist::shmem::fcollectmem", runtime::CollectiveApi::Fcollectmem});
+}
+
 }  // namespace tdist::shmem

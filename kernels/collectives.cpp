@@ -5,6 +5,8 @@
 // backend's body (kernels/entry.h).
 #include "tdist/kernels/collectives.h"
 
+#include <cstddef>
+
 #include "kernels/backend.h"
 #include "kernels/checks.h"
 #include "kernels/entry.h"
@@ -78,6 +80,15 @@ void all_gather(Context &ctx, const Tensor &input, Tensor &output, const AllGath
     requireDtypes(kName, input, output);
     requireChunking(kName, resolved.chunk_bytes, resolved.programs);
     requireNumel(kName, "output", output, input.numel() * nPes(), "n_pes x the elements of input");
+    // Every PE's block of output is written while every PE's input is read: a peer's block would
+    // land on this PE's input before this PE sent all of it.
+    const auto *in = static_cast<const std::byte *>(input.data);
+    const auto *out = static_cast<const std::byte *>(output.data);
+    if (input.nbytes() != 0 && in < out + output.nbytes() && out < in + input.nbytes()) {
+      throw Error(ErrorCode::InvalidParam, std::string(kName) + ": input and output overlap; all_gather needs them "
+                                                                "apart (each PE's output is written while every "
+                                                                "PE's input is read)");
+    }
   };
   detail::runEntry(ctx, kName, &KernelBackend::all_gather, signatureOf(ctx, input, output, resolved), check,
                    AllGatherCall{.input = input, .output = output, .config = resolved});

@@ -144,6 +144,7 @@ const char *apiName(CollectiveApi api) {
     case CollectiveApi::ShmemAlltoalls: return "shmem_alltoalls";
     case CollectiveApi::ShmemReduce: return "shmem_reduce";
     case CollectiveApi::Reduce: return "tdist::shmem::reduce";
+    case CollectiveApi::Fcollectmem: return "tdist::shmem::fcollectmem";
   }
   return "a collective call";
 }

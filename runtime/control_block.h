@@ -54,6 +54,7 @@ enum class CollectiveApi : std::uint8_t {
   ShmemTeamSplitStrided, ShmemTeamSplit2d, ShmemTeamDestroy,
   ShmemBroadcast, ShmemCollect, ShmemFcollect, ShmemAlltoall, ShmemAlltoalls, ShmemReduce,
   Reduce,  // tdist::shmem::reduce
+  Fcollectmem,  // tdist::shmem::fcollectmem
 };
 
 // A team line: the sequence of the PE's last step, its operation, and the operation of the step

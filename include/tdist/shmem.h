@@ -85,6 +85,10 @@ void team_destroy(Team team);
 enum class ReduceOp : int { And, Or, Xor, Max, Min, Sum, Prod };
 template <class T>
 TDIST_EXPORT void reduce(Team team, T *dest, const T *source, std::size_t nreduce, ReduceOp op);
+// Every member's nbytes of source, concatenated in team order into dest (n_pes x nbytes) on every
+// member, a host call (OpenSHMEM 1.5's shmem_fcollectmem); dest and source symmetric, apart. Every
+// member must make the same call: one whose size differs fails every member.
+void fcollectmem(Team team, void *dest, const void *source, std::size_t nbytes);
 
 // Ends the whole job with status: every PE's next wait, and tdist-run, see it.
 [[noreturn]] void global_exit(int status);

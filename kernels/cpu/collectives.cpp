@@ -455,7 +455,50 @@ void carriedAllGather(Context &ctx, const Tensor &input, Tensor &output) {
   trace::Span span(trace::Category::Compute, "copy_blocks");
   for (int src = 0; src < n; ++src) {
     const void *from = src == me ? input.data : carriedFrom(ctx, src);
-    std::memmove(out + static_cast<std::size_t>(src) * bytes, from, bytes);  // in place: the same block
+    std::memcpy(out + static_cast<std::size_t>(src) * bytes, from, bytes);
+  }
+}
+
+// ---- Large calls across nodes on the runtime's team collectives ---------------------------
+
+// Where every PE is alone on its node, the runtime's team reduction (tdist::shmem::reduce) moves
+// a large call's data with its steps through the host channel: each member's block a step, an
+// inbox part at a time, the next step sent while this one is combined, and from three members a
+// reduce-scatter then an all-gather (docs/RUNTIME.md, "A large reduction as a reduce-scatter and
+// an all-gather"). Through the network that is fewer round trips and copies than this file's
+// puts with signals. f32, Auto, three alternating rounds (docs/RUNTIME.md, "The kernel library's
+// all_reduce on the runtime's reduction"): 2 nodes of one host, 256 KiB in 134-140 us against
+// 196-200, 1 MiB in 531-594 against 712-849; 3 nodes, 285-375 against 495-534 and 1,364-1,461
+// against 1,755-2,066; two simulated hosts, 1 MiB in 603-632 against 1,340-1,505. Up to an inbox
+// (128 KiB) it measured the same, and where PEs share nodes slower (2 nodes of 2 PEs, 256 KiB:
+// 640-704 us against 394), so it is taken only above that and only there. The sum is the same:
+// in f32, in PE order from PE 0's value.
+constexpr std::size_t kTeamReductionMinBytes = std::size_t{128} << 10;
+
+bool onTeamCollectives(const Context &ctx, std::size_t bytes) {
+  return bytes > kTeamReductionMinBytes && detail::ContextAccess::state(ctx).network_peers && nNodes() == nPes();
+}
+
+// The whole call, dest in place or not; errors name the kernel.
+void teamReduction(const float *in, float *out, std::int64_t numel) {
+  trace::Span span(trace::Category::Move, "team_reduction");
+  try {
+    shmem::reduce<float>(shmem::kTeamWorld, out, in, static_cast<std::size_t>(numel), shmem::ReduceOp::Sum);
+  } catch (const Error &e) {
+    throw Error(e.code(), std::string("tdist::kernels::all_reduce: ") + e.what());
+  }
+}
+
+// The same for an all_gather of any type, on the runtime's fcollect (tdist::shmem::fcollectmem):
+// the first part of each PE's input with the agreement into the others' inboxes, the later ones
+// straight into their outputs (docs/RUNTIME.md, "A broadcast's and an fcollect's parts straight
+// into dest"); errors name the kernel.
+void teamFcollect(const Tensor &input, Tensor &output) {
+  trace::Span span(trace::Category::Move, "team_fcollect");
+  try {
+    shmem::fcollectmem(shmem::kTeamWorld, output.data, input.data, input.nbytes());
+  } catch (const Error &e) {
+    throw Error(e.code(), std::string("tdist::kernels::all_gather: ") + e.what());
   }
 }
 
@@ -463,6 +506,7 @@ void allGather(Context &ctx, const AllGatherCall &call) {
   const auto &[input, output, config] = call;
   const std::uint64_t epoch = nextEpoch(ctx);
   if (carriedThisCall(ctx)) return carriedAllGather(ctx, input, output);
+  if (onTeamCollectives(ctx, input.nbytes())) return teamFcollect(input, output);
   byDtype(input.dtype, [&](auto type) { allGatherTyped<decltype(type)>(ctx, input, output, config, epoch); });
   settled(ctx);
 }
@@ -482,36 +526,6 @@ void reduceScatter(Context &ctx, const ReduceScatterCall &call) {
                      config.chunk_bytes, config.programs, epoch);
   });
   settled(ctx);
-}
-
-// ---- The two-shot across nodes on the runtime's team reduction ----------------------------
-
-// Where every PE is alone on its node, the runtime's team reduction (tdist::shmem::reduce) moves
-// a large call's data with its steps through the host channel: each member's block a step, an
-// inbox part at a time, the next step sent while this one is combined, and from three members a
-// reduce-scatter then an all-gather (docs/RUNTIME.md, "A large reduction as a reduce-scatter and
-// an all-gather"). Through the network that is fewer round trips and copies than this file's
-// puts with signals. f32, Auto, three alternating rounds (docs/RUNTIME.md, "The kernel library's
-// all_reduce on the runtime's reduction"): 2 nodes of one host, 256 KiB in 134-140 us against
-// 196-200, 1 MiB in 531-594 against 712-849; 3 nodes, 285-375 against 495-534 and 1,364-1,461
-// against 1,755-2,066; two simulated hosts, 1 MiB in 603-632 against 1,340-1,505. Up to an inbox
-// (128 KiB) it measured the same, and where PEs share nodes slower (2 nodes of 2 PEs, 256 KiB:
-// 640-704 us against 394), so it is taken only above that and only there. The sum is the same:
-// in f32, in PE order from PE 0's value.
-constexpr std::size_t kTeamReductionMinBytes = std::size_t{128} << 10;
-
-bool onTeamReduction(const Context &ctx, std::size_t bytes) {
-  return bytes > kTeamReductionMinBytes && detail::ContextAccess::state(ctx).network_peers && nNodes() == nPes();
-}
-
-// The whole call, dest in place or not; errors name the kernel.
-void teamReduction(const float *in, float *out, std::int64_t numel) {
-  trace::Span span(trace::Category::Move, "team_reduction");
-  try {
-    shmem::reduce<float>(shmem::kTeamWorld, out, in, static_cast<std::size_t>(numel), shmem::ReduceOp::Sum);
-  } catch (const Error &e) {
-    throw Error(e.code(), std::string("tdist::kernels::all_reduce: ") + e.what());
-  }
 }
 
 // A small one-shot among peers through the network: past the verdict each PE sums the inputs
@@ -543,7 +557,7 @@ void allReduce(Context &ctx, const AllReduceCall &call) {
                                 config.programs, epoch);
       case AllReduceAlgorithm::TwoShot: {
         if constexpr (std::is_same_v<T, float>) {
-          if (onTeamReduction(ctx, input.nbytes())) return teamReduction(in, out, numel);
+          if (onTeamCollectives(ctx, input.nbytes())) return teamReduction(in, out, numel);
         }
         const std::int64_t pes = shmem::n_pes();
         if (pulledScatterReduce<T>(ctx, in, out, numel, (numel + pes - 1) / pes, true, config.chunk_bytes,

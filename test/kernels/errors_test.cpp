@@ -166,6 +166,21 @@ TEST(KernelErrors, ATensorThatIsNotContiguousRowMajorIsRefused) {
   EXPECT_NE(message.find("expected contiguous row-major strides [8, 1]"), std::string::npos) << message;
 }
 
+// An all_gather's input inside its output: each PE's output is written while every PE's input
+// is read (a peer's block lands on this PE's input before this PE sent all of it), so the call
+// is refused on every PE before anything moves, and the next call goes through.
+TEST(KernelErrors, AllGatherRefusesAnInputInsideItsOutput) {
+  Context ctx(smallContext());
+  HeapTensor output({64 * nPes()}, DType::F32);
+  Tensor first = *output;
+  first.shape = {64};
+  first.strides = {1};
+  const std::string message = errorOf([&] { all_gather(ctx, first, *output, {}); }, ErrorCode::InvalidParam);
+  EXPECT_NE(message.find("tdist::kernels::all_gather: input and output overlap"), std::string::npos) << message;
+  HeapTensor input({64}, DType::F32);
+  all_gather(ctx, *input, *output, {});
+}
+
 TEST(KernelErrors, ConfigValuesOutOfRangeNameTheFieldAndItsLimits) {
   Context ctx(smallContext());
   HeapTensor input({64}, DType::F32);

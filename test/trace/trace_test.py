@@ -126,10 +126,11 @@ class Trace(unittest.TestCase):
         self.assertEqual(len(pe0), 1)
         self.assertTrue(pe0[0]["args"].get("unfinished"))
 
-    def all_reduce_spans(self, pes, nodes, size):
-        """The names of the slices on each PE of a job of tdist-bench's f32 all_reduce (Auto)."""
-        result = run(["-n", str(pes), "--nodes", str(nodes), "--", TDIST_BENCH, "allreduce", "--algo", "auto",
-                      "--min-size", size, "--max-size", size, "--repeats", "1", "--iters", "2", "--no-table"],
+    def kernel_spans(self, pes, nodes, size, case="allreduce"):
+        """The names of the slices on each PE of a job of tdist-bench's f32 CASE (all_reduce: Auto)."""
+        options = ["--algo", "auto"] if case == "allreduce" else []
+        result = run(["-n", str(pes), "--nodes", str(nodes), "--", TDIST_BENCH, case] + options +
+                     ["--min-size", size, "--max-size", size, "--repeats", "1", "--iters", "2", "--no-table"],
                      trace=self.path)
         self.assertEqual(result.returncode, 0, result.stderr)
         names = {}
@@ -143,14 +144,24 @@ class Trace(unittest.TestCase):
         # reduction (kernels/cpu/collectives.cpp); smaller, or where PEs share a node, the puts.
         if TDIST_BENCH is None or not WITH_UCX:
             self.skipTest("needs tdist-bench and UCX (PEs on several nodes)")
-        for pe, names in self.all_reduce_spans(2, 2, "256K").items():
+        for pe, names in self.kernel_spans(2, 2, "256K").items():
             self.assertIn("team_reduction", names, f"PE {pe}")
             self.assertNotIn("push_chunk", names, f"PE {pe}")
-        for pe, names in self.all_reduce_spans(2, 2, "64K").items():
+        for pe, names in self.kernel_spans(2, 2, "64K").items():
             self.assertNotIn("team_reduction", names, f"PE {pe}")
             self.assertIn("push_chunk", names, f"PE {pe}")
-        for pe, names in self.all_reduce_spans(4, 2, "256K").items():
+        for pe, names in self.kernel_spans(4, 2, "256K").items():
             self.assertNotIn("team_reduction", names, f"PE {pe}")
+
+    def test_large_all_gather_across_nodes_takes_the_team_fcollect(self):
+        if TDIST_BENCH is None or not WITH_UCX:
+            self.skipTest("needs tdist-bench and UCX (PEs on several nodes)")
+        for pe, names in self.kernel_spans(2, 2, "256K", "allgather").items():
+            self.assertIn("team_fcollect", names, f"PE {pe}")
+            self.assertNotIn("push_chunk", names, f"PE {pe}")
+        for pe, names in self.kernel_spans(4, 2, "256K", "allgather").items():
+            self.assertNotIn("team_fcollect", names, f"PE {pe}")
+            self.assertIn("push_chunk", names, f"PE {pe}")
 
     def test_summary_of_a_kernel_call(self):
         # A synthetic trace with known numbers: PE 0 computes 0-10 while its copy engine moves

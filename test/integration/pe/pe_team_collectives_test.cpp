@@ -1,7 +1,8 @@
-// tdist::shmem::reduce: on every member the elements of every member's source combined in team
-// order, in place or apart, one step and several (arrays larger than a step's inbox), on the
-// world and on a team of some PEs; an operation the type lacks and calls that differ fail every
-// member alike.
+// The team collectives of tdist/shmem.h. tdist::shmem::reduce: on every member the elements of
+// every member's source combined in team order, in place or apart, one step and several (arrays
+// larger than a step's inbox), on the world and on a team of some PEs; an operation the type
+// lacks and calls that differ fail every member alike. tdist::shmem::fcollectmem: every member's
+// bytes in team order.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -159,6 +160,58 @@ TEST(ReduceErrors, CountsThatDifferFailEveryMember) {
   EXPECT_NE(error.find("tdist::shmem::reduce"), std::string::npos) << error;
   sh::barrier_all();
   deallocate(values);
+}
+
+// tdist::shmem::fcollectmem: every member's bytes in team order, one step (carried), one inbox
+// and several (the later parts straight into dest), on the world and on a team.
+class Fcollectmem : public ::testing::TestWithParam<std::size_t> {};
+INSTANTIATE_TEST_SUITE_P(Bytes, Fcollectmem, ::testing::Values(std::size_t{24}, std::size_t{40000},
+                                                                std::size_t{300000}),
+                         [](const auto &info) { return std::to_string(info.param) + "bytes"; });
+
+TEST_P(Fcollectmem, ConcatenatesInTeamOrder) {
+  const std::size_t bytes = GetParam();
+  const int me = sh::my_pe(), n = sh::n_pes();
+  auto *source = allocate<unsigned char>(bytes);
+  auto *dest = allocate<unsigned char>(bytes * n);
+  const auto value = [](int member, std::size_t i) { return static_cast<unsigned char>(member * 37 + i * 11 + i / 251); };
+  std::vector<unsigned char> mine(bytes);
+  for (std::size_t i = 0; i < bytes; ++i) mine[i] = value(me, i);
+  testing::heapWriteBytes(source, mine.data(), bytes);
+  sh::barrier_all();
+  sh::fcollectmem(sh::kTeamWorld, dest, source, bytes);
+  const std::vector<unsigned char> got = testing::heapReadArray(dest, bytes * n);
+  std::size_t wrong = 0;
+  for (int member = 0; member < n; ++member)
+    for (std::size_t i = 0; i < bytes; ++i) wrong += got[member * bytes + i] != value(member, i);
+  EXPECT_EQ(wrong, 0u);
+  // On the team of the even PEs: its members' blocks only.
+  const sh::Team evens = sh::team_split_strided(sh::kTeamWorld, 0, 2, (n + 1) / 2);
+  if (evens != sh::kTeamInvalid) {
+    sh::fcollectmem(evens, dest, source, bytes);
+    const std::vector<unsigned char> team_got = testing::heapReadArray(dest, bytes * ((n + 1) / 2));
+    std::size_t team_wrong = 0;
+    for (int member = 0; member < (n + 1) / 2; ++member)
+      for (std::size_t i = 0; i < bytes; ++i) team_wrong += team_got[member * bytes + i] != value(2 * member, i);
+    EXPECT_EQ(team_wrong, 0u) << "on the team of the even PEs";
+    sh::team_destroy(evens);
+  }
+  sh::barrier_all();
+  deallocate(dest);
+  deallocate(source);
+}
+
+TEST(FcollectmemErrors, SizesThatDifferFailEveryMember) {
+  if (sh::n_pes() == 1) GTEST_SKIP() << "needs two PEs";
+  auto *source = allocate<unsigned char>(64);
+  auto *dest = allocate<unsigned char>(64 * sh::n_pes());
+  const std::string error =
+      errorOf([&] { sh::fcollectmem(sh::kTeamWorld, dest, source, sh::my_pe() == 0 ? 64 : 32); });
+  EXPECT_NE(error.find("differs between PEs"), std::string::npos) << error;
+  EXPECT_NE(error.find("tdist::shmem::fcollectmem"), std::string::npos) << error;
+  sh::barrier_all();
+  deallocate(dest);
+  deallocate(source);
 }
 
 }  // namespace
