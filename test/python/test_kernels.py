@@ -117,10 +117,13 @@ def test_contexts_and_bad_calls_are_clear_errors():
     assert ctx.backend == tdist.backend() and ctx.scratch_bytes == 1 << 20
     x, y = heap(256, values(tdist.my_pe(), 256)), heap(128)
     a, b, c = heap((4, 8)), heap((8, 8)), heap((4 * tdist.n_pes(), 8))
+    gathered = heap(256 * tdist.n_pes())
+    inside = np.from_dlpack(gathered)[:256]  # the output's first block: symmetric, inside it
     for call, words in [
             (lambda: tk.all_reduce(x, y, context=ctx), "output"),
             (lambda: tk.all_reduce(x, algorithm="fastest", context=ctx), "algorithm 'fastest'"),
             (lambda: tk.all_gather(x, y, engine="dma", context=ctx), "engine 'dma'"),
+            (lambda: tk.all_gather(inside, gathered, context=ctx), "input and output overlap"),
             (lambda: tk.all_gather_gemm(a, b, c, tile_order="m3", context=ctx),
              "tile_order 'm3' is none of auto, n1, n2, n4, n8, m1, m2, m4, m8"),
             (lambda: tk.all_gather_gemm(a, b, c, tile_order="along_m", context=ctx), "tile_order 'along_m'"),
@@ -136,5 +139,6 @@ def test_contexts_and_bad_calls_are_clear_errors():
     with pytest.raises(tdist.Error, match="the context was closed"):
         tk.all_reduce(x, context=ctx)
     tdist.barrier_all()
-    for t in (x, y, a, b, c):
+    del inside
+    for t in (x, y, a, b, c, gathered):
         tdist.free_tensor(t)
