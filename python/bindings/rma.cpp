@@ -1,5 +1,6 @@
 // python/bindings/rma.cpp - the host RMA and signal calls of tdist::shmem on tensors: put and get
-// (blocking and non-blocking), put with a signal, signal_op, signal_wait_until and signal_fetch.
+// (blocking and non-blocking), put with a signal, signal_op, signal_wait_until and signal_fetch;
+// and its team collectives, reduce and fcollectmem.
 // The symmetric side is a tensor on the heap (its address on this PE, as tdist::shmem takes it);
 // the local side any DLPack tensor of this PE. The sizes are the tensors' bytes; the runtime
 // checks the addresses (on the heap, aligned) and the PE, as for a C++ caller.
@@ -64,6 +65,44 @@ auto onSignal(Tensor &signal, std::int64_t index, const char *call, F &&f) {
     default:
       throw Error(ErrorCode::InvalidParam, std::string(call) + ": a signal is int32, int64 or uint64, not " +
                                                dtypeName(signal.dtype));
+  }
+}
+
+shmem::ReduceOp reduceOpOf(const std::string &name, const char *call) {
+  static const std::pair<const char *, shmem::ReduceOp> kNames[] = {
+      {"and", shmem::ReduceOp::And}, {"or", shmem::ReduceOp::Or},   {"xor", shmem::ReduceOp::Xor},
+      {"max", shmem::ReduceOp::Max}, {"min", shmem::ReduceOp::Min}, {"sum", shmem::ReduceOp::Sum},
+      {"prod", shmem::ReduceOp::Prod}};
+  for (const auto &[text, op] : kNames) {
+    if (name == text) return op;
+  }
+  throw Error(ErrorCode::InvalidParam, std::string(call) + ": op '" + name +
+                                           "' is none of and, or, xor, max, min, sum, prod");
+}
+
+// source's elements combined across the team into dest (both on the heap, of one dtype; dest as
+// long as source at least), f called with their typed pointers.
+template <class F>
+void onReduction(Tensor &dest, Tensor &source, const char *call, F &&f) {
+  if (dest.dtype != source.dtype) {
+    throw Error(ErrorCode::InvalidParam, std::string(call) + ": dest is " + dtypeName(dest.dtype) + " and source " +
+                                             dtypeName(source.dtype) + "; a reduction keeps its type");
+  }
+  if (dest.numel() < source.numel()) {
+    throw Error(ErrorCode::InvalidParam, std::string(call) + ": dest's " + std::to_string(dest.numel()) +
+                                             " elements do not hold source's " + std::to_string(source.numel()));
+  }
+  switch (source.dtype) {
+    case DType::I32: return f(dest.as<std::int32_t>(), source.as<const std::int32_t>());
+    case DType::I64: return f(dest.as<std::int64_t>(), source.as<const std::int64_t>());
+    case DType::U32: return f(dest.as<std::uint32_t>(), source.as<const std::uint32_t>());
+    case DType::U64: return f(dest.as<std::uint64_t>(), source.as<const std::uint64_t>());
+    case DType::F32: return f(dest.as<float>(), source.as<const float>());
+    case DType::F64: return f(dest.as<double>(), source.as<const double>());
+    default:
+      throw Error(ErrorCode::InvalidParam, std::string(call) + ": a reduction is of int32, int64, uint32, uint64, "
+                                                               "float32 or float64, not " +
+                                               dtypeName(source.dtype));
   }
 }
 
@@ -141,6 +180,38 @@ void bindRma(nb::module_ &m) {
         });
       },
       arg("signal"), arg("cmp"), arg("value"), arg("index"));
+
+  m.def(
+      "reduce",
+      [](nb::handle dest, nb::handle source, const std::string &op, int team) {
+        constexpr const char *kCall = "tdist.reduce";
+        TensorArg d(dest, "tdist.reduce: dest");
+        TensorArg s(source, "tdist.reduce: source");
+        const shmem::ReduceOp reduce_op = reduceOpOf(op, kCall);
+        onReduction(d.get(), s.get(), kCall, [&](auto *to, const auto *from) {
+          using T = std::remove_pointer_t<decltype(to)>;
+          const auto count = static_cast<std::size_t>(s.get().numel());
+          nb::gil_scoped_release unlocked;
+          shmem::reduce<T>(team, to, from, count, reduce_op);
+        });
+      },
+      arg("dest"), arg("source"), arg("op"), arg("team"));
+  m.def(
+      "fcollect",
+      [](nb::handle dest, nb::handle source, int team) {
+        TensorArg d(dest, "tdist.fcollect: dest");
+        TensorArg s(source, "tdist.fcollect: source");
+        const std::size_t bytes = s.get().nbytes();
+        const int members = shmem::team_n_pes(team);
+        if (members > 0 && d.get().nbytes() < bytes * static_cast<std::size_t>(members)) {
+          throw Error(ErrorCode::InvalidParam, "tdist.fcollect: dest's " + std::to_string(d.get().nbytes()) +
+                                                   " bytes do not hold the team's " + std::to_string(members) +
+                                                   " x " + std::to_string(bytes));
+        }
+        nb::gil_scoped_release unlocked;
+        shmem::fcollectmem(team, d.get().data, s.get().data, bytes);
+      },
+      arg("dest"), arg("source"), arg("team"));
 }
 
 }  // namespace tdist::python

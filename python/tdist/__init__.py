@@ -78,9 +78,10 @@ from ._dtypes import dtype_of, invalid
 
 __all__ = [
     "DType", "Error", "ErrorCode", "InitAttr", "TEAM_INVALID", "TEAM_WORLD", "Tensor",
-    "attr_from_environment", "backend", "barrier_all", "dtype_of", "empty", "fence", "finalize",
+    "attr_from_environment", "backend", "barrier_all", "dtype_of", "empty", "fcollect", "fence", "finalize",
     "free_tensor", "get", "get_nbi", "heap_size", "init", "is_initialized", "my_pe", "n_pes", "peer",
-    "put", "put_nbi", "put_signal", "put_signal_nbi", "quiet", "signal_op", "signal_wait_until", "sync_all", "team_barrier", "team_destroy", "team_my_pe", "team_n_pes", "team_split_strided",
+    "put", "put_nbi", "put_signal", "put_signal_nbi", "quiet", "reduce", "signal_op", "signal_wait_until", "sync_all",
+    "team_barrier", "team_destroy", "team_my_pe", "team_n_pes", "team_split_strided",
     "team_translate_pe", "zeros",
 ]
 
@@ -184,3 +185,19 @@ def signal_wait_until(signal, cmp, value, *, index=0):
     """Waits until this PE's signal word satisfies cmp ("eq", "ne", "gt", "ge", "lt", "le")
     value, within the wait deadline; returns the word's value."""
     return _C.signal_wait_until(signal, cmp, value, index)
+
+
+# ---- Team collectives (tdist::shmem's host calls; every member of the team calls them alike) ----
+
+
+def reduce(dest, source, op="sum", *, team=TEAM_WORLD):
+    """dest (on the heap) = source (on the heap) of every member of team combined element by
+    element in team order with op ("sum", "prod", "min", "max"; "and", "or", "xor" on integers);
+    int32, int64, uint32, uint64, float32 or float64; dest may be source."""
+    _C.reduce(dest, source, op, team)
+
+
+def fcollect(dest, source, *, team=TEAM_WORLD):
+    """dest (on the heap, apart from source) = source (on the heap) of every member of team,
+    concatenated in team order."""
+    _C.fcollect(dest, source, team)

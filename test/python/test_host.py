@@ -133,6 +133,45 @@ def test_teams_split_and_synchronize():
     tdist.barrier_all()
 
 
+def test_team_collectives_on_tensors():
+    me, n = tdist.my_pe(), tdist.n_pes()
+    # Values whose float32 sum depends on the order: the result is the team-order sum, bit for bit.
+    def contribution(pe):
+        return (np.float32((-1) ** pe * 3.0 ** (pe % 5)) + np.arange(40000, dtype=np.float32) * np.float32(1e-3))
+    source = tdist.zeros(40000, "float32")
+    dest = tdist.zeros(40000, "float32")
+    write(source, contribution(me))
+    tdist.barrier_all()
+    tdist.reduce(dest, source)
+    expected = contribution(0)
+    for pe in range(1, n):
+        expected = expected + contribution(pe)
+    assert np.array_equal(read(dest), expected)
+    tdist.reduce(source, source, "max")  # in place
+    assert np.array_equal(read(source), np.max([contribution(pe) for pe in range(n)], axis=0))
+    words = tdist.zeros(3, "int64")
+    write(words, np.array([me, 1 << me, -me], np.int64))
+    tdist.barrier_all()
+    tdist.reduce(words, words, "xor")
+    assert list(read(words)) == [np.bitwise_xor.reduce(np.array(v, np.int64)) for v in
+                                 ([pe for pe in range(n)], [1 << pe for pe in range(n)], [-pe for pe in range(n)])]
+    gathered = tdist.zeros(3 * n, "int64")
+    mine = tdist.zeros(3, "int64")
+    write(mine, np.array([me, me * 10, me * 100], np.int64))
+    tdist.barrier_all()
+    tdist.fcollect(gathered, mine)
+    assert list(read(gathered)) == [v for pe in range(n) for v in (pe, pe * 10, pe * 100)]
+    invalid = tdist.ErrorCode.InvalidParam
+    expect_error(invalid, "op 'mean' is none of and, or, xor, max, min, sum, prod", tdist.reduce, dest, source, "mean")
+    expect_error(invalid, "the xor reduction is not defined on its type", tdist.reduce, dest, source, "xor")
+    expect_error(invalid, "a reduction keeps its type", tdist.reduce, words, source)
+    expect_error(invalid, "do not hold the team's", tdist.fcollect, mine, source)
+    tdist.reduce(dest, source)  # the next call goes through
+    tdist.barrier_all()
+    for t in (source, dest, words, gathered, mine):
+        tdist.free_tensor(t)
+
+
 def test_rma_and_signals_on_tensors():
     me, n = tdist.my_pe(), tdist.n_pes()
     right, left = (me + 1) % n, (me - 1) % n
