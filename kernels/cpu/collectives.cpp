@@ -4,8 +4,8 @@
 // one launch worker per PE (cores / PEs, TDIST_WORKERS) the steps run inline on the calling
 // thread, every chunk's first step before any chunk's second, and so on; with more, programs
 // are fibers of tdist::launch, one per chunk (up to config.programs), each running its chunks'
-// steps in turn. Where every PE is alone on its node, a large f32 two-shot all_reduce runs on the
-// runtime's team reduction instead (teamReduction below).
+// steps in turn. Where every PE is alone on its node, a large f32 two-shot all_reduce and a large
+// all_gather run on the runtime's team collectives instead (teamReduction, teamFcollect below).
 //
 // Signals. A signal per (source PE, chunk): the source writes the epoch (SET) with its data,
 // the receiver waits for that epoch or a later one; nothing is reset.
@@ -472,11 +472,14 @@ void carriedAllGather(Context &ctx, const Tensor &input, Tensor &output) {
 // against 1,755-2,066; two simulated hosts, 1 MiB in 603-632 against 1,340-1,505. Up to an inbox
 // (128 KiB) it measured the same, and where PEs share nodes slower (2 nodes of 2 PEs, 256 KiB:
 // 640-704 us against 394), so it is taken only above that and only there. The sum is the same:
-// in f32, in PE order from PE 0's value.
-constexpr std::size_t kTeamReductionMinBytes = std::size_t{128} << 10;
+// in f32, in PE order from PE 0's value. An all_gather likewise (teamFcollect): 256 KiB a PE in
+// 106-138 us against 183-188 between 2 nodes of one host, 127-152 against 295-308 between
+// simulated hosts.
+constexpr std::size_t kTeamCollectiveMinBytes = std::size_t{128} << 10;
 
+// Whether a call of `bytes` a PE runs on the runtime's team collectives: alike on every PE.
 bool onTeamCollectives(const Context &ctx, std::size_t bytes) {
-  return bytes > kTeamReductionMinBytes && detail::ContextAccess::state(ctx).network_peers && nNodes() == nPes();
+  return bytes > kTeamCollectiveMinBytes && detail::ContextAccess::state(ctx).network_peers && nNodes() == nPes();
 }
 
 // The whole call, dest in place or not; errors name the kernel.
