@@ -86,15 +86,18 @@ def main():
         ours = os.path.join(work, "collectives_tdist")
         subprocess.run([os.path.join(build, "bin", "oshcc"), "-O2", "-o", ours, program], check=True)
         collective_args = ["--repeats", str(args.repeats), "--sizes", size_list, "--cases", "reduce"]
+
+        def per_size(command_of):
+            """A way that runs command_of(size) for each size, its results together."""
+            return lambda: {size: median for s in sizes for size, median in run(command_of(s)).items()}
+
         ways = {
             "tdist sum_to_all": lambda: run([os.path.join(build, "bin", "oshrun"), "-np", "2", "--nodes", "2",
                                              "--heap", heap, ours] + collective_args),
-            "tdist all_reduce": lambda: {
-                size: median for s in sizes
-                for size, median in run([os.path.join(build, "bin", "tdist-run"), "-n", "2", "--nodes", "2",
-                                         "--heap", heap, "--", os.path.join(build, "bin", "tdist-bench"),
-                                         "allreduce", "--algo", "auto", "--min-size", str(s), "--max-size",
-                                         str(s), "--repeats", str(args.repeats), "--no-table"]).items()},
+            "tdist all_reduce": per_size(lambda s: [
+                os.path.join(build, "bin", "tdist-run"), "-n", "2", "--nodes", "2", "--heap", heap, "--",
+                os.path.join(build, "bin", "tdist-bench"), "allreduce", "--algo", "auto", "--min-size", str(s),
+                "--max-size", str(s), "--repeats", str(args.repeats), "--no-table"]),
         }
         tools = open_mpi_tools()
         if tools is None:
@@ -119,9 +122,7 @@ def main():
             note("the UCX floor program does not build here (UCX's headers: Debian's libucx-dev): left out\n"
                  + built.stdout)
         else:
-            ways["UCX floor"] = lambda: {
-                size: median for s in sizes
-                for size, median in run([floor, "--bytes", str(s), "--repeats", str(args.repeats)]).items()}
+            ways["UCX floor"] = per_size(lambda s: [floor, "--bytes", str(s), "--repeats", str(args.repeats)])
 
         figures = {name: [] for name in ways}
         for round_index in range(args.rounds):

@@ -5,7 +5,7 @@
 // thread, every chunk's first step before any chunk's second, and so on; with more, programs
 // are fibers of tdist::launch, one per chunk (up to config.programs), each running its chunks'
 // steps in turn. Where every PE is alone on its node, a large f32 two-shot all_reduce and a large
-// all_gather run on the runtime's team collectives instead (teamReduction, teamFcollect below).
+// all_gather run on the runtime's team collectives instead (onTeamCollectives below).
 //
 // Signals. A signal per (source PE, chunk): the source writes the epoch (SET) with its data,
 // the receiver waits for that epoch or a later one; nothing is reset.
@@ -472,7 +472,7 @@ void carriedAllGather(Context &ctx, const Tensor &input, Tensor &output) {
 // against 1,755-2,066; two simulated hosts, 1 MiB in 603-632 against 1,340-1,505. Up to an inbox
 // (128 KiB) it measured the same, and where PEs share nodes slower (2 nodes of 2 PEs, 256 KiB:
 // 640-704 us against 394), so it is taken only above that and only there. The sum is the same:
-// in f32, in PE order from PE 0's value. An all_gather likewise (teamFcollect): 256 KiB a PE in
+// in f32, in PE order from PE 0's value. An all_gather likewise (fcollectmem): 256 KiB a PE in
 // 106-138 us against 183-188 between 2 nodes of one host, 127-152 against 295-308 between
 // simulated hosts.
 constexpr std::size_t kTeamCollectiveMinBytes = std::size_t{128} << 10;
@@ -482,26 +482,15 @@ bool onTeamCollectives(const Context &ctx, std::size_t bytes) {
   return bytes > kTeamCollectiveMinBytes && detail::ContextAccess::state(ctx).network_peers && nNodes() == nPes();
 }
 
-// The whole call, dest in place or not; errors name the kernel.
-void teamReduction(const float *in, float *out, std::int64_t numel) {
-  trace::Span span(trace::Category::Move, "team_reduction");
+// A whole call on a runtime collective, traced as `span`; its errors name the kernel (the
+// runtime's call after it).
+template <class Call>
+void onTheRuntime(const char *kernel, const char *span, Call &&call) {
+  trace::Span traced(trace::Category::Move, span);
   try {
-    shmem::reduce<float>(shmem::kTeamWorld, out, in, static_cast<std::size_t>(numel), shmem::ReduceOp::Sum);
+    call();
   } catch (const Error &e) {
-    throw Error(e.code(), std::string("tdist::kernels::all_reduce: ") + e.what());
-  }
-}
-
-// The same for an all_gather of any type, on the runtime's fcollect (tdist::shmem::fcollectmem):
-// the first part of each PE's input with the agreement into the others' inboxes, the later ones
-// straight into their outputs (docs/RUNTIME.md, "A broadcast's and an fcollect's parts straight
-// into dest"); errors name the kernel.
-void teamFcollect(const Tensor &input, Tensor &output) {
-  trace::Span span(trace::Category::Move, "team_fcollect");
-  try {
-    shmem::fcollectmem(shmem::kTeamWorld, output.data, input.data, input.nbytes());
-  } catch (const Error &e) {
-    throw Error(e.code(), std::string("tdist::kernels::all_gather: ") + e.what());
+    throw Error(e.code(), std::string(kernel) + ": " + e.what());
   }
 }
 
@@ -509,7 +498,14 @@ void allGather(Context &ctx, const AllGatherCall &call) {
   const auto &[input, output, config] = call;
   const std::uint64_t epoch = nextEpoch(ctx);
   if (carriedThisCall(ctx)) return carriedAllGather(ctx, input, output);
-  if (onTeamCollectives(ctx, input.nbytes())) return teamFcollect(input, output);
+  if (onTeamCollectives(ctx, input.nbytes())) {
+    // The first part of each PE's input with the agreement into the others' inboxes, the later
+    // ones straight into their outputs (docs/RUNTIME.md, "A broadcast's and an fcollect's parts
+    // straight into dest").
+    return onTheRuntime("tdist::kernels::all_gather", "team_fcollect", [&] {
+      shmem::fcollectmem(shmem::kTeamWorld, output.data, input.data, input.nbytes());
+    });
+  }
   byDtype(input.dtype, [&](auto type) { allGatherTyped<decltype(type)>(ctx, input, output, config, epoch); });
   settled(ctx);
 }
@@ -560,7 +556,11 @@ void allReduce(Context &ctx, const AllReduceCall &call) {
                                 config.programs, epoch);
       case AllReduceAlgorithm::TwoShot: {
         if constexpr (std::is_same_v<T, float>) {
-          if (onTeamCollectives(ctx, input.nbytes())) return teamReduction(in, out, numel);
+          if (onTeamCollectives(ctx, input.nbytes())) {  // dest in place or not
+            return onTheRuntime(kName, "team_reduction", [&] {
+              shmem::reduce<float>(shmem::kTeamWorld, out, in, static_cast<std::size_t>(numel), shmem::ReduceOp::Sum);
+            });
+          }
         }
         const std::int64_t pes = shmem::n_pes();
         if (pulledScatterReduce<T>(ctx, in, out, numel, (numel + pes - 1) / pes, true, config.chunk_bytes,
